@@ -1,0 +1,78 @@
+"""Events: immutable facts in the past tense, and their stored form.
+
+Every event is a frozen dataclass deriving from :class:`Event`. Its stored form
+is ``(type, seat, data)``: ``type`` the class name, ``seat`` the acting seat (or
+``None`` for chance and lifecycle facts), ``data`` the other fields as JSON
+values. Tuples are stored as lists and read back as tuples, so an event read
+from the log compares equal to the one that was decided.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every event; ``seat`` is the seat that acted, if any."""
+
+    seat: int | None
+
+    @classmethod
+    def type_name(cls) -> str:
+        """The stored ``type`` of this event class."""
+        return cls.__name__
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_to_json(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _to_json(item) for key, item in value.items()}
+    return value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_from_json(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _from_json(item) for key, item in value.items()}
+    return value
+
+
+def event_data(event: Event) -> dict[str, Any]:
+    """The event's fields but ``seat``, as JSON values."""
+    return {
+        field.name: _to_json(getattr(event, field.name))
+        for field in dataclasses.fields(event)
+        if field.name != "seat"
+    }
+
+
+class EventCatalog:
+    """Maps stored type names back to event classes."""
+
+    def __init__(self, classes: Iterable[type[Event]]) -> None:
+        self._classes: dict[str, type[Event]] = {}
+        self._fields: dict[str, tuple[str, ...]] = {}
+        for cls in classes:
+            self.add(cls)
+
+    def add(self, cls: type[Event]) -> None:
+        """Register one more event class."""
+        name = cls.type_name()
+        if name in self._classes and self._classes[name] is not cls:
+            raise ValueError(f"two event classes are named {name}")
+        self._classes[name] = cls
+        self._fields[name] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "seat")
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._classes
+
+    def decode(self, type_name: str, seat: int | None, data: Mapping[str, Any]) -> Event:
+        """Rebuild the event stored as ``(type_name, seat, data)``."""
+        cls = self._classes[type_name]
+        kwargs = {name: _from_json(data[name]) for name in self._fields[type_name]}
+        return cls(seat, **kwargs)

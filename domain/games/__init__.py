@@ -1,0 +1,6 @@
+"""The built-in games; importing this package registers them."""
+
+from domain.game import register
+from domain.games import craits
+
+register(craits.GAME)

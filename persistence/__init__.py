@@ -1,0 +1,1 @@
+"""Persistence: the event store port and its backends (SQLite, PostgreSQL, memory)."""

@@ -1,0 +1,175 @@
+"""The event store port: the small interface every backend implements.
+
+The log of events is the only truth. Besides it a backend keeps a games table
+(a listing projection: type, status, version, created_at), the seats' token
+hashes and the idempotency records. All writes happen in a :class:`Transaction`
+obtained from :meth:`EventStore.transaction`; writing transactions are
+serialised per store (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a lock taken in
+the append transaction) so that commit order equals sequence order.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+
+class StoreError(Exception):
+    """Base of the errors a store raises on purpose."""
+
+
+class VersionConflict(StoreError):
+    """The game's version is not the expected one: someone appended first."""
+
+    def __init__(self, game_id: str, expected: int, actual: int | None) -> None:
+        super().__init__(f"game {game_id}: expected version {expected}, found {actual}")
+        self.game_id, self.expected, self.actual = game_id, expected, actual
+
+
+class GameExists(StoreError):
+    """A game with this id exists already."""
+
+
+class UnknownGame(StoreError):
+    """No game with this id."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append: its type, acting seat and JSON data."""
+
+    type: str
+    seat: int | None
+    data: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as stored: ``version`` counts from 1 per game, ``position`` is global."""
+
+    game_id: str
+    version: int
+    type: str
+    seat: int | None
+    data: dict[str, Any]
+    recorded_at: dt.datetime
+    position: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A row of the games listing projection."""
+
+    id: str
+    game: str
+    players: int
+    status: str
+    version: int
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """The first answer given to a move sent with an ``Idempotency-Key``."""
+
+    request_hash: str
+    status: int
+    body: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GamePage:
+    """One page of the games listing; ``next_cursor`` is None on the last page."""
+
+    games: list[GameRecord]
+    next_cursor: str | None
+
+
+class Transaction(abc.ABC):
+    """One writing transaction: everything in it commits together or not at all."""
+
+    @abc.abstractmethod
+    def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
+        """Add a game to the listing (status ``waiting``, version 0); GameExists if taken."""
+
+    @abc.abstractmethod
+    def append(
+        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime
+    ) -> list[StoredEvent]:
+        """Append events after ``expected_version``; VersionConflict if the game moved on."""
+
+    @abc.abstractmethod
+    def set_status(self, game_id: str, status: str) -> None:
+        """Update the listing's status of a game."""
+
+    @abc.abstractmethod
+    def add_token(self, game_id: str, seat: int, token_hash: str) -> None:
+        """Store the hash of the token that acts for ``seat``."""
+
+    @abc.abstractmethod
+    def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        """The answer recorded for this key, if any."""
+
+    @abc.abstractmethod
+    def put_idempotency(self, game_id: str, seat: int, key: str, record: IdempotencyRecord) -> None:
+        """Record the answer given for this key."""
+
+
+class EventStore(abc.ABC):
+    """The store port."""
+
+    @abc.abstractmethod
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        """A serialised writing transaction; commits on exit, rolls back on error."""
+
+    @abc.abstractmethod
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """A game's events with version > ``after``, in order, at most ``limit``."""
+
+    @abc.abstractmethod
+    def last_version(self, game_id: str) -> int | None:
+        """The game's current version, or None if there is no such game."""
+
+    @abc.abstractmethod
+    def get_game(self, game_id: str) -> GameRecord | None:
+        """A game's listing row."""
+
+    @abc.abstractmethod
+    def list_games(
+        self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
+    ) -> GamePage:
+        """Games newest first, filtered, paged by an opaque cursor."""
+
+    @abc.abstractmethod
+    def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
+        """The (game id, seat) a token hash acts for."""
+
+    @abc.abstractmethod
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        """Every game's events with position > ``after_position``, in position order."""
+
+    @abc.abstractmethod
+    def wait(self, game_id: str, after: int, timeout: float) -> bool:
+        """Block until the game has an event after ``after`` or ``timeout`` passes; True if it has."""
+
+    @abc.abstractmethod
+    def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+    def iter_games(self) -> Iterator[GameRecord]:
+        """Every game, page by page."""
+        cursor = None
+        while True:
+            page = self.list_games(limit=100, cursor=cursor)
+            yield from page.games
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
