@@ -1,0 +1,153 @@
+"""An in-memory event store: the port's reference backend, for tests and simulations."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import dataclasses
+import datetime as dt
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from persistence.port import (
+    EventStore,
+    GameExists,
+    GamePage,
+    GameRecord,
+    IdempotencyRecord,
+    NewEvent,
+    StoredEvent,
+    Transaction,
+    UnknownGame,
+    VersionConflict,
+)
+
+
+def encode_cursor(created_at: dt.datetime, game_id: str) -> str:
+    """An opaque cursor pointing after the game (created_at, id) in newest-first order."""
+    raw = f"{created_at.isoformat()}|{game_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
+    """The (created_at, id) a cursor points after; ValueError if it is not one of ours."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        stamp, game_id = raw.split("|", 1)
+        return dt.datetime.fromisoformat(stamp), game_id
+    except Exception as error:  # any malformed cursor is the caller's mistake
+        raise ValueError(f"not a valid cursor: {cursor!r}") from error
+
+
+class _MemoryState:
+    def __init__(self) -> None:
+        self.events: dict[str, list[StoredEvent]] = {}
+        self.games: dict[str, GameRecord] = {}
+        self.tokens: dict[str, tuple[str, int]] = {}
+        self.idempotency: dict[tuple[str, int, str], IdempotencyRecord] = {}
+        self.position = 0
+
+
+class MemoryTransaction(Transaction):
+    """Writes to a private copy; the store swaps it in on commit."""
+
+    def __init__(self, state: _MemoryState) -> None:
+        self.state = state
+
+    def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
+        if game_id in self.state.games:
+            raise GameExists(game_id)
+        self.state.games[game_id] = GameRecord(game_id, game, players, "waiting", 0, created_at, created_at)
+        self.state.events[game_id] = []
+
+    def append(
+        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime
+    ) -> list[StoredEvent]:
+        log = self.state.events.get(game_id)
+        if log is None:
+            raise UnknownGame(game_id)
+        if len(log) != expected_version:
+            raise VersionConflict(game_id, expected_version, len(log))
+        stored = []
+        for offset, event in enumerate(events, start=1):
+            self.state.position += 1
+            stored.append(
+                StoredEvent(game_id, expected_version + offset, event.type, event.seat,
+                            copy.deepcopy(event.data), recorded_at, self.state.position)
+            )
+        log.extend(stored)
+        record = self.state.games[game_id]
+        self.state.games[game_id] = dataclasses.replace(record, version=len(log), updated_at=recorded_at)
+        return stored
+
+    def set_status(self, game_id: str, status: str) -> None:
+        self.state.games[game_id] = dataclasses.replace(self.state.games[game_id], status=status)
+
+    def add_token(self, game_id: str, seat: int, token_hash: str) -> None:
+        self.state.tokens[token_hash] = (game_id, seat)
+
+    def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        return self.state.idempotency.get((game_id, seat, key))
+
+    def put_idempotency(self, game_id: str, seat: int, key: str, record: IdempotencyRecord) -> None:
+        self.state.idempotency[(game_id, seat, key)] = record
+
+
+class MemoryEventStore(EventStore):
+    """Everything in one process's memory; transactions are serialised by a lock."""
+
+    def __init__(self) -> None:
+        self._state = _MemoryState()
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        with self._lock:
+            working = copy.copy(self._state)
+            working.events = {key: list(value) for key, value in self._state.events.items()}
+            working.games = dict(self._state.games)
+            working.tokens = dict(self._state.tokens)
+            working.idempotency = dict(self._state.idempotency)
+            yield MemoryTransaction(working)
+            self._state = working
+            self._changed.notify_all()
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        log = self._state.events.get(game_id, [])
+        end = None if limit is None else after + limit
+        return log[after:end]
+
+    def last_version(self, game_id: str) -> int | None:
+        log = self._state.events.get(game_id)
+        return None if log is None else len(log)
+
+    def get_game(self, game_id: str) -> GameRecord | None:
+        return self._state.games.get(game_id)
+
+    def list_games(
+        self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
+    ) -> GamePage:
+        rows = sorted(self._state.games.values(), key=lambda r: (r.created_at, r.id), reverse=True)
+        rows = [r for r in rows if (status is None or r.status == status) and (game is None or r.game == game)]
+        if cursor is not None:
+            after = decode_cursor(cursor)
+            rows = [r for r in rows if (r.created_at, r.id) < after]
+        page = rows[:limit]
+        more = len(rows) > limit
+        return GamePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more and page else None)
+
+    def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
+        return self._state.tokens.get(token_hash)
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        every = [e for log in self._state.events.values() for e in log if e.position > after_position]
+        return sorted(every, key=lambda e: e.position)[:limit]
+
+    def wait(self, game_id: str, after: int, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: (self.last_version(game_id) or 0) > after, timeout)
+
+    def ping(self) -> None:
+        return None
