@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import copy
 import dataclasses
 import datetime as dt
@@ -10,6 +9,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from persistence.cursor import decode_cursor, encode_cursor
 from persistence.port import (
     EventStore,
     GameExists,
@@ -22,22 +22,6 @@ from persistence.port import (
     UnknownGame,
     VersionConflict,
 )
-
-
-def encode_cursor(created_at: dt.datetime, game_id: str) -> str:
-    """An opaque cursor pointing after the game (created_at, id) in newest-first order."""
-    raw = f"{created_at.isoformat()}|{game_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
-    """The (created_at, id) a cursor points after; ValueError if it is not one of ours."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        stamp, game_id = raw.split("|", 1)
-        return dt.datetime.fromisoformat(stamp), game_id
-    except Exception as error:  # any malformed cursor is the caller's mistake
-        raise ValueError(f"not a valid cursor: {cursor!r}") from error
 
 
 class _MemoryState:
