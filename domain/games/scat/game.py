@@ -1,0 +1,218 @@
+"""Scat's rules behind the game interface: chance, turns, legal moves, decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.cards import DECK
+from domain.errors import IllegalMove, NotYourTurn
+from domain.events import Event, event_data
+from domain.game import ChanceRequest, Game
+from domain.games.scat.hands import BEST_VALUE, hand_value, showdown_losses, thirty_one_losses
+from domain.games.scat.records import (
+    DISCARD_PILE,
+    EVENTS,
+    MOVES,
+    STOCK,
+    CardDiscarded,
+    CardDrawn,
+    DealerDrawShuffled,
+    DeckShuffled,
+    Declare31,
+    Discard,
+    Draw,
+    HandSettled,
+    HandVoided,
+    Knock,
+    Knocked,
+    ThirtyOneDeclared,
+    ThrewDown,
+    ThrowDown,
+)
+from domain.games.scat.state import (
+    DEAL,
+    DEALER_DRAW,
+    DISCARD,
+    DRAW,
+    OVER,
+    PLAYING,
+    SHOWDOWN,
+    ScatState,
+    evolve,
+    in_play,
+    initial_state,
+)
+from domain.games.scat.view import render
+from domain.moves import Move
+from domain.options import OptionSpec
+
+
+def value_of(state: ScatState, cards: tuple[str, ...]) -> int:
+    """A hand's value under this table's options (S8, S9)."""
+    rules = state.rules
+    return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
+
+
+def _may_declare(state: ScatState, seat: int) -> bool:
+    hand = state.hands[seat]
+    return (
+        state.phase in PLAYING and not state.out[seat] and len(hand) == 3 and value_of(state, hand) == BEST_VALUE
+    )
+
+
+def _may_throw_down(state: ScatState) -> bool:
+    # Turns run in seat order from the dealer's left, so a player's first turn is among the first ones.
+    return state.rules.throw_down and state.knocker is None and state.turns_taken < in_play(state)
+
+
+class Scat(Game):
+    """Scat (31, Blitz): draw and discard towards 31 in one suit; the lowest hand loses a life."""
+
+    name = "scat"
+    title = "Scat (31)"
+    min_players = 2
+    max_players = 9
+    own_options = (
+        OptionSpec("lives", "int", "Lives each player starts with, before the county (S2).", 3, 1, 10),
+        OptionSpec("three_of_a_kind", "bool", "Three cards of one rank are worth 30 (S9).", False),
+        OptionSpec(
+            "straight_flush", "bool", "Three ranks in a row of one suit are worth 30, A-K-Q 31 (S9).", False
+        ),
+        OptionSpec("min_knock", "int", "A knock needs a hand worth at least this; 0 is no minimum (S9).", 0, 0, 31),
+        OptionSpec("throw_down", "bool", "A player may throw down before their first draw (S9).", False),
+    )
+    move_classes = MOVES
+    event_classes = EVENTS
+    secret_events = frozenset({DeckShuffled.type_name()})
+
+    # -- set-up and chance ----------------------------------------------------------
+    def start(self, players: int, options: Mapping[str, Any]) -> ScatState:
+        return initial_state(players, options)
+
+    def chance(self, state: ScatState) -> ChanceRequest | None:
+        if state.phase == DEALER_DRAW:
+            return ChanceRequest("dealer_draw", DECK, DealerDrawShuffled)
+        if state.phase == DEAL:
+            return ChanceRequest("deal", DECK, DeckShuffled, deal=state.hand_number)
+        return None
+
+    def evolve(self, state: ScatState, event: Event) -> ScatState:
+        return evolve(state, event)
+
+    # -- whose move, which moves -----------------------------------------------------
+    def to_act(self, state: ScatState) -> tuple[int, ...]:
+        return (state.turn,) if state.phase in PLAYING else ()
+
+    def legal_moves(self, state: ScatState, seat: int) -> list[Move]:
+        moves: list[Move] = []
+        if seat == state.turn and state.phase == DRAW:
+            if state.stock:
+                moves.append(Draw(STOCK))
+            moves.append(Draw(DISCARD_PILE))
+            if state.knocker is None and value_of(state, state.hands[seat]) >= state.rules.min_knock:
+                moves.append(Knock())
+            if _may_throw_down(state):
+                moves.append(ThrowDown())
+        elif seat == state.turn and state.phase == DISCARD:
+            moves.extend(Discard(card) for card in state.hands[seat] if card != state.taken)
+        if 0 <= seat < state.rules.players and _may_declare(state, seat):
+            moves.append(Declare31())
+        return moves
+
+    # -- decisions --------------------------------------------------------------------
+    def decide(self, state: ScatState, seat: int, move: Move) -> list[Event]:
+        if isinstance(move, Declare31):
+            return self._declare(state, seat)
+        if state.phase not in PLAYING or seat != state.turn:
+            raise NotYourTurn(f"seat {seat} may not {move.type} now; the game waits for {list(self.to_act(state))}")
+        if isinstance(move, Draw):
+            return self._draw(state, seat, move.source)
+        if isinstance(move, Discard):
+            return self._discard(state, seat, move.card)
+        if isinstance(move, Knock):
+            return self._knock(state, seat)
+        return self._throw_down(state, seat)
+
+    def _draw(self, state: ScatState, seat: int, source: str) -> list[Event]:
+        if state.phase != DRAW:
+            raise IllegalMove("you have drawn this turn: discard a card now", rule="S5")
+        if source == STOCK and not state.stock:
+            raise IllegalMove("the stock is empty: draw from the discard pile", rule="S7")
+        card = state.stock[0] if source == STOCK else state.discard[-1]
+        return [CardDrawn(seat, source=source, card=card)]
+
+    def _discard(self, state: ScatState, seat: int, card: str) -> list[Event]:
+        if state.phase != DISCARD:
+            raise IllegalMove("draw a card before you discard", rule="S5")
+        if card not in state.hands[seat]:
+            raise IllegalMove(f"{card} is not in your hand", rule="S5")
+        if card == state.taken:
+            raise IllegalMove(f"{card} was just taken from the discard pile: discard another card", rule="S5")
+        events: list[Event] = [CardDiscarded(seat, card=card)]
+        after = evolve(state, events[0])
+        if after.phase == SHOWDOWN:
+            events.append(self._showdown(after, "showdown"))
+        elif after.phase not in PLAYING:
+            events.append(HandVoided(None))
+        return events
+
+    def _knock(self, state: ScatState, seat: int) -> list[Event]:
+        if state.phase != DRAW:
+            raise IllegalMove("you have drawn this turn: discard a card now", rule="S5")
+        if state.knocker is not None:
+            raise IllegalMove(f"seat {state.knocker} has knocked already this hand", rule="S6")
+        value = value_of(state, state.hands[seat])
+        if value < state.rules.min_knock:
+            raise IllegalMove(f"a knock needs a hand worth {state.rules.min_knock}; yours is {value}", rule="S9")
+        return [Knocked(seat)]
+
+    def _throw_down(self, state: ScatState, seat: int) -> list[Event]:
+        if not state.rules.throw_down:
+            raise IllegalMove("this table plays without throw-downs", rule="S9")
+        if state.phase != DRAW or not _may_throw_down(state):
+            raise IllegalMove("a throw-down is only your first action of a hand nobody has knocked in", rule="S9")
+        event = ThrewDown(seat)
+        return [event, self._showdown(evolve(state, event), "throw_down")]
+
+    def _declare(self, state: ScatState, seat: int) -> list[Event]:
+        if state.phase not in PLAYING or state.out[seat]:
+            raise NotYourTurn(f"seat {seat} may not declare 31 now")
+        hand = state.hands[seat]
+        if len(hand) != 3:
+            raise IllegalMove("31 is declared with three cards: discard first", rule="S11")
+        if value_of(state, hand) != BEST_VALUE:
+            raise IllegalMove(f"your hand is worth {value_of(state, hand)}, not 31", rule="S11")
+        players = state.rules.players
+        shown = tuple(hand if other == seat else None for other in range(players))
+        values = tuple(BEST_VALUE if other == seat else None for other in range(players))
+        lost = thirty_one_losses([not gone for gone in state.out], seat)
+        return [
+            ThirtyOneDeclared(seat, cards=hand),
+            HandSettled(None, reason="thirty_one", knocker=state.knocker, declarer=seat, hands=shown, values=values, lost=lost),
+        ]
+
+    def _showdown(self, state: ScatState, reason: str) -> HandSettled:
+        """Every hand still in is shown and the lowest pays (S10)."""
+        hands = tuple(None if gone else hand for hand, gone in zip(state.hands, state.out))
+        values = tuple(None if hand is None else value_of(state, hand) for hand in hands)
+        lost = showdown_losses(values, state.knocker)
+        return HandSettled(None, reason=reason, knocker=state.knocker, declarer=None, hands=hands, values=values, lost=lost)
+
+    # -- what a seat sees, and the end ---------------------------------------------
+    def view(self, state: ScatState, seat: int | None, reveal_all: bool = False) -> dict[str, Any]:
+        return render(state, seat, reveal_all, value_of)
+
+    def redact(self, event: Event, seat: int | None, reveal_all: bool = False) -> dict[str, Any] | None:
+        data = Game.redact(self, event, seat, reveal_all)
+        if isinstance(event, CardDrawn) and event.source == STOCK and seat != event.seat and not reveal_all:
+            data = {**event_data(event), "card": None}
+        return data
+
+    def is_over(self, state: ScatState) -> bool:
+        return state.phase == OVER
+
+    def result(self, state: ScatState) -> dict[str, Any] | None:
+        if state.phase != OVER:
+            return None
+        return {"winners": [seat for seat, gone in enumerate(state.out) if not gone], "lives": list(state.lives)}

@@ -1,0 +1,73 @@
+"""Scat's arithmetic: hand values (S8, S9) and who loses lives (S2, S10, S11, S12).
+
+Pure functions on card codes and per-seat tuples; the game module calls them
+from ``decide``, the view and the house bot alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+#: S8: the ace 11, the court cards and the ten 10, number cards their pips.
+CARD_POINTS = {"A": 11, "K": 10, "Q": 10, "J": 10, "T": 10, **{str(pips): pips for pips in range(2, 10)}}
+#: S9: straights run 2 … K, A with the ace high only.
+STRAIGHT_RANK = {rank: index for index, rank in enumerate("23456789TJQKA", start=2)}
+BEST_VALUE = 31
+
+
+def card_points(card: str) -> int:
+    """A card's points in a suit total (S8)."""
+    return CARD_POINTS[card[0]]
+
+
+def _is_straight_flush(cards: Sequence[str]) -> bool:
+    if len({card[1] for card in cards}) != 1:
+        return False
+    low, middle, high = sorted(STRAIGHT_RANK[card[0]] for card in cards)
+    return middle == low + 1 and high == low + 2
+
+
+def hand_value(cards: Sequence[str], three_of_a_kind: bool = False, straight_flush: bool = False) -> int:
+    """A hand's value (S8, with the S9 options); with four cards, that of its best three."""
+    if len(cards) > 3:
+        return max(hand_value(trio, three_of_a_kind, straight_flush) for trio in combinations(cards, 3))
+    totals: dict[str, int] = {}
+    for card in cards:
+        totals[card[1]] = totals.get(card[1], 0) + CARD_POINTS[card[0]]
+    best = max(totals.values(), default=0)
+    if len(cards) == 3:
+        if three_of_a_kind and cards[0][0] == cards[1][0] == cards[2][0]:
+            best = max(best, 30)
+        if straight_flush and _is_straight_flush(cards):
+            best = max(best, 31 if {card[0] for card in cards} == {"Q", "K", "A"} else 30)
+    return best
+
+
+def showdown_losses(values: Sequence[int | None], knocker: int) -> tuple[int, ...]:
+    """Lives each seat loses at a showdown (S10); ``None`` values are seats out of the game."""
+    lowest = min(value for value in values if value is not None)
+    low = [seat for seat, value in enumerate(values) if value == lowest]
+    lost = [0] * len(values)
+    if low == [knocker]:
+        lost[knocker] = 2
+    for seat in low:
+        if seat != knocker:
+            lost[seat] = 1
+    return tuple(lost)
+
+
+def thirty_one_losses(in_play: Sequence[bool], declarer: int) -> tuple[int, ...]:
+    """Lives each seat loses when ``declarer`` declares 31 (S11): one for every other seat still in."""
+    return tuple(int(playing and seat != declarer) for seat, playing in enumerate(in_play))
+
+
+def lose_lives(lives: int, lost: int) -> tuple[int, bool]:
+    """A player's lives after losing ``lost`` of them one by one, and whether they are out (S2, S12).
+
+    At zero lives a player is on the county, still playing; a life lost on the
+    county puts them out.
+    """
+    if lost > lives:
+        return 0, True
+    return lives - lost, False

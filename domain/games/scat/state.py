@@ -1,0 +1,271 @@
+"""Scat's state and its fold: ``evolve(state, event)`` for every event (S2–S7, S10–S12).
+
+The state is immutable; each event gives a new one. ``phase`` says what the
+game waits for: the ``dealer_draw`` or ``deal`` shuffle (chance), the player
+on ``turn`` to ``draw`` (or knock) or to ``discard``, nothing while a hand is
+being settled (``showdown``, ``void``: a moment inside one decision), or
+nothing ever again (``over``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from domain.cards import RANK_NUMBER
+from domain.events import Event
+from domain.games.scat.hands import lose_lives
+from domain.games.scat.records import (
+    STOCK,
+    CardDiscarded,
+    CardDrawn,
+    DealerDrawShuffled,
+    DeckShuffled,
+    HandSettled,
+    HandVoided,
+    Knocked,
+    ThirtyOneDeclared,
+    ThrewDown,
+)
+
+DEALER_DRAW, DEAL, DRAW, DISCARD, SHOWDOWN, VOID, OVER = (
+    "dealer_draw", "deal", "draw", "discard", "showdown", "void", "over"
+)
+PLAYING = (DRAW, DISCARD)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Rules:
+    """The table's fixed settings: player count and the Scat options (S2, S9)."""
+
+    players: int
+    lives: int
+    three_of_a_kind: bool
+    straight_flush: bool
+    min_knock: int
+    throw_down: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settlement:
+    """How a hand ended: why, who lost how many lives, which hands were shown (S10, S11, S13)."""
+
+    hand_number: int
+    reason: str
+    knocker: int | None
+    declarer: int | None
+    hands: tuple[tuple[str, ...] | None, ...]
+    values: tuple[int | None, ...]
+    lost: tuple[int, ...]
+    eliminated: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScatState:
+    """Everything about a game of Scat after some events."""
+
+    rules: Rules
+    phase: str
+    dealer: int | None
+    contenders: tuple[int, ...]  # seats still drawing for the deal (S3)
+    dealer_draws: tuple[tuple[tuple[int, str], ...], ...]  # each round of the dealer draw
+    hand_number: int  # hands dealt so far
+    hands: tuple[tuple[str, ...], ...]
+    stock: tuple[str, ...]  # index 0 the top card
+    discard: tuple[str, ...]  # bottom to top
+    turn: int | None
+    turns_taken: int  # turns finished this hand
+    knocker: int | None
+    taken: str | None  # the card just drawn from the discard pile (S5)
+    shown: tuple[bool, ...]  # hands shown at this hand's settlement (S13)
+    lives: tuple[int, ...]
+    out: tuple[bool, ...]
+    last_settlement: Settlement | None
+
+
+def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
+    """The state before any chance: a dealer draw, unless ``first_dealer`` fixes the dealer."""
+    rules = Rules(
+        players,
+        options["lives"],
+        options["three_of_a_kind"],
+        options["straight_flush"],
+        options["min_knock"],
+        options["throw_down"],
+    )
+    dealer = options.get("first_dealer")
+    return ScatState(
+        rules=rules,
+        phase=DEAL if dealer is not None else DEALER_DRAW,
+        dealer=dealer,
+        contenders=tuple(range(players)),
+        dealer_draws=(),
+        hand_number=0,
+        hands=((),) * players,
+        stock=(),
+        discard=(),
+        turn=None,
+        turns_taken=0,
+        knocker=None,
+        taken=None,
+        shown=(False,) * players,
+        lives=(rules.lives,) * players,
+        out=(False,) * players,
+        last_settlement=None,
+    )
+
+
+def next_in(state: ScatState, seat: int, out: tuple[bool, ...] | None = None) -> int:
+    """The next seat to the left of ``seat`` that is still in the game (S3, S5)."""
+    out = state.out if out is None else out
+    players = state.rules.players
+    for step in range(1, players + 1):
+        candidate = (seat + step) % players
+        if not out[candidate]:
+            return candidate
+    raise AssertionError("nobody is left in the game")
+
+
+def in_play(state: ScatState) -> int:
+    """How many players are still in the game."""
+    return state.out.count(False)
+
+
+def _replace_at(items: tuple, index: int, value: Any) -> tuple:
+    return items[:index] + (value,) + items[index + 1 :]
+
+
+def _dealer_draw(state: ScatState, event: DealerDrawShuffled) -> ScatState:
+    draws = tuple(zip(state.contenders, event.order))
+    lowest = min(RANK_NUMBER[card[0]] for _, card in draws)
+    low = tuple(seat for seat, card in draws if RANK_NUMBER[card[0]] == lowest)
+    done = len(low) == 1
+    return dataclasses.replace(
+        state,
+        dealer_draws=state.dealer_draws + (draws,),
+        contenders=() if done else low,
+        dealer=low[0] if done else None,
+        phase=DEAL if done else DEALER_DRAW,
+    )
+
+
+def _deal(state: ScatState, event: DeckShuffled) -> ScatState:
+    seats = []
+    seat = state.dealer
+    for _ in range(in_play(state)):
+        seat = next_in(state, seat)
+        seats.append(seat)
+    count = len(seats)
+    order = event.order
+    hands = [()] * state.rules.players
+    for index, seat in enumerate(seats):
+        hands[seat] = (order[index], order[index + count], order[index + 2 * count])
+    return dataclasses.replace(
+        state,
+        phase=DRAW,
+        hand_number=state.hand_number + 1,
+        hands=tuple(hands),
+        discard=(order[3 * count],),
+        stock=order[3 * count + 1 :],
+        turn=seats[0],
+        turns_taken=0,
+        knocker=None,
+        taken=None,
+        shown=(False,) * state.rules.players,
+    )
+
+
+def _drawn(state: ScatState, event: CardDrawn) -> ScatState:
+    hands = _replace_at(state.hands, event.seat, state.hands[event.seat] + (event.card,))
+    if event.source == STOCK:
+        return dataclasses.replace(state, phase=DISCARD, hands=hands, stock=state.stock[1:])
+    return dataclasses.replace(state, phase=DISCARD, hands=hands, discard=state.discard[:-1], taken=event.card)
+
+
+def _end_of_turn(state: ScatState, seat: int) -> dict[str, Any]:
+    """Who moves next, or that the hand ends: after the knock round (S6) or on an empty stock (S7)."""
+    following = next_in(state, seat)
+    if state.knocker is not None and following == state.knocker:
+        return {"phase": SHOWDOWN, "turn": None}
+    if state.knocker is None and not state.stock:
+        return {"phase": VOID, "turn": None}
+    return {"phase": DRAW, "turn": following}
+
+
+def _discarded(state: ScatState, event: CardDiscarded) -> ScatState:
+    hand = list(state.hands[event.seat])
+    hand.remove(event.card)
+    return dataclasses.replace(
+        state,
+        hands=_replace_at(state.hands, event.seat, tuple(hand)),
+        discard=state.discard + (event.card,),
+        taken=None,
+        turns_taken=state.turns_taken + 1,
+        **_end_of_turn(state, event.seat),
+    )
+
+
+def _knocked(state: ScatState, event: Knocked) -> ScatState:
+    knocked = dataclasses.replace(state, knocker=event.seat, turns_taken=state.turns_taken + 1)
+    return dataclasses.replace(knocked, **_end_of_turn(knocked, event.seat))
+
+
+def _threw_down(state: ScatState, event: ThrewDown) -> ScatState:
+    return dataclasses.replace(state, knocker=event.seat, phase=SHOWDOWN, turn=None)
+
+
+def _declared(state: ScatState, event: ThirtyOneDeclared) -> ScatState:
+    return dataclasses.replace(state, phase=SHOWDOWN, turn=None)
+
+
+def _next_hand(state: ScatState, settlement: Settlement, lives: tuple, out: tuple) -> ScatState:
+    over = out.count(False) == 1
+    return dataclasses.replace(
+        state,
+        lives=lives,
+        out=out,
+        last_settlement=settlement,
+        shown=tuple(hand is not None for hand in settlement.hands),
+        phase=OVER if over else DEAL,
+        dealer=state.dealer if over else next_in(state, state.dealer, out),
+        turn=None,
+        taken=None,
+    )
+
+
+def _settled(state: ScatState, event: HandSettled) -> ScatState:
+    lives, out = [], []
+    for seat, lost in enumerate(event.lost):
+        left, gone = lose_lives(state.lives[seat], lost) if lost else (state.lives[seat], state.out[seat])
+        lives.append(left)
+        out.append(gone)
+    eliminated = tuple(seat for seat in range(state.rules.players) if out[seat] and not state.out[seat])
+    settlement = Settlement(
+        state.hand_number, event.reason, event.knocker, event.declarer, event.hands, event.values, event.lost, eliminated
+    )
+    return _next_hand(state, settlement, tuple(lives), tuple(out))
+
+
+def _voided(state: ScatState, event: HandVoided) -> ScatState:
+    players = state.rules.players
+    settlement = Settlement(state.hand_number, "void", None, None, (None,) * players, (None,) * players, (0,) * players, ())
+    return _next_hand(state, settlement, state.lives, state.out)
+
+
+_FOLD = {
+    DealerDrawShuffled: _dealer_draw,
+    DeckShuffled: _deal,
+    CardDrawn: _drawn,
+    CardDiscarded: _discarded,
+    Knocked: _knocked,
+    ThrewDown: _threw_down,
+    ThirtyOneDeclared: _declared,
+    HandSettled: _settled,
+    HandVoided: _voided,
+}
+
+
+def evolve(state: ScatState, event: Event) -> ScatState:
+    """The state after one more event."""
+    return _FOLD[type(event)](state, event)
