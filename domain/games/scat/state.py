@@ -132,6 +132,20 @@ def in_play(state: ScatState) -> int:
     return state.out.count(False)
 
 
+_FIELDS = tuple(field.name for field in dataclasses.fields(ScatState))
+_set = object.__setattr__
+
+
+def _with(state: ScatState, **changes: Any) -> ScatState:
+    """``dataclasses.replace`` without its checks, twice as fast: replay folds every event through it."""
+    new = object.__new__(ScatState)
+    for name in _FIELDS:
+        _set(new, name, getattr(state, name))
+    for name, value in changes.items():
+        _set(new, name, value)
+    return new
+
+
 def _replace_at(items: tuple, index: int, value: Any) -> tuple:
     return items[:index] + (value,) + items[index + 1 :]
 
@@ -141,7 +155,7 @@ def _dealer_draw(state: ScatState, event: DealerDrawShuffled) -> ScatState:
     lowest = min(RANK_NUMBER[card[0]] for _, card in draws)
     low = tuple(seat for seat, card in draws if RANK_NUMBER[card[0]] == lowest)
     done = len(low) == 1
-    return dataclasses.replace(
+    return _with(
         state,
         dealer_draws=state.dealer_draws + (draws,),
         contenders=() if done else low,
@@ -161,7 +175,7 @@ def _deal(state: ScatState, event: DeckShuffled) -> ScatState:
     hands = [()] * state.rules.players
     for index, seat in enumerate(seats):
         hands[seat] = (order[index], order[index + count], order[index + 2 * count])
-    return dataclasses.replace(
+    return _with(
         state,
         phase=DRAW,
         hand_number=state.hand_number + 1,
@@ -179,16 +193,16 @@ def _deal(state: ScatState, event: DeckShuffled) -> ScatState:
 def _drawn(state: ScatState, event: CardDrawn) -> ScatState:
     hands = _replace_at(state.hands, event.seat, state.hands[event.seat] + (event.card,))
     if event.source == STOCK:
-        return dataclasses.replace(state, phase=DISCARD, hands=hands, stock=state.stock[1:])
-    return dataclasses.replace(state, phase=DISCARD, hands=hands, discard=state.discard[:-1], taken=event.card)
+        return _with(state, phase=DISCARD, hands=hands, stock=state.stock[1:])
+    return _with(state, phase=DISCARD, hands=hands, discard=state.discard[:-1], taken=event.card)
 
 
-def _end_of_turn(state: ScatState, seat: int) -> dict[str, Any]:
+def _end_of_turn(state: ScatState, seat: int, knocker: int | None) -> dict[str, Any]:
     """Who moves next, or that the hand ends: after the knock round (S6) or on an empty stock (S7)."""
     following = next_in(state, seat)
-    if state.knocker is not None and following == state.knocker:
+    if knocker is not None and following == knocker:
         return {"phase": SHOWDOWN, "turn": None}
-    if state.knocker is None and not state.stock:
+    if knocker is None and not state.stock:
         return {"phase": VOID, "turn": None}
     return {"phase": DRAW, "turn": following}
 
@@ -196,32 +210,33 @@ def _end_of_turn(state: ScatState, seat: int) -> dict[str, Any]:
 def _discarded(state: ScatState, event: CardDiscarded) -> ScatState:
     hand = list(state.hands[event.seat])
     hand.remove(event.card)
-    return dataclasses.replace(
+    return _with(
         state,
         hands=_replace_at(state.hands, event.seat, tuple(hand)),
         discard=state.discard + (event.card,),
         taken=None,
         turns_taken=state.turns_taken + 1,
-        **_end_of_turn(state, event.seat),
+        **_end_of_turn(state, event.seat, state.knocker),
     )
 
 
 def _knocked(state: ScatState, event: Knocked) -> ScatState:
-    knocked = dataclasses.replace(state, knocker=event.seat, turns_taken=state.turns_taken + 1)
-    return dataclasses.replace(knocked, **_end_of_turn(knocked, event.seat))
+    return _with(
+        state, knocker=event.seat, turns_taken=state.turns_taken + 1, **_end_of_turn(state, event.seat, event.seat)
+    )
 
 
 def _threw_down(state: ScatState, event: ThrewDown) -> ScatState:
-    return dataclasses.replace(state, knocker=event.seat, phase=SHOWDOWN, turn=None)
+    return _with(state, knocker=event.seat, phase=SHOWDOWN, turn=None)
 
 
 def _declared(state: ScatState, event: ThirtyOneDeclared) -> ScatState:
-    return dataclasses.replace(state, phase=SHOWDOWN, turn=None)
+    return _with(state, phase=SHOWDOWN, turn=None)
 
 
 def _next_hand(state: ScatState, settlement: Settlement, lives: tuple, out: tuple) -> ScatState:
     over = out.count(False) == 1
-    return dataclasses.replace(
+    return _with(
         state,
         lives=lives,
         out=out,
