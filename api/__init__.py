@@ -1,0 +1,68 @@
+"""The HTTP layer: flask-smorest blueprints over the game service. No rules here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+
+from api import errors
+from api.schemas import ProblemSchema
+from service.games import GameService
+
+
+class CardhallApi(Api):
+    """flask-smorest's Api, with problem+json as the documented error shape."""
+
+    ERROR_SCHEMA = ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def _register_responses(self) -> None:
+        from flask_smorest.spec import prepare_response
+
+        for status in (400, 401, 403, 404, 409, 412, 422, 503):
+            response = {"description": errors.CODE_OF_STATUS.get(status, "error"), "schema": ProblemSchema}
+            prepare_response(response, self.spec, errors.PROBLEM)
+            self.spec.components.response(str(status), response, lazy=True)
+
+    def _register_error_handlers(self) -> None:
+        errors.register(self._app)
+
+
+SETTINGS = {
+    "API_TITLE": "Cardhall",
+    "API_VERSION": "1.0.0",
+    "OPENAPI_VERSION": "3.1.0",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "OPENAPI_SWAGGER_UI_PATH": "/docs",
+    "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+    "API_SPEC_OPTIONS": {
+        "info": {
+            "description": "Card games as a service: Craits and Scat (31) for bots and people. "
+            "Every move is an event; every view is a replay of the log. Errors are "
+            "application/problem+json with a stable `code` (and `rule` for an illegal move).",
+        },
+        "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+    },
+    "CARDHALL_SSE_HEARTBEAT": 15.0,
+    "MAX_CONTENT_LENGTH": 1 << 20,
+}
+
+
+def create_app(games: GameService, **config: Any) -> Flask:
+    """The WSGI app serving ``games``."""
+    from api import games as games_routes
+    from api import health
+
+    app = Flask("cardhall")
+    app.config.update(SETTINGS)
+    app.config.update(config)
+    app.json.sort_keys = False
+    app.extensions["cardhall"] = games
+    api = CardhallApi(app)
+    app.extensions["cardhall_api"] = api
+    api.register_blueprint(games_routes.blp)
+    api.register_blueprint(health.blp)
+    return app

@@ -1,0 +1,189 @@
+"""The games resource: create, list, summary, seats, state, moves, events."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from api import examples
+from api.context import bearer_token, etag, parse_if_match, service
+from api.errors import PROBLEM
+from api.schemas import (
+    CreateGameSchema,
+    EventsQuerySchema,
+    EventsSchema,
+    GameListQuerySchema,
+    GameListSchema,
+    GameSummarySchema,
+    GameTypesSchema,
+    JoinResultSchema,
+    JoinSchema,
+    MoveHeadersSchema,
+    MoveResultSchema,
+    MoveSchema,
+    ProblemSchema,
+    StateQuerySchema,
+    StreamQuerySchema,
+    ViewSchema,
+)
+
+blp = Blueprint("games", __name__, url_prefix="/v1", description="Create, join, play and replay games.")
+
+BEARER = [{"bearerAuth": []}]
+OPTIONAL_BEARER = [{"bearerAuth": []}, {}]
+
+
+def problems(*statuses: int):  # type: ignore[no-untyped-def]
+    """Document problem+json answers for these statuses."""
+
+    def decorate(view):  # type: ignore[no-untyped-def]
+        for status in statuses:
+            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
+                                    description=examples.PROBLEM_TEXT[status])(view)
+        return view
+
+    return decorate
+
+
+@blp.route("/game-types")
+class GameTypes(MethodView):
+    @blp.response(200, GameTypesSchema)
+    def get(self) -> dict[str, Any]:
+        """The games offered, their player ranges, options and move types."""
+        return {"game_types": service().game_types()}
+
+
+@blp.route("/games")
+class Games(MethodView):
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    @problems(422)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """List games, newest first; filter by status and game, page with cursor."""
+        return service().list_games(
+            status=query.get("status"), game=query.get("game"), limit=query["limit"], cursor=query.get("cursor")
+        )
+
+    @blp.arguments(CreateGameSchema, examples=examples.CREATE)
+    @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
+                                                                "schema": {"type": "string"}}})
+    @problems(400, 422)
+    def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Create a game. Options that fix chance (seed, decks) stay hidden until it is over."""
+        summary = service().create_game(body["game"], body["players"], body["options"])
+        return summary, 201, {"Location": url_for("games.Game", game_id=summary["id"]), "ETag": etag(summary["version"])}
+
+
+@blp.route("/games/<string:game_id>")
+class Game(MethodView):
+    @blp.response(200, GameSummarySchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @problems(404)
+    def get(self, game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """The game summary: seats, status, version, result."""
+        summary = service().summary(game_id)
+        return summary, 200, {"ETag": etag(summary["version"])}
+
+
+@blp.route("/games/<string:game_id>/seats")
+class Seats(MethodView):
+    @blp.arguments(JoinSchema, examples=examples.JOIN)
+    @blp.response(201, JoinResultSchema)
+    @problems(400, 404, 409, 422)
+    def post(self, body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
+        """Take the next free seat (a token, shown once) or seat a house bot. The last seat starts the game."""
+        return service().join(game_id, name=body.get("name"), bot=body.get("bot")), 201
+
+
+@blp.route("/games/<string:game_id>/state")
+class State(MethodView):
+    @blp.arguments(StateQuerySchema, location="query")
+    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(401, 403, 404, 422)
+    def get(self, query: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """The caller's view (or a spectator's), now or as it stood after event ``at``."""
+        view = service().view(game_id, bearer_token(), at=query.get("at"))
+        return view, 200, {"ETag": etag(view["version"])}
+
+
+@blp.route("/games/<string:game_id>/moves")
+class Moves(MethodView):
+    @blp.arguments(MoveHeadersSchema, location="headers")
+    @blp.arguments(MoveSchema, examples=examples.MOVES)
+    @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.doc(security=BEARER)
+    @problems(400, 401, 403, 404, 409, 412, 422)
+    def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict]:
+        """Make a move for the token's seat; everything it sets off is appended with it."""
+        move = dict(body)
+        expected = move.pop("expected_version", None)
+        outcome = service().move(
+            game_id,
+            bearer_token(),
+            move,
+            expected_version=expected,
+            if_match=parse_if_match(headers.get("if_match")),
+            idempotency_key=headers.get("idempotency_key"),
+        )
+        extra = {"ETag": etag(outcome.body["version"])}
+        if outcome.replayed:
+            extra["Idempotent-Replayed"] = "true"
+        return outcome.body, outcome.status, extra
+
+
+@blp.route("/games/<string:game_id>/events")
+class Events(MethodView):
+    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.response(200, EventsSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(401, 403, 404, 422)
+    def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists."""
+        return service().events(game_id, bearer_token(), after=query["after"], limit=query["limit"],
+                                 wait=query["wait"])
+
+
+@blp.route("/games/<string:game_id>/events/stream")
+class EventStream(MethodView):
+    @blp.arguments(StreamQuerySchema, location="query")
+    @blp.response(200, {"type": "string"}, content_type="text/event-stream",
+                  description="Server-Sent Events: id = version, event = type, data = JSON")
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(401, 403, 404, 422)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """The events as Server-Sent Events, resuming after ``Last-Event-ID``; closes once the game is over."""
+        games = service()
+        token = bearer_token()
+        games.events(game_id, token, after=0, limit=1)  # checks the game and the token before streaming
+        after = query.get("after")
+        if after is None:
+            last_id = request.headers.get("Last-Event-ID", "0").strip()
+            after = int(last_id) if last_id.isdigit() else 0
+        heartbeat = current_app.config["CARDHALL_SSE_HEARTBEAT"]
+        stream = _sse(games, game_id, token, after, query["timeout"], heartbeat)
+        return Response(stream_with_context(stream), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _sse(games, game_id: str, token: str | None, after: int, timeout: float, heartbeat: float) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    yield f"retry: 1000\n: streaming events of {game_id} after {after}\n\n"
+    while True:
+        page = games.events(game_id, token, after=after, limit=1000)
+        for event in page["events"]:
+            after = event["version"]
+            data = json.dumps(event, default=str)
+            yield f"id: {after}\nevent: {event['type']}\ndata: {data}\n\n"
+        if page["events"]:
+            continue
+        if games.table(game_id).status == "finished" or time.monotonic() >= deadline:
+            return
+        wait = min(heartbeat, max(deadline - time.monotonic(), 0))
+        if not games.wait(game_id, after, wait):
+            yield ": heartbeat\n\n"

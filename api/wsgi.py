@@ -1,0 +1,15 @@
+"""The WSGI entry point for gunicorn: ``api.wsgi:app`` (database from CARDHALL_DATABASE_URL).
+
+``cardhall serve`` migrates the schema before it starts the workers, so the
+workers do not (CARDHALL_SKIP_MIGRATIONS=1); started another way, each worker
+migrates, which is safe and quick when the schema is current.
+"""
+
+from __future__ import annotations
+
+import os
+
+from api import create_app
+from service.bootstrap import open_service
+
+app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"))

@@ -1,0 +1,47 @@
+"""The ``cardhall`` command: ``serve``, ``db upgrade`` and the bot authors' tools."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+#: Subcommands register here: name -> (add its arguments, run it).
+COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
+
+
+def command(name: str, add_arguments: Callable[[argparse.ArgumentParser], None]):  # type: ignore[no-untyped-def]
+    """Register a subcommand."""
+
+    def decorate(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = (add_arguments, run)
+        return run
+
+    return decorate
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line parser with every registered subcommand."""
+    from cardhall_cli import server  # noqa: F401  (registers serve and db)
+
+    try:
+        from cardhall_cli import bots  # noqa: F401  (registers bot and arena, when present)
+    except ImportError:
+        pass
+    top = argparse.ArgumentParser(prog="cardhall", description="Cardhall: card games as a service.")
+    sub = top.add_subparsers(dest="command", required=True)
+    for name, (add_arguments, run) in COMMANDS.items():
+        sub_parser = sub.add_parser(name, help=(run.__doc__ or "").strip().splitlines()[0])
+        add_arguments(sub_parser)
+        sub_parser.set_defaults(run=run)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``cardhall`` command."""
+    args = parser().parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from cardhall_cli import main
+
+sys.exit(main())

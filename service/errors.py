@@ -1,0 +1,56 @@
+"""Errors the service raises beyond the domain's; same shape: a stable ``code``.
+
+The HTTP layer maps every code to a status in one place (``api.errors``).
+"""
+
+from __future__ import annotations
+
+from domain.errors import DomainError
+
+
+class NotFound(DomainError):
+    """No such game (or no such thing in it)."""
+
+    code = "not_found"
+
+
+class Unauthorized(DomainError):
+    """No bearer token, or one that acts for no seat."""
+
+    code = "unauthorized"
+
+
+class Forbidden(DomainError):
+    """A token used for a game or seat it does not act for."""
+
+    code = "forbidden"
+
+
+class StaleVersion(DomainError):
+    """``expected_version`` is not the game's version: someone moved first."""
+
+    code = "version_conflict"
+
+
+class PreconditionFailed(DomainError):
+    """``If-Match`` names a version that is not the game's version."""
+
+    code = "precondition_failed"
+
+
+class IdempotencyConflict(DomainError):
+    """An ``Idempotency-Key`` reused with another request body."""
+
+    code = "idempotency_conflict"
+
+
+class BadRequest(DomainError):
+    """A query or body value the service cannot use (e.g. a bad cursor)."""
+
+    code = "validation_error"
+
+
+class Unavailable(DomainError):
+    """The database cannot be reached."""
+
+    code = "unavailable"

@@ -1,0 +1,337 @@
+"""The game service: every use case of the HTTP API, independent of HTTP.
+
+A move is checked in a fixed order — the game exists, the token acts for a
+seat of it, the game is active, the seat may act, the move is legal, the
+expected version is current — then decided, and appended in one transaction
+with every chance outcome and house-bot turn it sets off, until a person must
+act or the game is over.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import secrets
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import bots
+from domain import table as tables
+from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
+from domain.events import Event, event_data
+from domain.game import all_games
+from persistence.port import EventStore, IdempotencyRecord, NewEvent, StoredEvent, Transaction, VersionConflict
+from service.chance import resolve, rng_for
+from service.errors import (
+    BadRequest,
+    Forbidden,
+    IdempotencyConflict,
+    NotFound,
+    PreconditionFailed,
+    StaleVersion,
+    Unauthorized,
+)
+from service.tables import TableCache, decode
+
+MAX_LIMIT_EVENTS = 1000
+MAX_BOT_EVENTS = 100_000  # a runaway guard: every game ends long before
+MAX_ATTEMPTS = 20  # re-decisions after another process appended first
+
+
+def utcnow() -> dt.datetime:
+    """The current time, timezone-aware UTC."""
+    return dt.datetime.now(dt.UTC)
+
+
+def hash_token(token: str) -> str:
+    """How a token is stored: its SHA-256, hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def request_fingerprint(body: Mapping[str, Any]) -> str:
+    """A stable hash of a request body, for idempotency."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+@dataclasses.dataclass
+class MoveOutcome:
+    """A move's answer: the HTTP status and body, and whether it was a replay."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+class GameService:
+    """The use cases; one instance per process, safe to share between threads."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        clock: Callable[[], dt.datetime] = utcnow,
+        new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        new_token: Callable[[], str] = lambda: secrets.token_urlsafe(32),
+        max_wait: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.new_id = new_id
+        self.new_token = new_token
+        self.max_wait = max_wait
+        self.cache = TableCache(store)
+
+    # -- reading ------------------------------------------------------------
+    def game_types(self) -> list[dict[str, Any]]:
+        """Every game offered, with its player range and options."""
+        return [game.describe() for game in all_games().values()]
+
+    def table(self, game_id: str) -> tables.Table:
+        """The game's table now; NotFound if there is no such game."""
+        table = self.cache.get(game_id)
+        if table is None:
+            raise NotFound(f"no game {game_id!r}")
+        return table
+
+    def summary(self, game_id: str, table: tables.Table | None = None) -> dict[str, Any]:
+        """The game summary of the API."""
+        table = table or self.table(game_id)
+        record = self.store.get_game(game_id)
+        return {
+            "id": game_id,
+            "game": table.game.name,
+            "players": table.players,
+            "options": tables.public_options(table),
+            "seats": [
+                {"seat": index, "name": seat.name if seat else None, "bot": seat.bot if seat else None,
+                 "taken": seat is not None}
+                for index, seat in enumerate(table.seats)
+            ],
+            "status": table.status,
+            "version": table.version,
+            "created_at": record.created_at if record else None,
+            "result": table.game.result(table.state) if table.status == tables.FINISHED else None,
+        }
+
+    def list_games(
+        self, *, status: str | None, game: str | None, limit: int, cursor: str | None
+    ) -> dict[str, Any]:
+        """A page of game summaries, newest first."""
+        try:
+            page = self.store.list_games(status=status, game=game, limit=limit, cursor=cursor)
+        except ValueError as error:
+            raise BadRequest(str(error)) from error
+        return {
+            "games": [self.summary(record.id) for record in page.games],
+            "next_cursor": page.next_cursor,
+        }
+
+    def seat_of(self, game_id: str, token: str | None, *, required: bool) -> int | None:
+        """The seat a bearer token acts for in this game (None for a spectator)."""
+        if token is None:
+            if required:
+                raise Unauthorized("this needs 'Authorization: Bearer TOKEN' from joining a seat")
+            return None
+        found = self.store.seat_for_token(hash_token(token))
+        if found is None:
+            raise Unauthorized("the bearer token is not one this server gave out")
+        token_game, seat = found
+        if token_game != game_id:
+            raise Forbidden("this token acts for a seat of another game")
+        return seat
+
+    def view(self, game_id: str, token: str | None, at: int | None = None) -> dict[str, Any]:
+        """The caller's (or a spectator's) view, now or as it stood after event ``at``."""
+        table = self.table(game_id)
+        seat = self.seat_of(game_id, token, required=False)
+        if at is None:
+            return tables.view(table, seat)
+        if not 1 <= at <= table.version:
+            raise BadRequest(f"'at' must be a version from 1 to {table.version}")
+        past = self._table_at(game_id, at)
+        return tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False)
+
+    def _table_at(self, game_id: str, version: int) -> tables.Table:
+        stored = self.store.read(game_id, after=0, limit=version)
+        game = stored[0].data["game"]
+        return tables.replay(decode(game, event) for event in stored)
+
+    def events(
+        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0
+    ) -> dict[str, Any]:
+        """The log as the caller may see it, optionally waiting for an event after ``after``."""
+        table = self.table(game_id)
+        seat = self.seat_of(game_id, token, required=False)
+        if wait > 0 and table.version <= after:
+            self.store.wait(game_id, after, min(wait, self.max_wait))
+            table = self.table(game_id)
+        stored = self.store.read(game_id, after=after, limit=min(limit, MAX_LIMIT_EVENTS))
+        return {
+            "events": [self.render_event(table, event, seat) for event in stored],
+            "last_version": table.version,
+        }
+
+    def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
+        """One stored event as ``seat`` may see it, given the table now."""
+        return _render(table, stored, decode(table.game.name, stored), seat)
+
+    # -- writing --------------------------------------------------------------
+    def create_game(self, game: str, players: Any, options: Any) -> dict[str, Any]:
+        """Create a game; returns its summary."""
+        created = tables.create(game, players, options)
+        game_id = self.new_id()
+        now = self.clock()
+        table = tables.evolve(None, created)
+        with self.store.transaction() as tx:
+            tx.create_game(game_id, game, players, now)
+            tx.append(game_id, 0, [_new(created)], now)
+        self.cache.put(game_id, table)
+        return self.summary(game_id, table)
+
+    def join(self, game_id: str, name: str | None = None, bot: str | None = None) -> dict[str, Any]:
+        """Take the next free seat for a person (a token, once) or seat a house bot."""
+        if bot is not None and bot not in bots.BOT_KINDS:
+            raise InvalidOptions(f"unknown bot {bot!r}; house bots: {', '.join(bots.BOT_KINDS)}")
+        token = None if bot is not None else self.new_token()
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                with self.store.transaction() as tx:
+                    table = self.table(game_id)
+                    if table.status != tables.WAITING:
+                        raise SeatUnavailable(f"the game is {table.status}: no seat is free")
+                    seated = tables.take_seat(table, name=name, bot=bot)
+                    table, _ = self._write(tx, game_id, table, [seated])
+                    if token is not None:
+                        tx.add_token(game_id, seated.seat, hash_token(token))
+            except VersionConflict:
+                self.cache.forget(game_id)
+                continue
+            self.cache.put(game_id, table)
+            return {"seat": seated.seat, "token": token, "version": table.version}
+        raise StaleVersion("the game kept changing while taking a seat; try again")
+
+    def move(
+        self,
+        game_id: str,
+        token: str | None,
+        move: Mapping[str, Any],
+        *,
+        expected_version: int | None = None,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """Make a move for the token's seat; see the module docstring for the order of checks."""
+        self.table(game_id)
+        seat = self.seat_of(game_id, token, required=True)
+        assert seat is not None
+        fingerprint = request_fingerprint(
+            {"move": dict(move), "expected_version": expected_version, "if_match": if_match}
+        )
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                with self.store.transaction() as tx:
+                    if idempotency_key is not None:
+                        earlier = tx.get_idempotency(game_id, seat, idempotency_key)
+                        if earlier is not None:
+                            return self._replayed(earlier, fingerprint)
+                    table = self.table(game_id)
+                    events = tables.decide(table, seat, move)
+                    if if_match is not None and if_match != table.version:
+                        raise PreconditionFailed(f"If-Match names version {if_match}; the game is at {table.version}")
+                    if expected_version is not None and expected_version != table.version:
+                        raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
+                    table, appended = self._write(tx, game_id, table, events)
+                    body = self._move_answer(table, seat, appended)
+                    if idempotency_key is not None:
+                        tx.put_idempotency(game_id, seat, idempotency_key, IdempotencyRecord(fingerprint, 201, body))
+            except VersionConflict:
+                self.cache.forget(game_id)  # another process appended first: decide again on the new state
+                continue
+            self.cache.put(game_id, table)
+            return MoveOutcome(201, body)
+        raise StaleVersion("the game kept changing while deciding this move; try again")
+
+    @staticmethod
+    def _replayed(earlier: IdempotencyRecord, fingerprint: str) -> MoveOutcome:
+        if earlier.request_hash != fingerprint:
+            raise IdempotencyConflict("this Idempotency-Key was used with another request body")
+        return MoveOutcome(earlier.status, earlier.body, replayed=True)
+
+    @staticmethod
+    def _move_answer(table: tables.Table, seat: int, appended: list[tuple[StoredEvent, Event]]) -> dict[str, Any]:
+        body = tables.view(table, seat)
+        body["events"] = [_render(table, stored, event, seat) for stored, event in appended]
+        return _jsonable(body)
+
+    def _write(
+        self, tx: Transaction, game_id: str, table: tables.Table, events: list[Event]
+    ) -> tuple[tables.Table, list[tuple[StoredEvent, Event]]]:
+        """Append ``events`` and everything they set off; the new table and what was appended."""
+        before = table
+        decided: list[Event] = []
+        pending = list(events)
+        while pending:
+            for event in pending:
+                table = tables.evolve(table, event)
+                decided.append(event)
+            if len(decided) > MAX_BOT_EVENTS:
+                raise GameNotActive("house bots did not finish the game")
+            pending = self._consequences(table)
+        stored = tx.append(game_id, before.version, [_new(event) for event in decided], self.clock())
+        if before.status != table.status:
+            tx.set_status(game_id, table.status)
+        return table, list(zip(stored, decided, strict=True))
+
+    def _consequences(self, table: tables.Table) -> list[Event]:
+        """What the game does next by itself: a chance outcome, or a house bot's move."""
+        request = tables.chance(table)
+        if request is not None:
+            return [request.outcome(resolve(request, table.options, table.version + 1))]
+        for seat in tables.to_act(table):
+            sitter = table.seats[seat]
+            if sitter is not None and sitter.bot is not None:
+                view = tables.view(table, seat)
+                rng = rng_for(table.options, table.version + 1, salt=f"bot{seat}")
+                return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
+        return []
+
+    def wait(self, game_id: str, after: int, timeout: float) -> bool:
+        """Block until the game has an event after ``after`` (True) or ``timeout`` passes (False)."""
+        return self.store.wait(game_id, after, min(timeout, self.max_wait))
+
+    def health(self) -> dict[str, Any]:
+        """Liveness and database reachability."""
+        self.store.ping()
+        return {"status": "ok", "database": "ok"}
+
+
+def _render(table: tables.Table, stored: StoredEvent, event: Event, seat: int | None) -> dict[str, Any]:
+    return {
+        "version": stored.version,
+        "type": stored.type,
+        "seat": stored.seat,
+        "data": tables.redact(table, event, seat),
+        "recorded_at": stored.recorded_at.isoformat(),
+    }
+
+
+def _new(event: Event) -> NewEvent:
+    return NewEvent(event.type_name(), event.seat, event_data(event))
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=_default))
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | set | frozenset):
+        return list(value)
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+__all__ = ["GameService", "MoveOutcome", "DomainError", "hash_token"]

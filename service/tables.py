@@ -1,0 +1,74 @@
+"""Loading tables from the store, with a cache of the latest state per game.
+
+A cached table is checked against the stored version on every use; only the
+events after it are read and folded, so loading costs the same at event 10 and
+at event 2,000 (and stays right when other processes append).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from domain import table as tables
+from domain.events import Event
+from persistence.port import EventStore, StoredEvent
+
+
+def decode(game: str, stored: StoredEvent) -> Event:
+    """The domain event a stored event holds."""
+    return tables.decode(game, stored.type, stored.seat, stored.data)
+
+
+def fold(table: tables.Table | None, stored_events: list[StoredEvent]) -> tables.Table | None:
+    """Fold stored events (in version order) onto ``table``."""
+    for stored in stored_events:
+        game = table.game.name if table is not None else stored.data["game"]
+        table = tables.evolve(table, decode(game, stored))
+    return table
+
+
+class TableCache:
+    """The latest table of recently used games, least recently used dropped first."""
+
+    def __init__(self, store: EventStore, size: int = 2048) -> None:
+        self.store = store
+        self.size = size
+        self._tables: OrderedDict[str, tables.Table] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str, version: int | None = None) -> tables.Table | None:
+        """The game's table at the stored version (or at least at ``version`` if given); None if no game."""
+        with self._lock:
+            cached = self._tables.get(game_id)
+        stored_version = self.store.last_version(game_id) if version is None else version
+        if stored_version is None:
+            return None
+        base_version = cached.version if cached is not None else 0
+        if cached is not None and base_version == stored_version:
+            self._remember(game_id, cached)
+            return cached
+        if cached is not None and base_version > stored_version:
+            cached, base_version = None, 0  # never trust a table ahead of the log
+        table = fold(cached, self.store.read(game_id, after=base_version))
+        if table is not None:
+            self._remember(game_id, table)
+        return table
+
+    def put(self, game_id: str, table: tables.Table) -> None:
+        """Remember a table just written."""
+        self._remember(game_id, table)
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game's table (after a failed write)."""
+        with self._lock:
+            self._tables.pop(game_id, None)
+
+    def _remember(self, game_id: str, table: tables.Table) -> None:
+        with self._lock:
+            current = self._tables.get(game_id)
+            if current is None or current.version <= table.version:
+                self._tables[game_id] = table
+            self._tables.move_to_end(game_id)
+            while len(self._tables) > self.size:
+                self._tables.popitem(last=False)
