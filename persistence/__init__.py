@@ -1,1 +1,32 @@
-"""Persistence: the event store port and its backends (SQLite, PostgreSQL, memory)."""
+"""Persistence: the event store port and its backends (SQLite, PostgreSQL, memory).
+
+``open_store(url)`` picks the backend from the URL:
+
+- ``memory://`` — in this process's memory (tests, simulations);
+- ``sqlite:///path/cardhall.db`` or a plain path — an SQLite file (the default,
+  ``cardhall.db`` in the working directory);
+- ``postgresql+psycopg://user:password@host/db`` (``postgresql://`` is accepted) — PostgreSQL;
+- None — ``CARDHALL_DATABASE_URL``, else the default SQLite file.
+
+SQL stores need their schema: call ``upgrade(url)`` first (the server does at start).
+"""
+
+from __future__ import annotations
+
+from persistence.engine import normalise_url
+from persistence.migrate import upgrade
+from persistence.port import EventStore
+
+__all__ = ["open_store", "upgrade"]
+
+
+def open_store(url: str | None = None) -> EventStore:
+    """The event store at ``url`` (see the module docstring)."""
+    url = normalise_url(url)
+    if url.startswith("memory:"):
+        from persistence.memory import MemoryEventStore
+
+        return MemoryEventStore()
+    from persistence.sql import SqlEventStore
+
+    return SqlEventStore(url)

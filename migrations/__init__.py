@@ -1,0 +1,1 @@
+"""Alembic migrations: the only owner of the database schema (run by ``persistence.upgrade``)."""

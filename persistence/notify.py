@@ -1,0 +1,186 @@
+"""Waking up threads that wait for a game's next event, within and across processes.
+
+Every process keeps one :class:`Announcements` board: appends committed in this
+process announce themselves on it at once, and one background thread per
+process announces what other processes committed — a LISTEN connection on
+PostgreSQL (:class:`PostgresListener`), a poll of the events table on SQLite
+(:class:`SqlitePoller`). Waiters sleep on the board's condition and always
+confirm with a read from the store, so a lost or late announcement costs
+latency, never correctness.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
+
+from persistence.schema import events
+
+CHANNEL = "cardhall_events"
+log = logging.getLogger(__name__)
+
+
+class Announcements:
+    """The latest version announced for each game someone waits on, and a condition to sleep on."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._latest: dict[str, int] = {}
+        self._waiters: collections.Counter[str] = collections.Counter()
+        self._generation = 0
+
+    def announce(self, game_id: str, version: int) -> None:
+        """A commit made the game reach ``version``."""
+        with self._changed:
+            if self._waiters[game_id]:
+                self._latest[game_id] = max(self._latest.get(game_id, 0), version)
+                self._changed.notify_all()
+
+    def announce_all(self) -> None:
+        """Announcements may have been lost: every waiter re-reads the store."""
+        with self._changed:
+            self._generation += 1
+            self._changed.notify_all()
+
+    def has_waiters(self) -> bool:
+        """Whether anyone waits at all."""
+        with self._changed:
+            return bool(+self._waiters)
+
+    def idle(self, timeout: float) -> None:
+        """Sleep while nobody waits, at most ``timeout``."""
+        with self._changed:
+            self._changed.wait_for(lambda: bool(+self._waiters), timeout)
+
+    def wait(self, game_id: str, after: int, timeout: float, current: Callable[[], int], recheck: float) -> bool:
+        """Block until ``current()`` exceeds ``after`` (announced or re-read every ``recheck`` s) or ``timeout``."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            self._waiters[game_id] += 1
+        try:
+            while current() <= after:
+                if not self._sleep(game_id, after, min(deadline, time.monotonic() + recheck)):
+                    if time.monotonic() >= deadline:
+                        return current() > after
+            return True
+        finally:
+            with self._changed:
+                self._waiters[game_id] -= 1
+                if not self._waiters[game_id]:
+                    del self._waiters[game_id]
+                    self._latest.pop(game_id, None)
+
+    def _sleep(self, game_id: str, after: int, until: float) -> bool:
+        """Sleep until an announcement passes ``after`` (True), a re-read is due or ``until`` (False)."""
+        with self._changed:
+            generation = self._generation
+            while self._latest.get(game_id, 0) <= after and generation == self._generation:
+                remaining = until - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._changed.wait(remaining)
+            return self._latest.get(game_id, 0) > after
+
+
+class _Background:
+    """A daemon thread started on first use and stopped by :meth:`close`."""
+
+    name = "cardhall-wakeups"
+
+    def __init__(self, board: Announcements) -> None:
+        self.board = board
+        self.ready = threading.Event()
+        self._closed = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the thread unless it runs already."""
+        with self._lock:
+            if self._thread is None and not self._closed.is_set():
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._thread.start()
+
+    def close(self) -> None:
+        """Stop the thread."""
+        self._closed.set()
+        self.board.announce_all()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class SqlitePoller(_Background):
+    """Announces other processes' commits by polling the events table while anyone waits."""
+
+    name = "cardhall-sqlite-poller"
+
+    def __init__(self, board: Announcements, engine: sa.Engine, interval: float = 0.05) -> None:
+        super().__init__(board)
+        self.engine, self.interval = engine, interval
+
+    def _run(self) -> None:
+        last = self._poll(None)
+        self.ready.set()
+        while not self._closed.is_set():
+            self.board.idle(timeout=1.0)
+            if self.board.has_waiters() and not self._closed.wait(self.interval):
+                last = self._poll(last)
+
+    def _poll(self, last: int | None) -> int | None:
+        """Announce each game's newest version past position ``last``; the new last position."""
+        try:
+            with self.engine.connect() as connection:
+                if last is None:
+                    return connection.scalar(sa.select(sa.func.max(events.c.position))) or 0
+                query = (
+                    sa.select(events.c.game_id, sa.func.max(events.c.version), sa.func.max(events.c.position))
+                    .where(events.c.position > last)
+                    .group_by(events.c.game_id)
+                )
+                rows = connection.execute(query).all()
+        except sa.exc.DBAPIError:
+            log.exception("polling the events table failed")
+            return last
+        for game_id, version, position in rows:
+            self.board.announce(game_id, version)
+            last = max(last, position)
+        return last
+
+
+class PostgresListener(_Background):
+    """One LISTEN connection per process; each NOTIFY ``game_id:version`` is announced."""
+
+    name = "cardhall-pg-listener"
+
+    def __init__(self, board: Announcements, connect: Callable[[], Any]) -> None:
+        super().__init__(board)
+        self.connect = connect
+
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            try:
+                self._listen()
+            except Exception:  # the server went away: reconnect, and make everyone re-read
+                log.exception("the LISTEN connection failed; reconnecting")
+            self.ready.clear()
+            self.board.announce_all()
+            self._closed.wait(1.0)
+
+    def _listen(self) -> None:
+        with self.connect() as connection:
+            connection.execute(f"LISTEN {CHANNEL}")
+            self.ready.set()
+            self.board.announce_all()
+            while not self._closed.is_set():
+                for notice in connection.notifies(timeout=1.0):
+                    game_id, _, version = notice.payload.rpartition(":")
+                    self.board.announce(game_id, int(version))

@@ -1,0 +1,97 @@
+"""The tables the SQL backend reads and writes, as SQLAlchemy Core metadata.
+
+Alembic owns the schema (``migrations/versions``); this module describes what
+the code expects, and a test checks that the migrated database matches it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UtcDateTime(sa.TypeDecorator[dt.datetime]):
+    """A timezone-aware UTC timestamp on every backend (SQLite stores it naive, in UTC)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: sa.Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:  # naive times are taken to be UTC already
+            value = value.replace(tzinfo=dt.UTC)
+        value = value.astimezone(dt.UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: dt.datetime | None, dialect: sa.Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC)
+
+
+Json = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+# SQLite only auto-assigns INTEGER PRIMARY KEY columns (the rowid), never BIGINT.
+Position = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+metadata = sa.MetaData(naming_convention=NAMING)
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("players", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.Index(None, "created_at", "id"),
+    sa.Index(None, "status", "created_at", "id"),
+    sa.Index(None, "game", "created_at", "id"),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("position", Position, primary_key=True, autoincrement=True),
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(64), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("data", Json, nullable=False),
+    sa.Column("recorded_at", UtcDateTime, nullable=False),
+    sa.UniqueConstraint("game_id", "version"),
+)
+
+seats = sa.Table(
+    "seats",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), nullable=False),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.UniqueConstraint("game_id", "seat"),
+)
+
+idempotency = sa.Table(
+    "idempotency",
+    metadata,
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("key", sa.String(255), primary_key=True),
+    sa.Column("request_hash", sa.String(64), nullable=False),
+    sa.Column("status", sa.Integer, nullable=False),
+    sa.Column("body", Json, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)

@@ -1,0 +1,244 @@
+"""The SQL event store: SQLite (embedded default) and PostgreSQL, with SQLAlchemy 2 Core.
+
+Every lookup is indexed: an append updates the game's row only if its version is
+the expected one and inserts the new events; reads use ``(game_id, version)`` or
+the global ``position``. A move costs the same at event 10 and at event 2,000.
+
+**Ordering.** Writing transactions are serialised, so commit order equals
+position order and a follower reading ``read_all(after_position=last_seen)``
+never skips an event committed late under an earlier position. SQLite has one
+writer at a time (``BEGIN IMMEDIATE``, see :mod:`persistence.engine`).
+PostgreSQL appends take ``LOCK TABLE events IN EXCLUSIVE MODE`` (the
+eventsourcing library's way; plain reads are not blocked) before positions are
+drawn from the sequence; the lock is held until commit. A rolled-back append
+leaves a gap in positions: readers ask for ``position > last_seen``, never for
+the next number, so gaps never stall them.
+
+**Waiting** (:meth:`SqlEventStore.wait`, for long-poll and SSE). Appends
+committed in this process wake this process's waiters at once.
+
+- PostgreSQL: an append sends ``pg_notify('cardhall_events', 'game_id:version')``,
+  delivered at commit; one listener thread per process LISTENs and wakes the
+  waiters, who re-read the store. Works across any number of processes and hosts.
+- SQLite: one host only (the database is a local file; never put it on a
+  network file system). Several processes on that host may share the file:
+  writers queue on the write lock (busy timeout 30 s) and readers are never
+  blocked (WAL). Another process's append is seen by a waiter within the poll
+  interval (50 ms), one small indexed query per interval per process, and only
+  while someone waits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from persistence.cursor import decode_cursor, encode_cursor
+from persistence.engine import WRITE, create_engine, normalise_url
+from persistence.notify import CHANNEL, Announcements, PostgresListener, SqlitePoller
+from persistence.port import (
+    EventStore,
+    GameExists,
+    GamePage,
+    GameRecord,
+    IdempotencyRecord,
+    NewEvent,
+    StoredEvent,
+    Transaction,
+    UnknownGame,
+    VersionConflict,
+)
+from persistence.schema import events, games, idempotency, seats
+
+SQLITE_POLL_SECONDS = 0.05
+# Announcements are only a hint; how often a waiter re-reads the store anyway.
+RECHECK_SECONDS = {"sqlite": 1.0, "postgresql": 5.0}
+
+
+class SqlTransaction(Transaction):
+    """One writing transaction on one connection."""
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self.connection = connection
+        self.dialect = connection.dialect.name
+        self.appended: dict[str, int] = {}
+        self._holds_append_lock = False
+
+    def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
+        row = {"id": game_id, "game": game, "players": players, "status": "waiting", "version": 0,
+               "created_at": created_at, "updated_at": created_at}
+        insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        # ON CONFLICT keeps a PostgreSQL transaction usable after a clash.
+        result = self.connection.execute(insert(games).values(row).on_conflict_do_nothing())
+        if result.rowcount != 1:
+            raise GameExists(game_id)
+
+    def append(
+        self, game_id: str, expected_version: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime
+    ) -> list[StoredEvent]:
+        self._serialise_appends()
+        version = expected_version + len(new_events)
+        moved = self.connection.execute(
+            games.update()
+            .where(games.c.id == game_id, games.c.version == expected_version)
+            .values(version=version, updated_at=recorded_at)
+        )
+        if moved.rowcount != 1:
+            self._refuse(game_id, expected_version)
+        if not new_events:
+            return []
+        rows = [{"game_id": game_id, "version": expected_version + offset, "type": event.type,
+                 "seat": event.seat, "data": event.data, "recorded_at": recorded_at}
+                for offset, event in enumerate(new_events, start=1)]
+        try:
+            positions = self.connection.execute(
+                events.insert().returning(events.c.position, sort_by_parameter_order=True), rows
+            ).scalars().all()
+        except sa.exc.IntegrityError as error:  # UNIQUE(game_id, version): a writer got there first
+            raise VersionConflict(game_id, expected_version, None) from error
+        self._notify(game_id, version)
+        return [StoredEvent(game_id, row["version"], row["type"], row["seat"], row["data"],
+                            recorded_at.astimezone(dt.UTC), position)
+                for row, position in zip(rows, positions, strict=True)]
+
+    def _serialise_appends(self) -> None:
+        """PostgreSQL: hold the events table until commit, so commit order equals position order."""
+        if self.dialect == "postgresql" and not self._holds_append_lock:
+            self.connection.exec_driver_sql("LOCK TABLE events IN EXCLUSIVE MODE")
+            self._holds_append_lock = True
+
+    def _refuse(self, game_id: str, expected_version: int) -> None:
+        actual = self.connection.scalar(sa.select(games.c.version).where(games.c.id == game_id))
+        if actual is None:
+            raise UnknownGame(game_id)
+        raise VersionConflict(game_id, expected_version, actual)
+
+    def _notify(self, game_id: str, version: int) -> None:
+        self.appended[game_id] = version
+        if self.dialect == "postgresql":
+            self.connection.execute(sa.select(sa.func.pg_notify(CHANNEL, f"{game_id}:{version}")))
+
+    def set_status(self, game_id: str, status: str) -> None:
+        result = self.connection.execute(games.update().where(games.c.id == game_id).values(status=status))
+        if result.rowcount != 1:
+            raise UnknownGame(game_id)
+
+    def add_token(self, game_id: str, seat: int, token_hash: str) -> None:
+        self.connection.execute(seats.insert().values(token_hash=token_hash, game_id=game_id, seat=seat))
+
+    def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        row = self.connection.execute(
+            sa.select(idempotency.c.request_hash, idempotency.c.status, idempotency.c.body).where(
+                idempotency.c.game_id == game_id, idempotency.c.seat == seat, idempotency.c.key == key
+            )
+        ).first()
+        return None if row is None else IdempotencyRecord(row.request_hash, row.status, row.body)
+
+    def put_idempotency(self, game_id: str, seat: int, key: str, record: IdempotencyRecord) -> None:
+        self.connection.execute(idempotency.insert().values(
+            game_id=game_id, seat=seat, key=key, request_hash=record.request_hash, status=record.status,
+            body=record.body, created_at=dt.datetime.now(dt.UTC),
+        ))
+
+
+class SqlEventStore(EventStore):
+    """The event store over SQLite or PostgreSQL; the schema must be migrated (:func:`persistence.upgrade`)."""
+
+    def __init__(self, url: str) -> None:
+        self.engine = create_engine(normalise_url(url))
+        self.dialect = self.engine.dialect.name
+        self._board = Announcements()
+        self._waker: SqlitePoller | PostgresListener = (
+            PostgresListener(self._board, self._listen_connection)
+            if self.dialect == "postgresql"
+            else SqlitePoller(self._board, self.engine, SQLITE_POLL_SECONDS)
+        )
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        with self.engine.connect() as connection:
+            connection.execution_options(**{WRITE: True})
+            with connection.begin():
+                work = SqlTransaction(connection)
+                yield work
+        for game_id, version in work.appended.items():
+            self._board.announce(game_id, version)
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        query = events.select().where(events.c.game_id == game_id, events.c.version > after)
+        return self._events(query.order_by(events.c.version).limit(limit))
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        query = events.select().where(events.c.position > after_position)
+        return self._events(query.order_by(events.c.position).limit(limit))
+
+    def last_version(self, game_id: str) -> int | None:
+        with self.engine.connect() as connection:
+            return connection.scalar(sa.select(games.c.version).where(games.c.id == game_id))
+
+    def get_game(self, game_id: str) -> GameRecord | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(games.select().where(games.c.id == game_id)).first()
+        return None if row is None else GameRecord(**row._mapping)
+
+    def list_games(
+        self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
+    ) -> GamePage:
+        query = games.select().order_by(games.c.created_at.desc(), games.c.id.desc()).limit(limit + 1)
+        if status is not None:
+            query = query.where(games.c.status == status)
+        if game is not None:
+            query = query.where(games.c.game == game)
+        if cursor is not None:
+            created_at, game_id = decode_cursor(cursor)
+            query = query.where(sa.or_(
+                games.c.created_at < created_at,
+                sa.and_(games.c.created_at == created_at, games.c.id < game_id),
+            ))
+        with self.engine.connect() as connection:
+            rows = [GameRecord(**row._mapping) for row in connection.execute(query)]
+        page = rows[:limit]
+        more = len(rows) > limit and page
+        return GamePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
+
+    def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == token_hash)
+            ).first()
+        return None if row is None else (row.game_id, row.seat)
+
+    def wait(self, game_id: str, after: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        self._waker.start()
+        self._waker.ready.wait(timeout)  # listening before the first read, so no append slips between
+        return self._board.wait(
+            game_id, after, max(0.0, deadline - time.monotonic()),
+            lambda: self.last_version(game_id) or 0, RECHECK_SECONDS[self.dialect],
+        )
+
+    def ping(self) -> None:
+        with self.engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+
+    def close(self) -> None:
+        self._waker.close()
+        self.engine.dispose()
+
+    def _events(self, query: sa.Select[Any]) -> list[StoredEvent]:
+        with self.engine.connect() as connection:
+            return [StoredEvent(**row._mapping) for row in connection.execute(query)]
+
+    def _listen_connection(self) -> Any:
+        """A dedicated autocommit psycopg connection, outside the pool, for LISTEN."""
+        import psycopg
+
+        args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
+        return psycopg.connect(*args, **kwargs, autocommit=True)
+
