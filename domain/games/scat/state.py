@@ -68,7 +68,6 @@ class ScatState:
     rules: Rules
     phase: str
     dealer: int | None
-    contenders: tuple[int, ...]  # seats still drawing for the deal (S3)
     dealer_draws: tuple[tuple[tuple[int, str], ...], ...]  # each round of the dealer draw
     hand_number: int  # hands dealt so far
     hands: tuple[tuple[str, ...], ...]
@@ -78,7 +77,6 @@ class ScatState:
     turns_taken: int  # turns finished this hand
     knocker: int | None
     taken: str | None  # the card just drawn from the discard pile (S5)
-    shown: tuple[bool, ...]  # hands shown at this hand's settlement (S13)
     lives: tuple[int, ...]
     out: tuple[bool, ...]
     last_settlement: Settlement | None
@@ -99,7 +97,6 @@ def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
         rules=rules,
         phase=DEAL if dealer is not None else DEALER_DRAW,
         dealer=dealer,
-        contenders=tuple(range(players)),
         dealer_draws=(),
         hand_number=0,
         hands=((),) * players,
@@ -109,7 +106,6 @@ def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
         turns_taken=0,
         knocker=None,
         taken=None,
-        shown=(False,) * players,
         lives=(rules.lives,) * players,
         out=(False,) * players,
         last_settlement=None,
@@ -146,22 +142,31 @@ def _with(state: ScatState, **changes: Any) -> ScatState:
     return new
 
 
+def contenders(state: ScatState) -> tuple[int, ...]:
+    """The seats drawing for the deal: everyone, then those tied lowest in the last draw (S3, C4)."""
+    if not state.dealer_draws:
+        return tuple(range(state.rules.players))
+    draws = state.dealer_draws[-1]
+    lowest = min(RANK_NUMBER[card[0]] for _, card in draws)
+    return tuple(seat for seat, card in draws if RANK_NUMBER[card[0]] == lowest)
+
+
+def shown(state: ScatState, seat: int) -> bool:
+    """Whether ``seat``'s hand was shown at the settlement that just ended the hand (S13)."""
+    settlement = state.last_settlement
+    return state.phase == DEAL and settlement is not None and settlement.hands[seat] is not None
+
+
 def _replace_at(items: tuple, index: int, value: Any) -> tuple:
     return items[:index] + (value,) + items[index + 1 :]
 
 
 def _dealer_draw(state: ScatState, event: DealerDrawShuffled) -> ScatState:
-    draws = tuple(zip(state.contenders, event.order))
-    lowest = min(RANK_NUMBER[card[0]] for _, card in draws)
-    low = tuple(seat for seat, card in draws if RANK_NUMBER[card[0]] == lowest)
-    done = len(low) == 1
-    return _with(
-        state,
-        dealer_draws=state.dealer_draws + (draws,),
-        contenders=() if done else low,
-        dealer=low[0] if done else None,
-        phase=DEAL if done else DEALER_DRAW,
-    )
+    drawn = _with(state, dealer_draws=state.dealer_draws + (tuple(zip(contenders(state), event.order)),))
+    low = contenders(drawn)
+    if len(low) == 1:
+        return _with(drawn, dealer=low[0], phase=DEAL)
+    return drawn
 
 
 def _deal(state: ScatState, event: DeckShuffled) -> ScatState:
@@ -186,7 +191,6 @@ def _deal(state: ScatState, event: DeckShuffled) -> ScatState:
         turns_taken=0,
         knocker=None,
         taken=None,
-        shown=(False,) * state.rules.players,
     )
 
 
@@ -241,7 +245,6 @@ def _next_hand(state: ScatState, settlement: Settlement, lives: tuple, out: tupl
         lives=lives,
         out=out,
         last_settlement=settlement,
-        shown=tuple(hand is not None for hand in settlement.hands),
         phase=OVER if over else DEAL,
         dealer=state.dealer if over else next_in(state, state.dealer, out),
         turn=None,

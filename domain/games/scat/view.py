@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain.games.scat.state import ScatState, Settlement
+from domain.games.scat.state import ScatState, Settlement, shown
 
 
 def _settlement(settlement: Settlement | None) -> dict[str, Any] | None:
@@ -28,7 +28,7 @@ def render(
 ) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator); ``reveal_all`` once the game is over."""
     rules = state.rules
-    visible = [reveal_all or other == seat or state.shown[other] for other in range(rules.players)]
+    visible = [reveal_all or other == seat or shown(state, other) for other in range(rules.players)]
     hands = [list(hand) if see else None for hand, see in zip(state.hands, visible)]
     return {
         "dealer": state.dealer,
