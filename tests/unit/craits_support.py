@@ -1,0 +1,88 @@
+"""Helpers for Craits scenario tests: stacked decks and a few move shorthands."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from domain.cards import DECK
+from service.local import LocalGame
+
+#: Cards used to fill what a test leaves open: court cards first, wild cards last.
+FILLERS = tuple(
+    rank + suit for rank in "KQJ3A945T762" + "8" for suit in "CDHS"
+)
+assert sorted(FILLERS) == sorted(DECK)
+
+
+def stack(
+    hands: Sequence[Sequence[str]],
+    up: str,
+    pile: Sequence[str] = (),
+    *,
+    dealer: int = 0,
+    size: int = 8,
+) -> list[str]:
+    """A full deck dealing ``hands`` (by seat; short hands are filled), turning up ``up``,
+    then drawing ``pile`` first; the remaining cards follow (C5's deal order)."""
+    players = len(hands)
+    used = {card for hand in hands for card in hand} | {up, *pile}
+    assert len(used) == sum(map(len, hands)) + 1 + len(pile), "a card is used twice"
+    spare = [card for card in FILLERS if card not in used]
+    dealt: list[str | None] = [None] * (size * players)
+    for seat, hand in enumerate(hands):
+        cards = list(hand) + [spare.pop(0) for _ in range(size - len(hand))]
+        offset = (seat - dealer - 1) % players
+        for index, card in enumerate(cards):
+            dealt[index * players + offset] = card
+    deck = [*dealt, up, *pile, *spare]
+    assert sorted(deck) == sorted(DECK)
+    return deck  # type: ignore[return-value]
+
+
+def new_game(
+    hands: Sequence[Sequence[str]],
+    up: str,
+    pile: Sequence[str] = (),
+    *,
+    dealer: int = 0,
+    more_decks: Sequence[Sequence[str]] = (),
+    short: bool = False,
+) -> LocalGame:
+    """A game whose first round is dealt from ``stack(hands, up, pile)``."""
+    first = stack(hands, up, pile, dealer=dealer)
+    options = {"decks": [first, *map(list, more_decks)], "first_dealer": dealer, "short": short}
+    return LocalGame("craits", len(hands), options)
+
+
+def play(game: LocalGame, seat: int, card: str, **fields: Any) -> list:
+    """Seat ``seat`` plays ``card`` (with ``suit`` / ``announce`` if given)."""
+    return game.move(seat, {"type": "play", "card": card, **fields})
+
+
+def draw(game: LocalGame, seat: int) -> list:
+    """Seat ``seat`` draws."""
+    return game.move(seat, {"type": "draw"})
+
+
+def seen(game: LocalGame, seat: int | None = None) -> dict[str, Any]:
+    """The game's state object as ``seat`` sees it."""
+    return game.view(seat)["state"]
+
+
+def hand(game: LocalGame, seat: int) -> list[str]:
+    """The cards ``seat`` holds."""
+    return list(game.state.hands[seat])
+
+
+def rig(game: LocalGame, **changes: Any) -> None:
+    """Put the game in a state hard to reach by play (e.g. an exhausted deck)."""
+    game.table = dataclasses.replace(game.table, state=dataclasses.replace(game.state, **changes))
+
+
+def autoplay_to_round(game: LocalGame, round_number: int) -> None:
+    """Play the first legal move of the seat to act until ``round_number`` is dealt."""
+    while game.state.round < round_number:
+        (seat,) = game.table.game.to_act(game.state)
+        game.move(seat, game.legal_moves(seat)[0])
