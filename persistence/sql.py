@@ -75,8 +75,8 @@ class SqlTransaction(Transaction):
                "created_at": created_at, "updated_at": created_at}
         insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
         # ON CONFLICT keeps a PostgreSQL transaction usable after a clash.
-        result = self.connection.execute(insert(games).values(row).on_conflict_do_nothing())
-        if result.rowcount != 1:
+        inserted = self.connection.execute(insert(games).values(row).on_conflict_do_nothing().returning(games.c.id))
+        if inserted.first() is None:
             raise GameExists(game_id)
 
     def append(

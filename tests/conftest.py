@@ -1,0 +1,3 @@
+"""Shared pytest configuration."""
+
+pytest_plugins = ["tests.pg"]

@@ -1,0 +1,264 @@
+"""The store contract: every backend (memory, SQLite, PostgreSQL) must pass every test here."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+
+import pytest
+
+from persistence.port import (
+    EventStore,
+    GameExists,
+    IdempotencyRecord,
+    NewEvent,
+    UnknownGame,
+    VersionConflict,
+)
+
+T0 = dt.datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=dt.UTC)
+
+
+def at(seconds: float) -> dt.datetime:
+    return T0 + dt.timedelta(seconds=seconds)
+
+
+def new_game(store: EventStore, game_id: str = "g1", game: str = "craits", created_at: dt.datetime = T0) -> None:
+    with store.transaction() as tx:
+        tx.create_game(game_id, game, 2, created_at)
+
+
+def append(store: EventStore, game_id: str, expected: int, count: int = 1, when: dt.datetime = T0) -> list:
+    events = [NewEvent("CardPlayed", (expected + i) % 2, {"n": expected + i}) for i in range(count)]
+    with store.transaction() as tx:
+        return tx.append(game_id, expected, events, when)
+
+
+def test_a_new_game_is_listed_as_waiting_at_version_zero(store: EventStore) -> None:
+    new_game(store)
+    record = store.get_game("g1")
+    assert (record.id, record.game, record.players, record.status, record.version) == ("g1", "craits", 2, "waiting", 0)
+    assert record.created_at == T0 and record.updated_at == T0
+    assert store.last_version("g1") == 0
+    assert store.read("g1") == []
+
+
+def test_an_unknown_game_has_no_record_no_version_and_no_events(store: EventStore) -> None:
+    assert store.get_game("nope") is None
+    assert store.last_version("nope") is None
+    assert store.read("nope") == []
+
+
+def test_creating_a_game_twice_raises_game_exists(store: EventStore) -> None:
+    new_game(store)
+    with pytest.raises(GameExists):
+        new_game(store, created_at=at(1))
+    assert store.get_game("g1").created_at == T0
+
+
+def test_appended_events_read_back_whole_with_versions_from_one_and_rising_positions(store: EventStore) -> None:
+    new_game(store)
+    data = {"cards": ["AS", "10H"], "nested": {"ok": True, "none": None}, "ratio": 0.5, "text": "ünïcødé"}
+    events = [NewEvent("GameCreated", None, data), NewEvent("CardPlayed", 1, {"card": "QS"})]
+    with store.transaction() as tx:
+        appended = tx.append("g1", 0, events, at(2))
+    read = store.read("g1")
+    assert read == appended
+    assert [e.version for e in read] == [1, 2]
+    assert [(e.type, e.seat, e.data) for e in read] == [("GameCreated", None, data), ("CardPlayed", 1, {"card": "QS"})]
+    assert read[0].position < read[1].position
+    assert all(e.recorded_at == at(2) and e.game_id == "g1" for e in read)
+    record = store.get_game("g1")
+    assert (record.version, record.updated_at, record.created_at) == (2, at(2), T0)
+
+
+def test_a_stale_expected_version_raises_version_conflict_and_appends_nothing(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=3)
+    with pytest.raises(VersionConflict) as conflict:
+        append(store, "g1", 1, count=2)
+    assert (conflict.value.expected, conflict.value.actual) == (1, 3)
+    assert [e.version for e in store.read("g1")] == [1, 2, 3]
+    assert store.last_version("g1") == 3
+
+
+def test_an_expected_version_ahead_of_the_game_is_a_conflict_too(store: EventStore) -> None:
+    new_game(store)
+    with pytest.raises(VersionConflict):
+        append(store, "g1", 5)
+    assert store.read("g1") == []
+
+
+def test_appending_to_an_unknown_game_raises_unknown_game(store: EventStore) -> None:
+    with pytest.raises(UnknownGame):
+        append(store, "nope", 0)
+    assert store.read_all() == []
+
+
+def test_read_after_a_version_returns_only_the_later_events(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=5)
+    assert [e.version for e in store.read("g1", after=3)] == [4, 5]
+    assert store.read("g1", after=5) == []
+
+
+def test_read_with_a_limit_pages_through_the_log(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=7)
+    pages, after = [], 0
+    while page := store.read("g1", after=after, limit=3):
+        pages.append([e.version for e in page])
+        after = page[-1].version
+    assert pages == [[1, 2, 3], [4, 5, 6], [7]]
+
+
+def test_events_of_several_transactions_and_games_stay_apart(store: EventStore) -> None:
+    new_game(store, "a")
+    new_game(store, "b")
+    for expected in range(3):
+        append(store, "a", expected)
+        append(store, "b", expected)
+    assert [(e.game_id, e.version) for e in store.read("a")] == [("a", 1), ("a", 2), ("a", 3)]
+    assert store.last_version("b") == 3
+
+
+def test_read_all_returns_every_game_in_position_order_after_a_position(store: EventStore) -> None:
+    new_game(store, "a")
+    new_game(store, "b")
+    append(store, "a", 0, count=2)
+    append(store, "b", 0)
+    append(store, "a", 2)
+    every = store.read_all()
+    assert [(e.game_id, e.version) for e in every] == [("a", 1), ("a", 2), ("b", 1), ("a", 3)]
+    positions = [e.position for e in every]
+    assert positions == sorted(positions) and len(set(positions)) == 4
+    assert store.read_all(after_position=positions[1]) == every[2:]
+    assert store.read_all(after_position=positions[0], limit=2) == every[1:3]
+
+
+def test_set_status_shows_in_the_listing(store: EventStore) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.set_status("g1", "active")
+    assert store.get_game("g1").status == "active"
+
+
+def test_list_games_filters_by_status_and_by_game(store: EventStore) -> None:
+    for number in range(6):
+        new_game(store, f"g{number}", "craits" if number % 2 else "scat", at(number))
+    with store.transaction() as tx:
+        tx.set_status("g1", "active")
+        tx.set_status("g2", "active")
+    assert [g.id for g in store.list_games(status="active").games] == ["g2", "g1"]
+    assert [g.id for g in store.list_games(game="craits").games] == ["g5", "g3", "g1"]
+    assert [g.id for g in store.list_games(game="scat", status="active").games] == ["g2"]
+    assert store.list_games(game="nothing").games == []
+
+
+def test_list_games_pages_newest_first_with_an_opaque_cursor(store: EventStore) -> None:
+    # Games created in the same instant are ordered by id, so no page repeats or skips one.
+    ids = [f"g{number:02}" for number in range(23)]
+    for number, game_id in enumerate(ids):
+        new_game(store, game_id, created_at=at(number // 3))
+    seen, cursor, pages = [], None, 0
+    while True:
+        page = store.list_games(limit=5, cursor=cursor)
+        seen += [g.id for g in page.games]
+        pages += 1
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    expected = sorted(ids, key=lambda game_id: (int(game_id[1:]) // 3, game_id), reverse=True)
+    assert seen == expected
+    assert pages == 5
+
+
+def test_the_last_full_page_has_no_next_cursor(store: EventStore) -> None:
+    for number in range(4):
+        new_game(store, f"g{number}", created_at=at(number))
+    assert store.list_games(limit=4).next_cursor is None
+    assert store.list_games(limit=3).next_cursor is not None
+
+
+@pytest.mark.parametrize("cursor", ["garbage!", "Zm9v", ""])
+def test_a_malformed_cursor_raises_value_error(store: EventStore, cursor: str) -> None:
+    with pytest.raises(ValueError):
+        store.list_games(cursor=cursor)
+
+
+def test_a_token_hash_finds_its_game_and_seat(store: EventStore) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.add_token("g1", 0, "a" * 64)
+        tx.add_token("g1", 1, "b" * 64)
+    assert store.seat_for_token("b" * 64) == ("g1", 1)
+    assert store.seat_for_token("c" * 64) is None
+
+
+def test_an_idempotency_record_is_kept_per_game_seat_and_key(store: EventStore) -> None:
+    new_game(store)
+    record = IdempotencyRecord("f" * 64, 201, {"version": 3, "events": [{"type": "CardPlayed"}]})
+    with store.transaction() as tx:
+        assert tx.get_idempotency("g1", 0, "key-1") is None
+        tx.put_idempotency("g1", 0, "key-1", record)
+    with store.transaction() as tx:
+        assert tx.get_idempotency("g1", 0, "key-1") == record
+        assert tx.get_idempotency("g1", 1, "key-1") is None
+        assert tx.get_idempotency("g1", 0, "key-2") is None
+
+
+def test_an_error_inside_a_transaction_leaves_nothing_behind(store: EventStore) -> None:
+    new_game(store)
+    with pytest.raises(RuntimeError), store.transaction() as tx:
+        tx.create_game("g2", "scat", 3, at(1))
+        tx.append("g1", 0, [NewEvent("CardPlayed", 0, {})], at(1))
+        tx.set_status("g1", "active")
+        tx.add_token("g1", 0, "a" * 64)
+        tx.put_idempotency("g1", 0, "k", IdempotencyRecord("h", 201, {}))
+        raise RuntimeError("the service failed half-way")
+    assert store.get_game("g2") is None
+    assert store.read("g1") == [] and store.read_all() == []
+    assert store.get_game("g1").status == "waiting" and store.last_version("g1") == 0
+    assert store.seat_for_token("a" * 64) is None
+    with store.transaction() as tx:
+        assert tx.get_idempotency("g1", 0, "k") is None
+
+
+def test_a_conflict_inside_a_transaction_rolls_back_its_earlier_writes(store: EventStore) -> None:
+    new_game(store)
+    with pytest.raises(VersionConflict), store.transaction() as tx:
+        tx.append("g1", 0, [NewEvent("CardPlayed", 0, {})], at(1))
+        tx.append("g1", 0, [NewEvent("CardPlayed", 0, {})], at(1))
+    assert store.read("g1") == [] and store.last_version("g1") == 0
+
+
+def test_wait_wakes_up_on_an_append_from_another_thread(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0)
+    timer = threading.Timer(0.2, append, args=(store, "g1", 1))
+    started = time.monotonic()
+    timer.start()
+    try:
+        assert store.wait("g1", after=1, timeout=10) is True
+    finally:
+        timer.join()
+    assert time.monotonic() - started < 2
+    assert store.last_version("g1") == 2
+
+
+def test_wait_returns_at_once_when_the_game_is_already_past(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=2)
+    started = time.monotonic()
+    assert store.wait("g1", after=1, timeout=10) is True
+    assert time.monotonic() - started < 1
+
+
+def test_wait_times_out_without_an_append(store: EventStore) -> None:
+    new_game(store)
+    new_game(store, "other")
+    threading.Timer(0.1, append, args=(store, "other", 0)).start()
+    started = time.monotonic()
+    assert store.wait("g1", after=0, timeout=0.4) is False
+    assert 0.35 <= time.monotonic() - started < 3
