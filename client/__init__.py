@@ -1,0 +1,32 @@
+"""The Cardhall client for bot authors: every endpoint, typed answers, errors as exceptions.
+
+    from client import CardhallClient
+    with CardhallClient("http://localhost:8000") as cardhall:
+        game = cardhall.create_game("craits", 2)
+        me = cardhall.seated(cardhall.join(game["id"], "me")["token"])
+"""
+
+from client.errors import (
+    CardhallError,
+    Forbidden,
+    GameNotActive,
+    IdempotencyConflict,
+    IllegalMove,
+    NotFound,
+    NotYourTurn,
+    PreconditionFailed,
+    SeatUnavailable,
+    ServerError,
+    Unauthorized,
+    ValidationError,
+    VersionConflict,
+)
+from client.http import CardhallClient
+from client.types import Event, EventPage, GamePage, GameSummary, GameType, JoinResult, Move, MoveResult, View
+
+__all__ = [
+    "CardhallClient", "CardhallError", "ValidationError", "Unauthorized", "Forbidden", "NotFound",
+    "SeatUnavailable", "GameNotActive", "VersionConflict", "NotYourTurn", "PreconditionFailed", "IllegalMove",
+    "IdempotencyConflict", "ServerError", "View", "MoveResult", "GameSummary", "GamePage", "GameType",
+    "Event", "EventPage", "JoinResult", "Move",
+]

@@ -1,0 +1,93 @@
+"""Problem+json answers as exceptions, one class per stable ``code`` of the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CardhallError(Exception):
+    """An error answer of the Cardhall API (or a transport failure: ``status`` 0)."""
+
+    code = "error"
+
+    def __init__(self, status: int, code: str | None, detail: str, rule: str | None = None,
+                 problem: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{status} {code or self.code}: {detail}" + (f" (rule {rule})" if rule else ""))
+        self.status = status
+        self.code = code or self.code
+        self.detail = detail
+        self.rule = rule
+        self.problem = problem or {}
+
+
+class ValidationError(CardhallError):
+    code = "validation_error"
+
+
+class Unauthorized(CardhallError):
+    code = "unauthorized"
+
+
+class Forbidden(CardhallError):
+    code = "forbidden"
+
+
+class NotFound(CardhallError):
+    code = "not_found"
+
+
+class SeatUnavailable(CardhallError):
+    code = "seat_unavailable"
+
+
+class GameNotActive(CardhallError):
+    code = "game_not_active"
+
+
+class VersionConflict(CardhallError):
+    code = "version_conflict"
+
+
+class NotYourTurn(CardhallError):
+    code = "not_your_turn"
+
+
+class PreconditionFailed(CardhallError):
+    code = "precondition_failed"
+
+
+class IllegalMove(CardhallError):
+    """A move the rules refuse; ``rule`` names the rule id it breaks (e.g. ``C7``)."""
+
+    code = "illegal_move"
+
+
+class IdempotencyConflict(CardhallError):
+    code = "idempotency_conflict"
+
+
+class ServerError(CardhallError):
+    """A 5xx answer, or no answer at all, after every retry."""
+
+    code = "server_error"
+
+
+ERRORS: dict[str, type[CardhallError]] = {
+    cls.code: cls
+    for cls in (ValidationError, Unauthorized, Forbidden, NotFound, SeatUnavailable, GameNotActive,
+                VersionConflict, NotYourTurn, PreconditionFailed, IllegalMove, IdempotencyConflict)
+}
+
+BY_STATUS: dict[int, type[CardhallError]] = {
+    400: ValidationError, 401: Unauthorized, 403: Forbidden, 404: NotFound,
+    412: PreconditionFailed, 422: ValidationError,
+}
+
+
+def error_from(status: int, body: Any, text: str = "") -> CardhallError:
+    """The exception for an error answer: by its ``code``, else by its status."""
+    problem = body if isinstance(body, dict) else {}
+    code = problem.get("code")
+    cls = ERRORS.get(code) or BY_STATUS.get(status) or (ServerError if status >= 500 else CardhallError)
+    detail = problem.get("detail") or problem.get("title") or text or f"HTTP {status}"
+    return cls(status, code, detail, problem.get("rule"), problem)

@@ -1,0 +1,205 @@
+"""``CardhallClient``: every endpoint of the Cardhall HTTP API, over httpx.
+
+Errors come back as the exceptions of :mod:`client.errors`. Reads are retried
+on connection errors and 5xx answers; a move is retried too, safely, because
+every move carries an ``Idempotency-Key`` and a retry sends the same key.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import httpx
+
+from client import sse
+from client.errors import CardhallError, ServerError, error_from
+from client.types import Event, EventPage, GamePage, GameSummary, GameType, Health, JoinResult, MoveResult, View
+
+LONG_POLL = 25.0  # seconds per long-poll: under the server's 30 s cap
+
+
+class CardhallClient:
+    """A client of one Cardhall server; ``token`` (from :meth:`join`) acts for one seat of one game."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = 10.0, *,
+                 retries: int = 4, backoff: float = 0.25, http: httpx.Client | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._http = http or httpx.Client(base_url=self.base_url, timeout=timeout)
+
+    def seated(self, token: str | None) -> CardhallClient:
+        """A client for another seat's token, sharing this one's connections."""
+        return CardhallClient(self.base_url, token, self.timeout, retries=self.retries, backoff=self.backoff,
+                              http=self._http)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> CardhallClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the endpoints --------------------------------------------------------
+    def healthz(self) -> Health:
+        """Liveness and database reachability."""
+        return self._call("GET", "/healthz")
+
+    def game_types(self) -> list[GameType]:
+        """The games offered, their player ranges, options and move types."""
+        return self._call("GET", "/v1/game-types")["game_types"]
+
+    def create_game(self, game: str, players: int, options: Mapping[str, Any] | None = None) -> GameSummary:
+        """Create a game; its summary (``id`` included)."""
+        body = {"game": game, "players": players, "options": dict(options or {})}
+        return self._call("POST", "/v1/games", json=body, safe=False)
+
+    def list_games(self, status: str | None = None, game: str | None = None, limit: int = 50,
+                   cursor: str | None = None) -> GamePage:
+        """One page of games, newest first; pass ``next_cursor`` back as ``cursor`` for the next."""
+        params = {"status": status, "game": game, "limit": limit, "cursor": cursor}
+        return self._call("GET", "/v1/games", params=params)
+
+    def iter_games(self, status: str | None = None, game: str | None = None, page_size: int = 100
+                   ) -> Iterator[GameSummary]:
+        """Every game matching the filters, following the cursor page after page."""
+        cursor = None
+        while True:
+            page = self.list_games(status, game, page_size, cursor)
+            yield from page["games"]
+            cursor = page["next_cursor"]
+            if not cursor:
+                return
+
+    def game(self, game_id: str) -> GameSummary:
+        """The game summary: seats, status, version, result."""
+        return self._call("GET", f"/v1/games/{game_id}")
+
+    def join(self, game_id: str, name: str) -> JoinResult:
+        """Take the next free seat; the answer's ``token`` is shown once (see :meth:`seated`)."""
+        return self._call("POST", f"/v1/games/{game_id}/seats", json={"name": name}, safe=False)
+
+    def seat_bot(self, game_id: str, kind: str = "random") -> JoinResult:
+        """Seat a house bot (``random`` or ``greedy``) in the next free seat."""
+        return self._call("POST", f"/v1/games/{game_id}/seats", json={"bot": kind}, safe=False)
+
+    def state(self, game_id: str, at: int | None = None) -> View:
+        """This client's view (a spectator's without a token), now or as it stood after event ``at``."""
+        return self._call("GET", f"/v1/games/{game_id}/state", params={"at": at})
+
+    def move(self, game_id: str, move: Mapping[str, Any], expected_version: int | None = None, *,
+             if_match: int | None = None, idempotency_key: str | None = None) -> MoveResult:
+        """Make a move; retried with the same ``Idempotency-Key`` on connection errors and 5xx."""
+        body = dict(move)
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        headers = {"Idempotency-Key": idempotency_key or str(uuid.uuid4())}
+        if if_match is not None:
+            headers["If-Match"] = f'"{if_match}"'
+        return self._call("POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
+
+    def events(self, game_id: str, after: int = 0, limit: int = 100, wait: float = 0) -> EventPage:
+        """The log as this client may see it; ``wait`` (≤ 30 s) holds the request until an event after ``after``."""
+        params = {"after": after, "limit": limit, "wait": wait or None}
+        return self._call("GET", f"/v1/games/{game_id}/events", params=params, timeout=self.timeout + wait)
+
+    def stream_events(self, game_id: str, after: int = 0, *, reconnect: bool = True) -> Iterator[Event]:
+        """The events as Server-Sent Events, resuming with ``Last-Event-ID`` when the stream drops.
+
+        Ends when the server closes the stream of a finished game (or any closed stream if not ``reconnect``).
+        """
+        last = after
+        while True:
+            try:
+                for event in self._stream_once(game_id, last):
+                    last = event["version"]
+                    yield event
+            except (httpx.TransportError, ServerError):
+                if not reconnect:
+                    raise
+                time.sleep(self.backoff)
+                continue
+            if not reconnect or self._caught_up(game_id, last):
+                return
+
+    def wait_for_turn(self, game_id: str, *, sse: bool = False, deadline: float | None = None) -> View:
+        """Block until the game waits for this client's seat, or is no longer active; the view then."""
+        view = self.state(game_id)
+        stream = self.stream_events(game_id, view["version"]) if sse else None
+        try:
+            while not _my_turn_or_over(view):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError(f"game {game_id} did not reach this seat's turn in time")
+                if stream is not None:
+                    next(stream, None)
+                else:
+                    self.events(game_id, after=view["version"], limit=1, wait=LONG_POLL)
+                view = self.state(game_id)
+        finally:
+            if stream is not None:
+                stream.close()
+        return view
+
+    # -- plumbing -------------------------------------------------------------
+    def _caught_up(self, game_id: str, last: int) -> bool:
+        summary = self.game(game_id)
+        return summary["status"] == "finished" and summary["version"] <= last
+
+    def _stream_once(self, game_id: str, after: int) -> Iterator[Event]:
+        headers = {**self._auth(), "Accept": "text/event-stream", "Last-Event-ID": str(after)}
+        timeout = httpx.Timeout(self.timeout, read=60.0)  # the server sends a heartbeat every 15 s
+        with self._http.stream("GET", f"/v1/games/{game_id}/events/stream", headers=headers,
+                               timeout=timeout) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise _error(response)
+            for message in sse.parse(response.iter_lines()):
+                yield json.loads(message.data)
+
+    def _auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None,
+              headers: Mapping[str, str] | None = None, timeout: float | None = None, safe: bool = True) -> Any:
+        """Send a request; retry connection failures (and, when ``safe`` to repeat, timeouts and 5xx)."""
+        query = {key: value for key, value in (params or {}).items() if value is not None}
+        all_headers = {**self._auth(), **(headers or {})}
+        for attempt in range(self.retries + 1):
+            last_try = attempt == self.retries
+            try:
+                response = self._http.request(method, path, json=json, params=query, headers=all_headers,
+                                              timeout=timeout or self.timeout)
+            except httpx.TransportError as failure:
+                if last_try or not (safe or isinstance(failure, httpx.ConnectError)):
+                    raise ServerError(0, "unreachable", f"{method} {path}: {failure!r}") from failure
+            else:
+                if response.status_code < 500 or not safe or last_try:
+                    return _answer(response)
+            time.sleep(self.backoff * 2**attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _my_turn_or_over(view: View) -> bool:
+    return view["status"] != "active" or view["seat"] in view["to_act"]
+
+
+def _answer(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        raise _error(response)
+    return response.json()
+
+
+def _error(response: httpx.Response) -> CardhallError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    return error_from(response.status_code, body, response.text[:200])
