@@ -145,7 +145,7 @@ def test_the_last_player_standing_wins_and_no_hand_is_dealt_after():
     assert game.over
     assert state_of(game)["hand_number"] == 2
     assert state_of(game)["out"] == [0, 2]
-    assert game.view(None)["result"] == {"winners": [1], "lives": [0, 0, 0]}
+    assert game.view(None)["result"] == {"winners": [1], "lives": [0, 1, 0]}
 
 
 def test_a_knocker_with_one_life_alone_lowest_goes_past_the_county_and_out():
