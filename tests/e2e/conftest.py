@@ -1,0 +1,108 @@
+"""HTTP end-to-end fixtures: the app over every store backend, and a small API helper."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import persistence
+from api import create_app
+from service.games import GameService
+
+BACKENDS = [
+    pytest.param("memory", id="memory"),
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
+
+
+def _store_url(backend: str, tmp_path: Any, request: pytest.FixtureRequest) -> str:
+    if backend == "memory":
+        return "memory://"
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'cardhall.db'}"
+    return request.getfixturevalue("postgres_database")()
+
+
+@pytest.fixture(params=BACKENDS)
+def games(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[GameService]:
+    """A game service on each backend, its schema migrated with Alembic."""
+    url = _store_url(request.param, tmp_path, request)
+    if not url.startswith("memory"):
+        persistence.upgrade(url)
+    service = GameService(persistence.open_store(url), max_wait=2.0)
+    yield service
+    service.store.close()
+
+
+@pytest.fixture
+def app(games: GameService):  # type: ignore[no-untyped-def]
+    """The Flask app over the service."""
+    return create_app(games, CARDHALL_SSE_HEARTBEAT=0.2)
+
+
+@pytest.fixture
+def http(app):  # type: ignore[no-untyped-def]
+    """A small helper around the Flask test client."""
+    return Http(app.test_client())
+
+
+class Http:
+    """Calls of the API by name, returning the Flask test response."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    @staticmethod
+    def auth(token: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    def create(self, game: str = "craits", players: int = 2, **options: Any) -> str:
+        response = self.client.post("/v1/games", json={"game": game, "players": players, "options": options})
+        assert response.status_code == 201, response.json
+        return response.json["id"]
+
+    def join(self, game_id: str, name: str = "p") -> str:
+        response = self.client.post(f"/v1/games/{game_id}/seats", json={"name": name})
+        assert response.status_code == 201, response.json
+        return response.json["token"]
+
+    def bot(self, game_id: str, kind: str = "random") -> Any:
+        return self.client.post(f"/v1/games/{game_id}/seats", json={"bot": kind})
+
+    def started(self, game: str = "craits", players: int = 2, **options: Any) -> tuple[str, list[str]]:
+        """A game with every seat taken by a person; returns its id and the tokens by seat."""
+        game_id = self.create(game, players, **options)
+        return game_id, [self.join(game_id, f"p{seat}") for seat in range(players)]
+
+    def state(self, game_id: str, token: str | None = None, **query: Any) -> Any:
+        return self.client.get(f"/v1/games/{game_id}/state", query_string=query, headers=self.auth(token))
+
+    def move(self, game_id: str, token: str | None, move: dict[str, Any], **headers: str) -> Any:
+        return self.client.post(f"/v1/games/{game_id}/moves", json=move, headers={**self.auth(token), **headers})
+
+    def events(self, game_id: str, token: str | None = None, **query: Any) -> Any:
+        return self.client.get(f"/v1/games/{game_id}/events", query_string=query, headers=self.auth(token))
+
+    def version(self, game_id: str) -> int:
+        return self.client.get(f"/v1/games/{game_id}").json["version"]
+
+    def actor(self, game_id: str, tokens: list[str]) -> tuple[int, str, dict[str, Any]]:
+        """A seat that must act now, its token and its view."""
+        for seat, token in enumerate(tokens):
+            view = self.state(game_id, token).json
+            if seat in view["to_act"]:
+                return seat, token, view
+        raise AssertionError("nobody is to act")
+
+    def play_out(self, game_id: str, tokens: list[str], limit: int = 20_000) -> int:
+        """Play the first legal move of whoever must act until the game ends; returns the moves made."""
+        for count in range(limit):
+            if self.client.get(f"/v1/games/{game_id}").json["status"] == "finished":
+                return count
+            _, token, view = self.actor(game_id, tokens)
+            response = self.move(game_id, token, view["legal_moves"][0])
+            assert response.status_code == 201, response.json
+        raise AssertionError("the game did not end")

@@ -1,0 +1,36 @@
+"""The OpenAPI document: generated from the code, committed, served."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from api.openapi import generate
+
+COMMITTED = Path(__file__).resolve().parents[2] / "openapi.yaml"
+
+
+def test_the_committed_openapi_yaml_is_what_the_code_generates():
+    assert COMMITTED.read_text() == generate(), "run: python -m api.openapi > openapi.yaml"
+
+
+def test_the_document_is_openapi_3_1_and_covers_every_path_of_the_contract(http):
+    response = http.client.get("/openapi.yaml")
+    assert response.status_code == 200
+    spec = yaml.safe_load(response.get_data(as_text=True))
+    assert spec["openapi"].startswith("3.1")
+    assert {
+        "/v1/game-types", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
+        "/v1/games/{game_id}/state", "/v1/games/{game_id}/moves", "/v1/games/{game_id}/events",
+        "/v1/games/{game_id}/events/stream", "/healthz",
+    } <= set(spec["paths"])
+    moves = spec["paths"]["/v1/games/{game_id}/moves"]["post"]
+    examples = moves["requestBody"]["content"]["application/json"]["examples"]
+    assert {"craits_play", "craits_call", "scat_draw_stock", "scat_declare_31", "scat_throw_down"} <= set(examples)
+    assert "application/problem+json" in moves["responses"]["422"]["content"]
+
+
+def test_interactive_docs_are_served(http):
+    response = http.client.get("/docs")
+    assert response.status_code == 200 and b"swagger" in response.data.lower()
