@@ -86,3 +86,17 @@ def autoplay_to_round(game: LocalGame, round_number: int) -> None:
     while game.state.round < round_number:
         (seat,) = game.table.game.to_act(game.state)
         game.move(seat, game.legal_moves(seat)[0])
+
+
+def rig_hands(game: LocalGame, **hands_by_seat: Sequence[str]) -> None:
+    """Give seats (``seat1=["QH"]``) just these cards; the cards they held go under the pile."""
+    state = game.state
+    hands = list(state.hands)
+    given = {card for cards in hands_by_seat.values() for card in cards}
+    freed = [c for seat in range(state.players) if f"seat{seat}" in hands_by_seat for c in hands[seat]]
+    for name, cards in hands_by_seat.items():
+        hands[int(name.removeprefix("seat"))] = tuple(cards)
+    others = [tuple(c for c in hand if c not in given) if f"seat{s}" not in hands_by_seat else hand
+              for s, hand in enumerate(hands)]
+    pile = tuple(c for c in (*state.pile, *freed) if c not in given and c not in state.discard)
+    rig(game, hands=tuple(others), pile=pile)
