@@ -1,0 +1,90 @@
+"""``cardhall bot run`` and ``cardhall arena``: the bot authors' tools."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+from cardhall_cli import command
+
+
+def _option(text: str) -> tuple[str, Any]:
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"an option is NAME=VALUE (JSON or text), not {text!r}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
+def _bot_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["run"], help="run: play one game with the bot")
+    parser.add_argument("bot", metavar="BOT", help="path/to/file.py:function, a function choose(view) -> move")
+    parser.add_argument("--server", required=True, help="the server's base URL, e.g. http://localhost:8000")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--game", help="join this game (its id)")
+    where.add_argument("--new", metavar="GAME", help="create a game of GAME (craits or scat) and take seat 0")
+    parser.add_argument("--players", type=int, default=2, help="players in a new game (default 2)")
+    parser.add_argument("--fill", choices=["random", "greedy", "none"], default="random",
+                        help="house bots for the other seats of a new game; none: wait for others (default random)")
+    parser.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                        help="an option of the new game, e.g. seed=7 or short=true (repeatable)")
+    parser.add_argument("--name", default="bot", help="the name to sit under (default bot)")
+    parser.add_argument("--sse", action="store_true", help="wait for turns over Server-Sent Events, not long-polls")
+
+
+@command("bot", _bot_arguments)
+def bot(args: argparse.Namespace) -> int:
+    """Run a bot (a Python function) in a game on a server until the game ends."""
+    from client import CardhallClient, CardhallError
+    from client.loading import load_bot
+    from client.runner import NewGame, play, start
+
+    choose = load_bot(args.bot)
+    new = None
+    if args.new:
+        new = NewGame(args.new, args.players, None if args.fill == "none" else args.fill, dict(args.option))
+    with CardhallClient(args.server) as client:
+        try:
+            game_id, me = start(client, args.name, game_id=args.game, new=new)
+            print(f"game {game_id}: {args.name} plays {args.bot}", flush=True)
+            final = play(me, game_id, choose, lambda line: print(line, flush=True), sse=args.sse)
+        except CardhallError as error:
+            print(f"cardhall: {error}", file=sys.stderr)
+            return 1
+    return 0 if final["status"] == "finished" else 1
+
+
+def _arena_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=["craits", "scat"], required=True, help="the game to play")
+    parser.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
+    parser.add_argument("--bot", action="append", required=True, metavar="[NAME=]BOT",
+                        help="an entrant: random, greedy, path.py:function or name=path.py:function (repeatable)")
+    parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    parser.add_argument("--server", help="play through this server (default: in-process, same rules engine)")
+    parser.add_argument("--seed", type=int, help="game n is seeded SEED+n (default: random, printed)")
+    parser.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                        help="a game option for every game, e.g. short=true (repeatable)")
+    parser.add_argument("--json", metavar="FILE", help="also write the standings as JSON to FILE")
+
+
+@command("arena", _arena_arguments)
+def arena(args: argparse.Namespace) -> int:
+    """Play bots against each other over many seeded games; print standings with ratings."""
+    from client import arena as arenas
+    from client.report import run_with_progress, show
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000_000)
+    entrants = arenas.unique([arenas.entrant(spec) for spec in args.bot])
+    standings = run_with_progress(args.game, args.players, entrants, args.games, seed, args.server,
+                                  dict(args.option))
+    show(standings, f"{args.game}, {args.players} players, {args.games} games, seed {seed}")
+    if args.json:
+        about = {"players": args.players, "seed": seed, "server": args.server, "options": dict(args.option)}
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(standings.as_dict(**about), out, indent=2)
+    return 0

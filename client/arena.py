@@ -1,0 +1,138 @@
+"""The arena: entrants play many seeded games with fair seat rotation; results by entrant.
+
+Games are played in-process (:class:`service.local.LocalGame`, the server's own rules
+engine) or through a server with the client. Built-in entrants ``random`` and
+``greedy`` are the house bots (:func:`bots.choose`); through a server they sit as
+house bots, so the server plays them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from client.loading import Choose, load_bot
+from client.types import Result
+
+HOUSE_BOTS = ("random", "greedy")
+
+
+@dataclasses.dataclass(frozen=True)
+class Entrant:
+    """A bot in the arena: its ``name`` and, for a file bot, its ``choose``; ``house`` for a house bot."""
+
+    name: str
+    choose: Choose | None = None
+    house: str | None = None
+
+
+def entrant(spec: str) -> Entrant:
+    """``random``, ``greedy``, ``path.py:function`` or ``name=path.py:function``."""
+    if spec in HOUSE_BOTS:
+        return Entrant(spec, house=spec)
+    name, _, bot = spec.rpartition("=")
+    if not name:
+        name = bot.rpartition(":")[2] if ":" in bot else bot.rpartition("/")[2].removesuffix(".py")
+    if bot in HOUSE_BOTS:
+        return Entrant(name, house=bot)
+    return Entrant(name, choose=load_bot(bot))
+
+
+def unique(entrants: list[Entrant]) -> list[Entrant]:
+    """The entrants with names made distinct (``greedy``, ``greedy#2``...)."""
+    seen: dict[str, int] = {}
+    named = []
+    for one in entrants:
+        seen[one.name] = seen.get(one.name, 0) + 1
+        named.append(one if seen[one.name] == 1 else dataclasses.replace(one, name=f"{one.name}#{seen[one.name]}"))
+    return named
+
+
+def seating(entrants: list[Entrant], players: int, game_number: int) -> list[int]:
+    """Which entrant (by index) sits in each seat of game ``game_number``: a rotation, so seats even out."""
+    return [(game_number + seat) % len(entrants) for seat in range(players)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """One finished game: who sat where and how it ended."""
+
+    number: int
+    seed: int
+    seats: list[int]
+    result: Result
+    illegal: list[int]  # per seat: moves refused and replaced by the first legal one
+
+
+def play_local(game: str, players: int, entrants: list[Entrant], number: int, seed: int,
+               options: dict[str, Any]) -> Played:
+    """One game in memory through the server's rules engine."""
+    import bots
+    from domain.errors import DomainError
+    from service.local import LocalGame
+
+    seats = seating(entrants, players, number)
+    local = LocalGame(game, players, {**options, "seed": seed}, names=[entrants[i].name for i in seats])
+    chooser = [_local_chooser(game, entrants[index], random.Random(f"{seed}:{seat}"), bots.choose)
+               for seat, index in enumerate(seats)]
+    illegal = [0] * players
+    while not local.over:
+        seat = local.view(None)["to_act"][0]
+        view = local.view(seat)
+        try:
+            local.move(seat, chooser[seat](view))
+        except DomainError:
+            illegal[seat] += 1
+            local.move(seat, view["legal_moves"][0])
+    return Played(number, seed, seats, local.view(None)["result"], illegal)
+
+
+def _local_chooser(game: str, one: Entrant, rng: random.Random, house: Callable[..., Any]) -> Choose:
+    if one.choose is not None:
+        return one.choose
+    return lambda view: house(game, one.house, view, rng)
+
+
+def play_remote(client: Any, game: str, players: int, entrants: list[Entrant], number: int, seed: int,
+                options: dict[str, Any]) -> Played:
+    """One game through a server: house entrants sit as house bots, file bots play with the client."""
+    from client.errors import IllegalMove, ValidationError
+
+    seats = seating(entrants, players, number)
+    game_id = client.create_game(game, players, {**options, "seed": seed})["id"]
+    mine: dict[int, Any] = {}
+    for seat, index in enumerate(seats):
+        one = entrants[index]
+        if one.house:
+            client.seat_bot(game_id, one.house)
+        else:
+            mine[seat] = client.seated(client.join(game_id, one.name)["token"])
+    illegal = [0] * players
+    view = client.state(game_id)
+    while view["status"] != "finished":
+        seat = view["to_act"][0]
+        mover = mine[seat]
+        own = mover.state(game_id)
+        try:
+            mover.move(game_id, entrants[seats[seat]].choose(own), expected_version=own["version"])
+        except (IllegalMove, ValidationError):
+            illegal[seat] += 1
+            mover.move(game_id, own["legal_moves"][0], expected_version=own["version"])
+        view = client.state(game_id)
+    return Played(number, seed, seats, view["result"], illegal)
+
+
+def run(game: str, players: int, entrants: list[Entrant], games: int, seed: int, *,
+        client: Any = None, options: dict[str, Any] | None = None) -> Iterator[Played]:
+    """Play ``games`` games, game ``n`` seeded ``seed + n``; yields each as it ends.
+
+    The ``random`` module is seeded before each game too, so file bots that use it replay the same.
+    """
+    for number in range(games):
+        random.seed(f"{seed}:{number}")
+        if client is None:
+            yield play_local(game, players, entrants, number, seed + number, dict(options or {}))
+        else:
+            yield play_remote(client, game, players, entrants, number, seed + number, dict(options or {}))

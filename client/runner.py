@@ -1,0 +1,102 @@
+"""The bot runner: joins (or creates) a game, waits for its seat's turn, asks the bot, moves; to the end."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from client.errors import IllegalMove, NotYourTurn, ValidationError, VersionConflict
+from client.http import CardhallClient
+from client.loading import Choose
+from client.types import View
+
+Say = Callable[[str], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class NewGame:
+    """A game for the runner to create: it takes seat 0; ``fill`` (a house bot kind) takes the others."""
+
+    game: str
+    players: int
+    fill: str | None = "random"
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def start(client: CardhallClient, name: str, *, game_id: str | None = None, new: NewGame | None = None
+          ) -> tuple[str, CardhallClient]:
+    """Join ``game_id`` or create ``new``: the game's id and a client acting for the seat taken."""
+    if new is not None:
+        game_id = client.create_game(new.game, new.players, new.options)["id"]
+    assert game_id is not None, "give a game id or a new game"
+    me = client.seated(client.join(game_id, name)["token"])
+    if new is not None and new.fill:
+        for _ in range(new.players - 1):
+            client.seat_bot(game_id, new.fill)
+    return game_id, me
+
+
+def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, sse: bool = False) -> View:
+    """Play the seat ``me`` acts for until the game ends; report each round or hand; the final view."""
+    reporter = Reporter(say)
+    while True:
+        view = me.wait_for_turn(game_id, sse=sse)
+        reporter.update(view)
+        if view["status"] == "finished":
+            return view
+        _move(me, game_id, view, choose, say)
+
+
+def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say) -> None:
+    """Ask the bot and move; an illegal answer is reported and replaced by the first legal move."""
+    try:
+        move = choose(view)
+        me.move(game_id, move, expected_version=view["version"])
+    except (IllegalMove, ValidationError) as refused:
+        say(f"  the bot's move {move!r} was refused ({refused.code} {refused.rule or ''}: {refused.detail}); "
+            f"playing {view['legal_moves'][0]!r} instead")
+        me.move(game_id, view["legal_moves"][0], expected_version=view["version"])
+    except (VersionConflict, NotYourTurn):
+        pass  # someone moved first (an out-of-turn call or 31): look again
+
+
+class Reporter:
+    """One line per finished Craits round or settled Scat hand, and one for the result."""
+
+    def __init__(self, say: Say) -> None:
+        self.say = say
+        self.rounds_seen = 0
+        self.hand_seen: int | None = None
+
+    def update(self, view: View) -> None:
+        state = view["state"] or {}
+        if "round_scores" in state:
+            self._craits(state)
+        if state.get("last_settlement"):
+            self._scat(state)
+        if view["status"] == "finished" and view["result"]:
+            self._result(view)
+
+    def _craits(self, state: dict[str, Any]) -> None:
+        totals = [0] * len(state["scores"])
+        for number, scores in enumerate(state["round_scores"], start=1):
+            totals = [total + score for total, score in zip(totals, scores, strict=True)]
+            if number > self.rounds_seen:
+                self.say(f"round {number}/{state['rounds']}: scores {scores}, totals {totals}")
+        self.rounds_seen = len(state["round_scores"])
+
+    def _scat(self, state: dict[str, Any]) -> None:
+        settled = state["last_settlement"]
+        if settled.get("hand_number") == self.hand_seen:
+            return
+        self.hand_seen = settled.get("hand_number")
+        losers = ", ".join(f"seat {seat} -{lost}" for seat, lost in enumerate(settled.get("lost") or []) if lost)
+        self.say(f"hand {self.hand_seen} ({settled.get('reason')}): {losers or 'nobody lost a life'}; "
+                 f"lives {state['lives']}")
+
+    def _result(self, view: View) -> None:
+        result = view["result"] or {}
+        final = {key: value for key, value in result.items() if key != "winners"}
+        outcome = "won" if view["seat"] in result.get("winners", []) else "lost"
+        self.say(f"game over: winners {result.get('winners')}, {final}; seat {view['seat']} (this bot) {outcome}")
