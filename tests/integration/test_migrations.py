@@ -1,0 +1,77 @@
+"""Alembic owns the schema: migrations go up and down, match the code, and tolerate racing starts."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from persistence.migrate import alembic_config, current_revision, downgrade, upgrade
+from persistence.schema import metadata
+from tests.integration import workers
+
+TABLES = {"events", "games", "seats", "idempotency"}
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database, never migrated."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'empty.db'}"
+    make: Callable[[], str] = request.getfixturevalue("postgres_database")
+    return make()
+
+
+def tables(url: str) -> set[str]:
+    engine = sa.create_engine(url)
+    try:
+        return set(sa.inspect(engine).get_table_names()) - {"alembic_version"}
+    finally:
+        engine.dispose()
+
+
+def head() -> str:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def test_upgrade_then_downgrade_then_upgrade_again_works(empty_url: str) -> None:
+    upgrade(empty_url)
+    assert tables(empty_url) == TABLES and current_revision(empty_url) == head()
+    downgrade(empty_url, "base")
+    assert tables(empty_url) == set() and current_revision(empty_url) is None
+    upgrade(empty_url)
+    assert tables(empty_url) == TABLES and current_revision(empty_url) == head()
+
+
+def test_upgrading_an_up_to_date_database_changes_nothing(empty_url: str) -> None:
+    upgrade(empty_url)
+    upgrade(empty_url)
+    assert current_revision(empty_url) == head()
+
+
+def test_the_migrated_schema_is_the_one_the_store_expects(empty_url: str) -> None:
+    upgrade(empty_url)
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            assert compare_metadata(context, metadata) == []
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_processes_upgrading_at_the_same_moment_all_succeed(empty_url: str) -> None:
+    start_at = time.time() + 2
+    with ProcessPoolExecutor(3, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(workers.upgrade, empty_url, start_at) for _ in range(3)]
+        assert [future.result(timeout=120) for future in futures] == [head()] * 3
+    assert tables(empty_url) == TABLES

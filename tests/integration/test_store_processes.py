@@ -1,0 +1,116 @@
+"""Several processes sharing one store: writers queue, followers and waiters miss nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from persistence import open_store
+from persistence.port import EventStore
+from tests.integration import workers
+
+SPAWN = multiprocessing.get_context("spawn")
+
+
+def create_games(store: EventStore, game_ids: list[str]) -> None:
+    with store.transaction() as tx:
+        for game_id in game_ids:
+            tx.create_game(game_id, "craits", 2, dt.datetime.now(dt.UTC))
+
+
+def assert_logs_whole(store: EventStore, game_ids: list[str], total: int) -> None:
+    """Every game's versions run 1..n without gap or duplicate; positions rise; nothing is lost."""
+    every = store.read_all(limit=total + 10)
+    assert len(every) == total
+    positions = [e.position for e in every]
+    assert positions == sorted(set(positions))
+    for game_id in game_ids:
+        versions = [e.version for e in every if e.game_id == game_id]
+        assert versions == list(range(1, len(versions) + 1)) == [e.version for e in store.read(game_id)]
+
+
+def run_appenders(url: str, game_ids: list[str], processes: int, count: int, batch: int = 1) -> list[int]:
+    start_at = time.time() + 1.5  # let every process import and connect, then start together
+    with ProcessPoolExecutor(processes, mp_context=SPAWN) as pool:
+        futures = [pool.submit(workers.append_until_done, url, game_ids, count, start_at, batch)
+                   for _ in range(processes)]
+        return [future.result(timeout=120) for future in futures]
+
+
+def latency_of_a_wake_up(store: EventStore, url: str) -> float:
+    """Seconds from another process's append (3 s from now, once it has started) to the waiter waking."""
+    append_at = time.time() + 3
+    with ProcessPoolExecutor(1, mp_context=SPAWN) as pool:
+        done = pool.submit(workers.append_one_at, url, "g1", append_at)
+        assert store.wait("g1", after=0, timeout=30) is True
+        woke_at = time.time()
+        done.result(timeout=30)
+    return woke_at - append_at
+
+
+@pytest.mark.slow
+def test_sqlite_writers_in_several_processes_queue_and_all_succeed(sqlite_url: str) -> None:
+    store = open_store(sqlite_url)
+    games = ["shared", "other"]
+    create_games(store, games)
+    run_appenders(sqlite_url, games, processes=4, count=40)
+    assert_logs_whole(store, games, total=4 * 40)
+    store.close()
+
+
+@pytest.mark.slow
+def test_sqlite_wait_sees_an_append_from_another_process(sqlite_url: str) -> None:
+    store = open_store(sqlite_url)
+    create_games(store, ["g1"])
+    latency = latency_of_a_wake_up(store, sqlite_url)
+    assert latency < 0.5  # the 50 ms poller woke it, not the one-second re-read
+    store.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_postgres_follower_sees_every_event_of_concurrent_appenders_once_in_order(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    games = [f"g{number}" for number in range(20)]
+    create_games(store, games)
+    processes, count, batch = 4, 60, 2
+    total = processes * count * batch
+    seen: list = []
+    stop = threading.Event()
+
+    def follow() -> None:
+        after = 0
+        while not stop.is_set() and len(seen) < total:
+            page = store.read_all(after_position=after, limit=50)
+            if page:
+                seen.extend(page)
+                after = page[-1].position
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    try:
+        run_appenders(postgres_url, games, processes, count, batch)
+        follower.join(timeout=30)
+    finally:
+        stop.set()
+        follower.join()
+    assert_logs_whole(store, games, total)
+    assert [(e.game_id, e.version) for e in seen] == [(e.game_id, e.version) for e in store.read_all(limit=total)]
+    assert not [key for key, times in Counter((e.game_id, e.version) for e in seen).items() if times > 1]
+    store.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_postgres_notify_from_another_process_wakes_a_waiter(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    create_games(store, ["g1"])
+    latency = latency_of_a_wake_up(store, postgres_url)
+    assert latency < 1.0  # NOTIFY woke it, not the five-second re-read
+    store.close()

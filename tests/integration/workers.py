@@ -1,0 +1,55 @@
+"""Functions run in other processes by the multi-process store tests (importable by spawn)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import time
+
+from persistence import open_store
+from persistence.port import NewEvent, VersionConflict
+
+
+def append_until_done(url: str, game_ids: list[str], count: int, start_at: float, batch: int = 1) -> int:
+    """Append ``count`` batches to random games of ``game_ids``, retrying on conflicts; the conflicts met."""
+    store = open_store(url)
+    chooser = random.Random()
+    conflicts = 0
+    time.sleep(max(0.0, start_at - time.time()))
+    try:
+        for number in range(count):
+            game_id = chooser.choice(game_ids)
+            while True:
+                version = store.last_version(game_id)
+                events = [NewEvent("Tick", None, {"writer": url[-4:], "number": number, "part": part})
+                          for part in range(batch)]
+                try:
+                    with store.transaction() as tx:
+                        tx.append(game_id, version, events, dt.datetime.now(dt.UTC))
+                    break
+                except VersionConflict:
+                    conflicts += 1
+    finally:
+        store.close()
+    return conflicts
+
+
+def append_one_at(url: str, game_id: str, at: float) -> None:
+    """At time ``at`` (``time.time()``), append one event to the game."""
+    store = open_store(url)
+    try:
+        time.sleep(max(0.0, at - time.time()))
+        with store.transaction() as tx:
+            tx.append(game_id, store.last_version(game_id), [NewEvent("Tick", None, {})], dt.datetime.now(dt.UTC))
+    finally:
+        store.close()
+
+
+def upgrade(url: str, start_at: float) -> str:
+    """Run the migrations at ``start_at``; the revision reached."""
+    from persistence import upgrade as run_upgrade
+    from persistence.migrate import current_revision
+
+    time.sleep(max(0.0, start_at - time.time()))
+    run_upgrade(url)
+    return current_revision(url)
