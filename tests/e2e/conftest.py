@@ -10,6 +10,7 @@ import pytest
 import persistence
 from api import create_app
 from service.games import GameService
+from tests.e2e.live import live_server  # noqa: F401  (a real server process, shared by the session)
 
 BACKENDS = [
     pytest.param("memory", id="memory"),
