@@ -1,0 +1,47 @@
+"""``cardhall bot run`` plays whole games against a real server process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardhall_cli import main
+from client import CardhallClient
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_the_runner_creates_a_craits_game_fills_it_with_house_bots_and_plays_it_to_the_end(live_server, capsys):
+    code = main(["bot", "run", f"{EXAMPLES / 'greedy_craits.py'}:choose", "--server", live_server,
+                 "--new", "craits", "--players", "3", "--fill", "random", "--option", "short=true",
+                 "--option", "seed=5", "--name", "greedy"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert [line.split(":")[0] for line in lines if line.startswith("round")] == [
+        f"round {number}/8" for number in range(1, 9)
+    ]
+    assert lines[-1].startswith("game over: winners")
+
+
+def test_the_runner_joins_a_scat_game_and_reports_every_settled_hand(live_server, capsys):
+    with CardhallClient(live_server) as cardhall:
+        game_id = cardhall.create_game("scat", 2, {"seed": 8})["id"]
+        cardhall.seat_bot(game_id, "greedy")
+        code = main(["bot", "run", str(EXAMPLES / "random_scat.py"), "--server", live_server, "--game", game_id,
+                     "--sse"])
+        summary = cardhall.game(game_id)
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0 and summary["status"] == "finished"
+    assert any(line.startswith("hand 1 (") for line in lines)
+    assert lines[-1].startswith("game over: winners") and "seat 1 (this bot)" in lines[-1]
+
+
+def test_a_move_the_rules_refuse_is_reported_and_replaced_by_a_legal_one(live_server, capsys, tmp_path):
+    stubborn = tmp_path / "stubborn.py"
+    stubborn.write_text("def choose(view):\n"
+                        "    if view['state']['phase'] == 'draw':\n"
+                        "        return {'type': 'discard', 'card': view['state']['hand'][0]}\n"
+                        "    return view['legal_moves'][0]\n")
+    code = main(["bot", "run", f"{stubborn}:choose", "--server", live_server, "--new", "scat", "--players", "2",
+                 "--option", "seed=2"])
+    assert code == 0
+    assert "was refused" in capsys.readouterr().out
