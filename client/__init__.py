@@ -22,11 +22,40 @@ from client.errors import (
     VersionConflict,
 )
 from client.http import CardhallClient
-from client.types import Event, EventPage, GamePage, GameSummary, GameType, JoinResult, Move, MoveResult, View
+from client.types import (
+    Event,
+    EventPage,
+    GamePage,
+    GameSummary,
+    GameType,
+    JoinResult,
+    Move,
+    MoveResult,
+    View,
+)
 
 __all__ = [
-    "CardhallClient", "CardhallError", "ValidationError", "Unauthorized", "Forbidden", "NotFound",
-    "SeatUnavailable", "GameNotActive", "VersionConflict", "NotYourTurn", "PreconditionFailed", "IllegalMove",
-    "IdempotencyConflict", "ServerError", "View", "MoveResult", "GameSummary", "GamePage", "GameType",
-    "Event", "EventPage", "JoinResult", "Move",
+    "CardhallClient",
+    "CardhallError",
+    "Event",
+    "EventPage",
+    "Forbidden",
+    "GameNotActive",
+    "GamePage",
+    "GameSummary",
+    "GameType",
+    "IdempotencyConflict",
+    "IllegalMove",
+    "JoinResult",
+    "Move",
+    "MoveResult",
+    "NotFound",
+    "NotYourTurn",
+    "PreconditionFailed",
+    "SeatUnavailable",
+    "ServerError",
+    "Unauthorized",
+    "ValidationError",
+    "VersionConflict",
+    "View",
 ]

@@ -70,6 +70,7 @@ def play_local(game: str, players: int, entrants: list[Entrant], number: int, se
                options: dict[str, Any]) -> Played:
     """One game in memory through the server's rules engine."""
     import bots
+
     from domain.errors import DomainError
     from service.local import LocalGame
 

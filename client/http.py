@@ -11,13 +11,23 @@ import json
 import time
 import uuid
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
 from client import sse
 from client.errors import CardhallError, ServerError, error_from
-from client.types import Event, EventPage, GamePage, GameSummary, GameType, Health, JoinResult, MoveResult, View
+from client.types import (
+    Event,
+    EventPage,
+    GamePage,
+    GameSummary,
+    GameType,
+    Health,
+    JoinResult,
+    MoveResult,
+    View,
+)
 
 LONG_POLL = 25.0  # seconds per long-poll: under the server's 30 s cap
 
@@ -42,7 +52,7 @@ class CardhallClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> CardhallClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

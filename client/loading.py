@@ -20,7 +20,7 @@ def load_bot(spec: str) -> Choose:
     except AttributeError:
         raise ValueError(f"{source} has no function {function!r}") from None
     if not callable(found):
-        raise ValueError(f"{spec} is not a function")
+        raise TypeError(f"{spec} is not a function")
     return found
 
 
