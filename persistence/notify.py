@@ -65,9 +65,9 @@ class Announcements:
             self._waiters[game_id] += 1
         try:
             while current() <= after:
-                if not self._sleep(game_id, after, min(deadline, time.monotonic() + recheck)):
-                    if time.monotonic() >= deadline:
-                        return current() > after
+                woken = self._sleep(game_id, after, min(deadline, time.monotonic() + recheck))
+                if not woken and time.monotonic() >= deadline:
+                    return current() > after
             return True
         finally:
             with self._changed:

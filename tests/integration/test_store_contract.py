@@ -262,3 +262,15 @@ def test_wait_times_out_without_an_append(store: EventStore) -> None:
     started = time.monotonic()
     assert store.wait("g1", after=0, timeout=0.4) is False
     assert 0.35 <= time.monotonic() - started < 3
+
+
+def test_reads_during_an_open_writing_transaction_see_the_last_commit_without_waiting(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0)
+    with store.transaction() as tx:
+        tx.append("g1", 1, [NewEvent("CardPlayed", 0, {})], at(1))
+        started = time.monotonic()
+        assert [e.version for e in store.read("g1")] == [1]
+        assert store.last_version("g1") == 1
+        assert time.monotonic() - started < 1
+    assert store.last_version("g1") == 2
