@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from client.loading import Choose, load_bot
@@ -69,14 +69,12 @@ class Played:
 def play_local(game: str, players: int, entrants: list[Entrant], number: int, seed: int,
                options: dict[str, Any]) -> Played:
     """One game in memory through the server's rules engine."""
-    import bots
-
     from domain.errors import DomainError
     from service.local import LocalGame
 
     seats = seating(entrants, players, number)
     local = LocalGame(game, players, {**options, "seed": seed}, names=[entrants[i].name for i in seats])
-    chooser = [_local_chooser(game, entrants[index], random.Random(f"{seed}:{seat}"), bots.choose)
+    chooser = [_local_chooser(game, entrants[index], random.Random(f"{seed}:{seat}"))
                for seat, index in enumerate(seats)]
     illegal = [0] * players
     while not local.over:
@@ -90,10 +88,13 @@ def play_local(game: str, players: int, entrants: list[Entrant], number: int, se
     return Played(number, seed, seats, local.view(None)["result"], illegal)
 
 
-def _local_chooser(game: str, one: Entrant, rng: random.Random, house: Callable[..., Any]) -> Choose:
+def _local_chooser(game: str, one: Entrant, rng: random.Random) -> Choose:
+    """A file bot's own function, or the house bot's, with its own seeded random source."""
     if one.choose is not None:
         return one.choose
-    return lambda view: house(game, one.house, view, rng)
+    import bots
+
+    return lambda view: bots.choose(game, one.house, view, rng)
 
 
 def play_remote(client: Any, game: str, players: int, entrants: list[Entrant], number: int, seed: int,

@@ -41,10 +41,10 @@ def show(standings: Standings, title: str, console: Console | None = None) -> No
     """Print the standings as a table."""
     metric = "score↓" if standings.metric == "scores" else "lives"
     caption = ("score: mean final score, lower is better" if standings.metric == "scores"
-               else "lives: mean lives left") + "; rating: openskill ordinal (mu - 3 sigma); shared wins split"
+               else "lives: mean lives left") + "; rating: openskill PlackettLuce ordinal μ − 3σ; shared wins split"
     table = Table(title=title, caption=caption)
     rows = standings.table()
-    headers = ["bot", "games", "wins", "win%", metric, "95% CI", "rating", "mu ± sigma"]
+    headers = ["bot", "games", "wins", "win%", metric, "95% CI", "rating", "μ ± σ"]
     if any(one.illegal for one in rows):
         headers.append("illegal")
     for header in headers:
@@ -53,7 +53,7 @@ def show(standings: Standings, title: str, console: Console | None = None) -> No
         low, high = one.ci95
         cells = [one.name, str(one.games), _wins(one.wins), f"{100 * one.wins / max(one.games, 1):.1f}",
                  _number(one.mean), f"{_number(low)}–{_number(high)}", f"{one.ordinal:.2f}",
-                 f"{one.mu:.1f} ± {one.sigma:.1f}", str(one.illegal)]
+                 f"{one.mu:.1f}±{one.sigma:.1f}", str(one.illegal)]
         table.add_row(*cells[: len(headers)])
     (console or Console()).print(table)
 
