@@ -141,7 +141,7 @@ class CardhallClient:
                 return
 
     def wait_for_turn(self, game_id: str, *, sse: bool = False, deadline: float | None = None) -> View:
-        """Block until the game waits for this client's seat, or is no longer active; the view then."""
+        """Block until the game waits for this client's seat, or is over; the view then."""
         view = self.state(game_id)
         stream = self.stream_events(game_id, view["version"]) if sse else None
         try:
@@ -198,7 +198,8 @@ class CardhallClient:
 
 
 def _my_turn_or_over(view: View) -> bool:
-    return view["status"] != "active" or view["seat"] in view["to_act"]
+    """Whether the game waits for this seat or has ended (a waiting game is waited out: seats fill up)."""
+    return view["status"] == "finished" or (view["status"] == "active" and view["seat"] in view["to_act"])
 
 
 def _answer(response: httpx.Response) -> Any:

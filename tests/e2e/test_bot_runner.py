@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 from cardhall_cli import main
@@ -45,3 +47,18 @@ def test_a_move_the_rules_refuse_is_reported_and_replaced_by_a_legal_one(live_se
                  "--option", "seed=2"])
     assert code == 0
     assert "was refused" in capsys.readouterr().out
+
+
+def test_with_no_fill_the_runner_waits_for_the_other_seats_to_be_taken(live_server, capsys):
+    with CardhallClient(live_server) as cardhall:
+        game_id = cardhall.create_game("scat", 2, {"seed": 6})["id"]
+        runner = threading.Thread(target=main, args=(["bot", "run", str(EXAMPLES / "greedy_scat.py"),
+                                                      "--server", live_server, "--game", game_id],))
+        runner.start()
+        while cardhall.game(game_id)["seats"][0]["name"] is None:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        cardhall.seat_bot(game_id, "random")
+        runner.join(timeout=60)
+        assert cardhall.game(game_id)["status"] == "finished"
+    assert "game over" in capsys.readouterr().out
