@@ -534,6 +534,14 @@ _DECIDERS = {
 }
 
 
+#: Moves are immutable, so the listed ones are built once and shared.
+_PLAYS = {(card, suit, announce): Play(card, suit, announce)
+          for card in DECK for suit in (None, *SUITS) for announce in (False, True)}
+_DRAW, _ANNOUNCE = Draw(), Announce()
+_CALLS = tuple(Call(target) for target in range(5))
+_CHOICES = {suit: ChooseSuit(suit) for suit in SUITS}
+
+
 def _legal_plays(state: CraitsState, hand: tuple[str, ...]) -> list[Move]:
     announcing = (False, True) if len(hand) == 2 else (False,)
     moves: list[Move] = []
@@ -544,7 +552,7 @@ def _legal_plays(state: CraitsState, hand: tuple[str, ...]) -> list[Move]:
             suits = tuple(SUITS)
         else:
             suits = (None, partner_suit(card[1]))
-        moves.extend(Play(card, suit, announce) for suit in suits for announce in announcing)
+        moves.extend(_PLAYS[card, suit, announce] for suit in suits for announce in announcing)
     return moves
 
 
@@ -628,18 +636,18 @@ class Craits(Game):
 
     def legal_moves(self, state: CraitsState, seat: int) -> list[Move]:
         """Every move ``seat`` may make now, announce and call-outs included."""
-        if state.phase != PLAY or state.pending:
+        if state.phase != PLAY or state.pending or (seat != state.turn and not state.unannounced):
             return []
         moves: list[Move] = []
         if seat == state.turn:
             if state.choosing:
                 up = state.discard[-1]
-                moves.extend(ChooseSuit(suit) for suit in (SUITS if up[0] == "8" else nine_suits(up)))
+                moves.extend(_CHOICES[suit] for suit in (SUITS if up[0] == "8" else nine_suits(up)))
             else:
-                moves.extend(_legal_plays(state, state.hands[seat]) or [Draw()])
+                moves.extend(_legal_plays(state, state.hands[seat]) or [_DRAW])
         if seat in state.unannounced:
-            moves.append(Announce())
-        moves.extend(Call(target) for target in state.unannounced if target != seat)
+            moves.append(_ANNOUNCE)
+        moves.extend(_CALLS[target] for target in state.unannounced if target != seat)
         return moves
 
     def decide(self, state: CraitsState, seat: int, move: Move) -> list[Event]:
