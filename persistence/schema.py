@@ -19,6 +19,11 @@ NAMING = {
 }
 
 
+def as_utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` in UTC; a naive time is taken to be UTC already."""
+    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
+
+
 class UtcDateTime(sa.TypeDecorator[dt.datetime]):
     """A timezone-aware UTC timestamp on every backend (SQLite stores it naive, in UTC)."""
 
@@ -28,17 +33,11 @@ class UtcDateTime(sa.TypeDecorator[dt.datetime]):
     def process_bind_param(self, value: dt.datetime | None, dialect: sa.Dialect) -> dt.datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:  # naive times are taken to be UTC already
-            value = value.replace(tzinfo=dt.UTC)
-        value = value.astimezone(dt.UTC)
+        value = as_utc(value)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(self, value: dt.datetime | None, dialect: sa.Dialect) -> dt.datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=dt.UTC)
-        return value.astimezone(dt.UTC)
+        return None if value is None else as_utc(value)
 
 
 Json = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")

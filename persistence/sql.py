@@ -8,9 +8,11 @@ the global ``position``. A move costs the same at event 10 and at event 2,000.
 position order and a follower reading ``read_all(after_position=last_seen)``
 never skips an event committed late under an earlier position. SQLite has one
 writer at a time (``BEGIN IMMEDIATE``, see :mod:`persistence.engine`).
-PostgreSQL appends take ``LOCK TABLE events IN EXCLUSIVE MODE`` (the
-eventsourcing library's way; plain reads are not blocked) before positions are
-drawn from the sequence; the lock is held until commit. A rolled-back append
+PostgreSQL appends take a transaction-level advisory lock before positions are
+drawn from the sequence, held until commit (the eventsourcing library takes
+``LOCK TABLE ... IN EXCLUSIVE MODE`` to the same end; the advisory lock
+serialises exactly the same appends, blocks no reader, and unlike the table
+lock never queues appends behind an anti-wraparound autovacuum). A rolled-back append
 leaves a gap in positions: readers ask for ``position > last_seen``, never for
 the next number, so gaps never stall them.
 
@@ -31,7 +33,9 @@ committed in this process wake this process's waiters at once.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -54,8 +58,10 @@ from persistence.port import (
     UnknownGame,
     VersionConflict,
 )
-from persistence.schema import events, games, idempotency, seats
+from persistence.schema import as_utc, events, games, idempotency, seats
 
+# The advisory lock every append takes (any constant no other code uses; "append" in ASCII).
+APPEND_LOCK_KEY = 0x617070656E64
 SQLITE_POLL_SECONDS = 0.05
 # Announcements are only a hint; how often a waiter re-reads the store anyway.
 RECHECK_SECONDS = {"sqlite": 1.0, "postgresql": 5.0}
@@ -104,13 +110,13 @@ class SqlTransaction(Transaction):
             raise VersionConflict(game_id, expected_version, None) from error
         self._notify(game_id, version)
         return [StoredEvent(game_id, row["version"], row["type"], row["seat"], row["data"],
-                            recorded_at.astimezone(dt.UTC), position)
+                            as_utc(recorded_at), position)
                 for row, position in zip(rows, positions, strict=True)]
 
     def _serialise_appends(self) -> None:
-        """PostgreSQL: hold the events table until commit, so commit order equals position order."""
+        """PostgreSQL: one appender at a time until commit, so commit order equals position order."""
         if self.dialect == "postgresql" and not self._holds_append_lock:
-            self.connection.exec_driver_sql("LOCK TABLE events IN EXCLUSIVE MODE")
+            self.connection.execute(sa.select(sa.func.pg_advisory_xact_lock(APPEND_LOCK_KEY)))
             self._holds_append_lock = True
 
     def _refuse(self, game_id: str, expected_version: int) -> None:
@@ -153,6 +159,13 @@ class SqlEventStore(EventStore):
     def __init__(self, url: str) -> None:
         self.engine = create_engine(normalise_url(url))
         self.dialect = self.engine.dialect.name
+        self._start_wake_ups()
+        # A server that forks workers (gunicorn --preload) must not share the parent's
+        # connections or its wake-up thread, which does not survive the fork.
+        store = weakref.ref(self)
+        os.register_at_fork(after_in_child=lambda: _forget_parent(store()))
+
+    def _start_wake_ups(self) -> None:
         self._board = Announcements()
         self._waker: SqlitePoller | PostgresListener = (
             PostgresListener(self._board, self._listen_connection)
@@ -242,3 +255,9 @@ class SqlEventStore(EventStore):
         args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
         return psycopg.connect(*args, **kwargs, autocommit=True)
 
+
+def _forget_parent(store: SqlEventStore | None) -> None:
+    """In a forked child: drop the parent's pooled connections (unclosed) and wake-up state."""
+    if store is not None:
+        store.engine.dispose(close=False)
+        store._start_wake_ups()
