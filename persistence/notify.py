@@ -131,7 +131,7 @@ class SqlitePoller(_Background):
         last = self._poll(None)
         self.ready.set()
         while not self._closed.is_set():
-            self.board.idle(timeout=1.0)
+            self.board.idle(timeout=0.25)
             if self.board.has_waiters() and not self._closed.wait(self.interval):
                 last = self._poll(last)
 
@@ -181,6 +181,6 @@ class PostgresListener(_Background):
             self.ready.set()
             self.board.announce_all()
             while not self._closed.is_set():
-                for notice in connection.notifies(timeout=1.0):
+                for notice in connection.notifies(timeout=0.25):  # so close() is quick
                     game_id, _, version = notice.payload.rpartition(":")
                     self.board.announce(game_id, int(version))

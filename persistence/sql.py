@@ -230,10 +230,12 @@ class SqlEventStore(EventStore):
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         self._waker.start()
-        self._waker.ready.wait(timeout)  # listening before the first read, so no append slips between
+        # Listening before the first read, so no append slips in between; without a
+        # listener (the database is unreachable for now) fall back to polling.
+        listening = self._waker.ready.wait(min(timeout, 2.0))
         return self._board.wait(
             game_id, after, max(0.0, deadline - time.monotonic()),
-            lambda: self.last_version(game_id) or 0, RECHECK_SECONDS[self.dialect],
+            lambda: self.last_version(game_id) or 0, RECHECK_SECONDS[self.dialect] if listening else 0.5,
         )
 
     def ping(self) -> None:
