@@ -47,6 +47,7 @@ SETTINGS = {
         "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
+    "CARDHALL_STREAM_MAX": 3600.0,
     "MAX_CONTENT_LENGTH": 1 << 20,
 }
 

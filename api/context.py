@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from service.errors import PreconditionFailed, Unauthorized
+from service.errors import Unauthorized
 from service.games import GameService
 
 
@@ -27,16 +27,3 @@ def bearer_token() -> str | None:
 def etag(version: int) -> str:
     """The ETag of a view at ``version``."""
     return f'"{version}"'
-
-
-def parse_if_match(value: str | None) -> int | None:
-    """The version an If-Match header names; anything but one version fails the precondition."""
-    if value is None:
-        return None
-    tag = value.strip()
-    if tag.startswith("W/"):
-        tag = tag[2:]
-    tag = tag.strip('"')
-    if not tag.isdigit():
-        raise PreconditionFailed(f"If-Match must name one version, like '\"12\"', not {value!r}")
-    return int(tag)

@@ -11,8 +11,8 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api import examples
-from api.context import bearer_token, etag, parse_if_match, service
+from api import examples, jsonschema
+from api.context import bearer_token, etag, service
 from api.errors import PROBLEM
 from api.schemas import (
     CreateGameSchema,
@@ -36,6 +36,30 @@ from api.schemas import (
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Create, join, play and replay games.")
 
 BEARER = [{"bearerAuth": []}]
+#: Where a created game's id leads (OpenAPI links, followed by stateful clients and tests).
+GAME_LINKS = {
+    name: {"operationId": operation, "parameters": {"game_id": "$response.body#/id"}}
+    for name, operation in (
+        ("GetGame", "getGame"),
+        ("TakeSeat", "takeSeat"),
+        ("GetState", "getState"),
+        ("MakeMove", "makeMove"),
+        ("GetEvents", "getEvents"),
+        ("StreamEvents", "streamEvents"),
+    )
+}
+
+#: One Server-Sent Event of the stream; its data is an Event as JSON.
+SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "The event's version"},
+        "event": {"type": "string", "description": "The event's type"},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"$ref": "#/components/schemas/Event"}},
+        "retry": {"type": "integer"},
+    },
+}
 OPTIONAL_BEARER = [{"bearerAuth": []}, {}]
 
 
@@ -53,6 +77,7 @@ def problems(*statuses: int):  # type: ignore[no-untyped-def]
 
 @blp.route("/game-types")
 class GameTypes(MethodView):
+    @blp.doc(operationId="listGameTypes")
     @blp.response(200, GameTypesSchema)
     def get(self) -> dict[str, Any]:
         """The games offered, their player ranges, options and move types."""
@@ -61,6 +86,7 @@ class GameTypes(MethodView):
 
 @blp.route("/games")
 class Games(MethodView):
+    @blp.doc(operationId="listGames")
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     @problems(422)
@@ -70,7 +96,10 @@ class Games(MethodView):
             status=query.get("status"), game=query.get("game"), limit=query["limit"], cursor=query.get("cursor")
         )
 
+    @blp.doc(operationId="createGame")
     @blp.arguments(CreateGameSchema, examples=examples.CREATE)
+    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}},
+             responses={"201": {"links": GAME_LINKS}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
     @problems(400, 422)
@@ -82,6 +111,7 @@ class Games(MethodView):
 
 @blp.route("/games/<string:game_id>")
 class Game(MethodView):
+    @blp.doc(operationId="getGame")
     @blp.response(200, GameSummarySchema, headers={"ETag": {"schema": {"type": "string"}}})
     @problems(404)
     def get(self, game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
@@ -92,7 +122,9 @@ class Game(MethodView):
 
 @blp.route("/games/<string:game_id>/seats")
 class Seats(MethodView):
+    @blp.doc(operationId="takeSeat")
     @blp.arguments(JoinSchema, examples=examples.JOIN)
+    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.JOIN_SCHEMA}}})
     @blp.response(201, JoinResultSchema)
     @problems(400, 404, 409, 422)
     def post(self, body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
@@ -102,6 +134,7 @@ class Seats(MethodView):
 
 @blp.route("/games/<string:game_id>/state")
 class State(MethodView):
+    @blp.doc(operationId="getState")
     @blp.arguments(StateQuerySchema, location="query")
     @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=OPTIONAL_BEARER)
@@ -114,6 +147,7 @@ class State(MethodView):
 
 @blp.route("/games/<string:game_id>/moves")
 class Moves(MethodView):
+    @blp.doc(operationId="makeMove")
     @blp.arguments(MoveHeadersSchema, location="headers")
     @blp.arguments(MoveSchema, examples=examples.MOVES)
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
@@ -128,7 +162,7 @@ class Moves(MethodView):
             bearer_token(),
             move,
             expected_version=expected,
-            if_match=parse_if_match(headers.get("if_match")),
+            if_match=headers.get("if_match"),
             idempotency_key=headers.get("idempotency_key"),
         )
         extra = {"ETag": etag(outcome.body["version"])}
@@ -139,6 +173,7 @@ class Moves(MethodView):
 
 @blp.route("/games/<string:game_id>/events")
 class Events(MethodView):
+    @blp.doc(operationId="getEvents")
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventsSchema)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -151,9 +186,10 @@ class Events(MethodView):
 
 @blp.route("/games/<string:game_id>/events/stream")
 class EventStream(MethodView):
+    @blp.doc(operationId="streamEvents")
     @blp.arguments(StreamQuerySchema, location="query")
-    @blp.response(200, {"type": "string"}, content_type="text/event-stream",
-                  description="Server-Sent Events: id = version, event = type, data = JSON")
+    @blp.response(200, SSE_EVENT, content_type="text/event-stream",
+                  description="Server-Sent Events: id = version, event = type, data = the event as JSON")
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(401, 403, 404, 422)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
@@ -166,7 +202,8 @@ class EventStream(MethodView):
             last_id = request.headers.get("Last-Event-ID", "0").strip()
             after = int(last_id) if last_id.isdigit() else 0
         heartbeat = current_app.config["CARDHALL_SSE_HEARTBEAT"]
-        stream = _sse(games, game_id, token, after, query["timeout"], heartbeat)
+        timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
+        stream = _sse(games, game_id, token, after, timeout, heartbeat)
         return Response(stream_with_context(stream), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

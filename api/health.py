@@ -18,6 +18,7 @@ blp = Blueprint("health", __name__, description="Liveness and the API's own desc
 
 @blp.route("/healthz")
 class Health(MethodView):
+    @blp.doc(operationId="health")
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=ProblemSchema, content_type=PROBLEM, description="The database is unreachable")
     def get(self) -> dict[str, Any]:
@@ -27,7 +28,8 @@ class Health(MethodView):
 
 @blp.route("/openapi.yaml")
 class OpenApiYaml(MethodView):
-    @blp.response(200, {"type": "string"}, content_type="application/yaml", description="OpenAPI 3.1 document")
+    @blp.doc(operationId="openapiDocument")
+    @blp.response(200, {"type": "object"}, content_type="application/yaml", description="OpenAPI 3.1 document")
     def get(self) -> Response:
         """This API's OpenAPI document."""
         return Response(spec_yaml(current_app.extensions["cardhall_api"]), mimetype="application/yaml")

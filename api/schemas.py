@@ -6,6 +6,19 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 STATUSES = ("waiting", "active", "finished")
+#: The form of a listing cursor (a keyset position, see persistence.cursor); any such string is valid.
+CURSOR_PATTERN = r"^[0-9]{1,17}~[A-Za-z0-9_-]{1,64}$"
+
+
+class JsonInteger(fields.Integer):
+    """A JSON integer: ``2`` or ``2.0`` (JSON does not tell them apart), never ``"2"`` or ``true``."""
+
+    def _validated(self, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not value.is_integer()
+        ):
+            raise self.make_error("invalid", input=value)
+        return int(value)
 
 
 class Strict(ma.Schema):
@@ -58,7 +71,7 @@ class GameTypesSchema(ma.Schema):
 
 class CreateGameSchema(Strict):
     game = fields.String(required=True, metadata={"description": "craits or scat", "example": "craits"})
-    players = fields.Integer(required=True, strict=True, metadata={"example": 4})
+    players = JsonInteger(required=True, metadata={"example": 4})
     options = fields.Dict(
         keys=fields.String(),
         load_default=dict,
@@ -93,7 +106,10 @@ class GameListQuerySchema(Strict):
     status = fields.String(validate=validate.OneOf(STATUSES))
     game = fields.String(validate=validate.Length(min=1, max=64))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Length(min=1, max=512))
+    cursor = fields.String(
+        validate=validate.Regexp(CURSOR_PATTERN),
+        metadata={"description": "next_cursor of the previous page", "pattern": CURSOR_PATTERN},
+    )
 
 
 class GameListSchema(ma.Schema):
@@ -142,9 +158,9 @@ class MoveSchema(Strict):
     card = fields.String(metadata={"description": "A card code, e.g. 8S"})
     suit = fields.String(metadata={"description": "C, D, H or S (Craits: with an 8, a 9, or choose_suit)"})
     announce = fields.Boolean(metadata={"description": "Craits: announce one card left with this play (C12)"})
-    target = fields.Integer(metadata={"description": "Craits: the seat called out (C12)"})
+    target = JsonInteger(metadata={"description": "Craits: the seat called out (C12)"})
     source = fields.String(metadata={"description": "Scat draw: stock or discard"})
-    expected_version = fields.Integer(
+    expected_version = JsonInteger(
         validate=validate.Range(min=0), metadata={"description": "Refuse the move unless the game is at this version"}
     )
 

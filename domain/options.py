@@ -38,12 +38,20 @@ class OptionSpec:
 
 
 COMMON_OPTIONS = (
-    OptionSpec("seed", "int", "Seed for every shuffle: the same seed and moves give the same game.", hidden=True),
+    OptionSpec(
+        "seed",
+        "int",
+        "Seed for every shuffle: the same seed and moves give the same game.",
+        minimum=-(2**63),
+        maximum=2**63 - 1,
+        hidden=True,
+    ),
     OptionSpec("first_dealer", "seat", "Seat of the first dealer; skips the dealer draw (C4)."),
     OptionSpec(
         "decks",
         "decks",
         "Stacked decks: full 52-card orders (index 0 the top card) used for the first deals in turn.",
+        maximum=64,
         hidden=True,
     ),
 )
@@ -60,12 +68,14 @@ def _check_one(spec: OptionSpec, value: Any, players: int) -> Any:
             raise InvalidOptions(f"option '{name}' must be true or false")
         return value
     if spec.kind == "decks":
-        if not isinstance(value, list | tuple) or not value:
-            raise InvalidOptions("option 'decks' must be a non-empty list of 52-card orders")
+        if not isinstance(value, list | tuple) or not value or len(value) > (spec.maximum or len(value)):
+            raise InvalidOptions(f"option 'decks' must be a list of 1 to {spec.maximum} full 52-card orders")
         for index, deck in enumerate(value):
             if not isinstance(deck, list | tuple) or not is_full_deck(deck):
                 raise InvalidOptions(f"decks[{index}] is not a permutation of the 52 cards")
         return [list(deck) for deck in value]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON does not tell 2 from 2.0
     if not _is_int(value):
         raise InvalidOptions(f"option '{name}' must be an integer")
     if spec.kind == "seat" and not 0 <= value < players:
@@ -88,10 +98,11 @@ def validate_options(specs: Mapping[str, OptionSpec], players: int, options: Any
         raise InvalidOptions(f"unknown option(s): {', '.join(map(str, unknown))}; known: {', '.join(sorted(specs))}")
     out: dict[str, Any] = {}
     for name, spec in specs.items():
-        value = options.get(name)
-        if value is None:
+        if name not in options:
             if spec.default is not None:
                 out[name] = spec.default
             continue
-        out[name] = _check_one(spec, value, players)
+        if options[name] is None:
+            raise InvalidOptions(f"option '{name}' may be left out but not null")
+        out[name] = _check_one(spec, options[name], players)
     return out

@@ -150,7 +150,7 @@ class GameService:
         if at is None:
             return tables.view(table, seat)
         if not 1 <= at <= table.version:
-            raise BadRequest(f"'at' must be a version from 1 to {table.version}")
+            raise NotFound(f"version {at} does not exist: the game is at version {table.version}")
         past = self._table_at(game_id, at)
         return tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False)
 
@@ -220,7 +220,7 @@ class GameService:
         move: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        if_match: int | None = None,
+        if_match: str | None = None,
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
         """Make a move for the token's seat; see the module docstring for the order of checks."""
@@ -239,8 +239,8 @@ class GameService:
                             return self._replayed(earlier, fingerprint)
                     table = self.table(game_id)
                     events = tables.decide(table, seat, move)
-                    if if_match is not None and if_match != table.version:
-                        raise PreconditionFailed(f"If-Match names version {if_match}; the game is at {table.version}")
+                    if if_match is not None and _tag_version(if_match) != table.version:
+                        raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
                     table, appended = self._write(tx, game_id, table, events)
@@ -306,6 +306,12 @@ class GameService:
         """Liveness and database reachability."""
         self.store.ping()
         return {"status": "ok", "database": "ok"}
+
+
+def _tag_version(tag: str) -> int | None:
+    """The version an ETag such as ``"12"`` (or ``W/"12"``) names; None if it names none."""
+    tag = tag.strip().removeprefix("W/").strip('"')
+    return int(tag) if tag.isdigit() else None
 
 
 def _render(table: tables.Table, stored: StoredEvent, event: Event, seat: int | None) -> dict[str, Any]:

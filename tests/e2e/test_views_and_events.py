@@ -34,9 +34,10 @@ def test_views_carry_the_version_as_an_etag(http):
 
 
 @pytest.mark.parametrize("at", [0, -1, 10_000, "x"])
-def test_a_view_at_a_version_that_does_not_exist_is_a_422(http, at):
+def test_a_view_at_a_version_that_does_not_exist_is_refused(http, at):
     game_id, _ = http.started("craits", 2, seed=23)
-    assert_problem(http.state(game_id, at=at), 422, "validation_error")
+    expected = (404, "not_found") if at == 10_000 else (422, "validation_error")
+    assert_problem(http.state(game_id, at=at), *expected)
 
 
 @pytest.mark.parametrize("game,players,options", [("craits", 3, {"short": True}), ("scat", 4, {"lives": 1})])

@@ -1,0 +1,80 @@
+"""Exact JSON Schemas for request bodies whose rules marshmallow cannot say.
+
+A game's player range and options decide what a creation request may hold
+(``first_dealer`` must be a seat of *that* game, ``decks`` permutations of the
+52 cards), so the document states one branch per game and player count, built
+from the games' own descriptions: every body the document allows is one the
+server accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.cards import DECK
+from domain.game import all_games
+
+
+DECK_SCHEMA = {
+    "type": "array",
+    "description": "A full 52-card order, index 0 the top card",
+    "items": {"enum": list(DECK)},
+    "minItems": 52,
+    "maxItems": 52,
+    "uniqueItems": True,
+}
+
+
+def option_schema(spec: dict[str, Any], players: int) -> dict[str, Any]:
+    """The JSON Schema of one option (as ``Game.describe`` lists it) in a game of ``players``."""
+    kind = spec["type"]
+    out: dict[str, Any] = {"description": spec["description"]}
+    if kind == "bool":
+        return {**out, "type": "boolean"}
+    if kind == "decks":
+        return {**out, "type": "array", "items": DECK_SCHEMA, "minItems": 1, "maxItems": spec["maximum"]}
+    if kind == "seat":
+        return {**out, "type": "integer", "minimum": 0, "maximum": players - 1}
+    bounds = {key: spec[key] for key in ("minimum", "maximum") if key in spec}
+    return {**out, "type": "integer", **bounds}
+
+
+def create_game_schema() -> dict[str, Any]:
+    """One branch per game and player count."""
+    branches = []
+    for name, game in sorted(all_games().items()):
+        described = game.describe()
+        for players in range(game.min_players, game.max_players + 1):
+            options = {key: option_schema(spec, players) for key, spec in described["options"].items()}
+            branches.append({
+                "title": f"{name} for {players}",
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["game", "players"],
+                "properties": {
+                    "game": {"const": name},
+                    "players": {"const": players},
+                    "options": {"type": "object", "additionalProperties": False, "properties": options},
+                },
+            })
+    return {"oneOf": branches}
+
+
+JOIN_SCHEMA = {
+    "oneOf": [
+        {
+            "title": "a person",
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["name"],
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}},
+        },
+        {
+            "title": "a house bot",
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["bot"],
+            "properties": {"bot": {"enum": ["random", "greedy"]}},
+        },
+    ]
+}
