@@ -72,3 +72,19 @@ def declare_31(game: LocalGame, seat: int) -> None:
 def state_of(game: LocalGame, seat: int | None = None) -> dict[str, Any]:
     """The game's own fields as ``seat`` sees them."""
     return game.view(seat)["state"]
+
+
+POINTS = {"A": 11, "K": 10, "Q": 10, "J": 10, "T": 10}
+STRAIGHT_ORDER = "23456789TJQKA"
+
+
+def reference_value(cards: Sequence[str], three_of_a_kind: bool = False, straight_flush: bool = False) -> int:
+    """S8/S9 counted independently of the engine: every suit's total, then the options' fixed scores."""
+    best = max(sum(POINTS.get(c[0]) or int(c[0]) for c in cards if c[1] == suit) for suit in "CDHS")
+    ranks = sorted(STRAIGHT_ORDER.index(c[0]) for c in cards)
+    if three_of_a_kind and ranks[0] == ranks[2]:
+        best = max(best, 30)
+    same_suit = cards[0][1] == cards[1][1] == cards[2][1]
+    if straight_flush and same_suit and ranks == list(range(ranks[0], ranks[0] + 3)):
+        best = max(best, 31 if ranks[0] == STRAIGHT_ORDER.index("Q") else 30)
+    return best

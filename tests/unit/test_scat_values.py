@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from domain.cards import DECK
 from domain.games.scat import hand_value
+from tests.unit.scat_support import reference_value
 
 
 @pytest.mark.parametrize(
@@ -50,22 +51,6 @@ def test_four_cards_are_worth_their_best_three():
     assert hand_value(("2C", "3D", "4H", "5S")) == 5
 
 
-POINTS = {"A": 11, "K": 10, "Q": 10, "J": 10, "T": 10}
-ORDER = "23456789TJQKA"
-
-
-def independent_value(cards, three_of_a_kind=False, straight_flush=False):
-    """S8/S9 counted another way: every suit's total, then the options' fixed scores."""
-    best = max(sum(POINTS.get(c[0]) or int(c[0]) for c in cards if c[1] == suit) for suit in "CDHS")
-    ranks = sorted(ORDER.index(c[0]) for c in cards)
-    if three_of_a_kind and ranks[0] == ranks[2]:
-        best = max(best, 30)
-    same_suit = cards[0][1] == cards[1][1] == cards[2][1]
-    if straight_flush and same_suit and ranks == list(range(ranks[0], ranks[0] + 3)):
-        best = max(best, 31 if ranks[0] == ORDER.index("Q") else 30)
-    return best
-
-
 @given(st.lists(st.sampled_from(DECK), min_size=3, max_size=3, unique=True), st.booleans(), st.booleans())
 def test_any_three_cards_are_worth_their_best_suit_total_or_the_options_score(cards, three, straight):
-    assert hand_value(cards, three, straight) == independent_value(cards, three, straight)
+    assert hand_value(cards, three, straight) == reference_value(cards, three, straight)

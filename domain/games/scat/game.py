@@ -56,8 +56,12 @@ def value_of(state: ScatState, cards: tuple[str, ...]) -> int:
 
 def _may_declare(state: ScatState, seat: int) -> bool:
     hand = state.hands[seat]
+    # Only three cards of one suit reach 31 (two reach 21, a triple 30): a cheap test first.
     return (
-        state.phase in PLAYING and not state.out[seat] and len(hand) == 3 and value_of(state, hand) == BEST_VALUE
+        state.phase in PLAYING
+        and len(hand) == 3
+        and hand[0][1] == hand[1][1] == hand[2][1]
+        and value_of(state, hand) == BEST_VALUE
     )
 
 
