@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import IllegalMove
-from tests.unit.scat_support import declare_31, discard, draw, knock, scat_game, stacked_deck, state_of, turn
+from tests.unit.scat_support import (
+    declare_31,
+    discard,
+    draw,
+    knock,
+    scat_game,
+    stacked_deck,
+    state_of,
+    turn,
+)
 
 STOCK = ["3D", "4D", "5S", "6S"]
 

@@ -9,7 +9,15 @@ from domain.cards import DECK
 from domain.errors import IllegalMove, InvalidOptions
 from domain.games.scat.records import DealerDrawShuffled
 from service.local import LocalGame
-from tests.unit.scat_support import discard, draw, knock, scat_game, stacked_deck, state_of, turn
+from tests.unit.scat_support import (
+    discard,
+    draw,
+    knock,
+    scat_game,
+    stacked_deck,
+    state_of,
+    turn,
+)
 
 HANDS_3 = [["KS", "QS", "4C"], ["AH", "KH", "3C"], ["5C", "6D", "7H"]]
 

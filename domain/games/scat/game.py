@@ -9,7 +9,12 @@ from domain.cards import DECK
 from domain.errors import IllegalMove, NotYourTurn
 from domain.events import Event, event_data
 from domain.game import ChanceRequest, Game
-from domain.games.scat.hands import BEST_VALUE, hand_value, showdown_losses, thirty_one_losses
+from domain.games.scat.hands import (
+    BEST_VALUE,
+    hand_value,
+    showdown_losses,
+    thirty_one_losses,
+)
 from domain.games.scat.records import (
     DISCARD_PILE,
     EVENTS,
