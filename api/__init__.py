@@ -66,4 +66,13 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)
+    _add_links(api)
     return app
+
+
+def _add_links(api: Api) -> None:
+    """OpenAPI links from a created game to what its id leads to (flask-smorest has no decorator for them)."""
+    from api.games import GAME_LINKS
+
+    created = api.spec._paths["/v1/games"]["post"]["responses"]["201"]
+    created["links"] = GAME_LINKS

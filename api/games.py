@@ -98,8 +98,7 @@ class Games(MethodView):
 
     @blp.doc(operationId="createGame")
     @blp.arguments(CreateGameSchema, examples=examples.CREATE)
-    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}},
-             responses={"201": {"links": GAME_LINKS}})
+    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
     @problems(400, 422)
