@@ -129,16 +129,34 @@ def in_play(state: ScatState) -> int:
 
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(ScatState))
-_set = object.__setattr__
+_SETTERS = {name: ScatState.__dict__[name].__set__ for name in _FIELDS}
+
+
+def _compile_copy() -> Any:
+    """A field-by-field copy of a state, compiled once.
+
+    Replay folds every event through it: straight-line code with the slots' own
+    setters is about twice as fast as ``dataclasses.replace`` or a loop.
+    """
+    source = (
+        "def copy(state):\n new = _new(ScatState)\n"
+        + "".join(f" _set_{name}(new, state.{name})\n" for name in _FIELDS)
+        + " return new\n"
+    )
+    namespace = {"_new": object.__new__, "ScatState": ScatState}
+    namespace.update({f"_set_{name}": setter for name, setter in _SETTERS.items()})
+    exec(source, namespace)  # noqa: S102  (our own field names only)
+    return namespace["copy"]
+
+
+_copy = _compile_copy()
 
 
 def _with(state: ScatState, **changes: Any) -> ScatState:
-    """``dataclasses.replace`` without its checks, twice as fast: replay folds every event through it."""
-    new = object.__new__(ScatState)
-    for name in _FIELDS:
-        _set(new, name, getattr(state, name))
+    """The state with ``changes``: ``dataclasses.replace`` without its checks."""
+    new = _copy(state)
     for name, value in changes.items():
-        _set(new, name, value)
+        _SETTERS[name](new, value)
     return new
 
 
