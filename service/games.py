@@ -23,7 +23,7 @@ from domain import table as tables
 from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
 from domain.events import Event, event_data
 from domain.game import all_games
-from persistence.port import EventStore, IdempotencyRecord, NewEvent, StoredEvent, Transaction, VersionConflict
+from persistence.port import EventStore, GameRecord, IdempotencyRecord, NewEvent, StoredEvent, Transaction, VersionConflict
 from service.chance import resolve, rng_for
 from service.errors import (
     BadRequest,
@@ -96,10 +96,12 @@ class GameService:
             raise NotFound(f"no game {game_id!r}")
         return table
 
-    def summary(self, game_id: str, table: tables.Table | None = None) -> dict[str, Any]:
+    def summary(
+        self, game_id: str, table: tables.Table | None = None, record: GameRecord | None = None
+    ) -> dict[str, Any]:
         """The game summary of the API."""
         table = table or self.table(game_id)
-        record = self.store.get_game(game_id)
+        record = record or self.store.get_game(game_id)
         return {
             "id": game_id,
             "game": table.game.name,
@@ -125,7 +127,10 @@ class GameService:
         except ValueError as error:
             raise BadRequest(str(error)) from error
         return {
-            "games": [self.summary(record.id) for record in page.games],
+            "games": [
+                self.summary(record.id, self.cache.get(record.id, version=record.version), record)
+                for record in page.games
+            ],
             "next_cursor": page.next_cursor,
         }
 
