@@ -32,47 +32,55 @@ def generated(tmp_path_factory: pytest.TempPathFactory):
     assert not unexpected, run.stdout
     sys.path.insert(0, str(out))
     try:
-        yield importlib.import_module("cardhall_generated")
+        importlib.import_module("cardhall_generated.models")  # the package, with its models as an attribute
+        yield sys.modules["cardhall_generated"]
     finally:
         sys.path.remove(str(out))
         for name in [name for name in sys.modules if name.startswith("cardhall_generated")]:
             del sys.modules[name]
 
 
-def _api(generated, name: str):
-    return importlib.import_module(f"cardhall_generated.api.{name}")
+def _operation(name: str):
+    """The generated module of an operation, named after its operationId (``createGame`` -> ``create_game``)."""
+    package = "health" if name in ("health", "openapi_document") else "games"
+    return importlib.import_module(f"cardhall_generated.api.{package}.{name}")
 
 
 def test_the_generated_client_plays_a_whole_scat_game(generated, live_server):
-    models = importlib.import_module("cardhall_generated.models")
+    models = generated.models
     anonymous = generated.Client(base_url=live_server)
-    summary = _api(generated, "games.post_v1_games").sync(
-        client=anonymous, body=models.CreateGame.from_dict({"game": "scat", "players": 2, "options": {"seed": 4}}))
+    assert _operation("health").sync(client=anonymous).status == "ok"
+    body = models.CreateGameScatFor2.from_dict({"game": "scat", "players": 2, "options": {"seed": 4}})
+    summary = _operation("create_game").sync(client=anonymous, body=body)
     assert isinstance(summary, models.GameSummary), summary
-    joined = _api(generated, "games.post_v1_games_game_id_seats").sync(
-        summary.id, client=anonymous, body=models.Join(name="generated"))
-    _api(generated, "games.post_v1_games_game_id_seats").sync(
-        summary.id, client=anonymous, body=models.Join(bot=models.JoinBot.GREEDY))
+    joined = _operation("take_seat").sync(summary.id, client=anonymous, body=models.TakeSeatAPerson(name="generated"))
+    bot = models.TakeSeatAHouseBot(bot=models.TakeSeatAHouseBotBot.GREEDY)
+    assert _operation("take_seat").sync(summary.id, client=anonymous, body=bot).token is None
     me = generated.AuthenticatedClient(base_url=live_server, token=joined.token)
-    state, move = _api(generated, "games.get_v1_games_game_id_state"), _api(generated, "games.post_v1_games_game_id_moves")
+    state, move = _operation("get_state"), _operation("make_move")
     view = state.sync(summary.id, client=me)
     while view.status == models.ViewStatus.ACTIVE:
-        assert isinstance(view, models.View), view
         if joined.seat in view.to_act:
             body = models.Move.from_dict({**view.legal_moves[0].to_dict(), "expected_version": view.version})
             answer = move.sync(summary.id, client=me, body=body, idempotency_key=f"move-{view.version}")
             assert isinstance(answer, models.MoveResult), answer
         view = state.sync(summary.id, client=me)
     assert view.status == models.ViewStatus.FINISHED and view.result.to_dict()["winners"]
-    events = _api(generated, "games.get_v1_games_game_id_events").sync(summary.id, client=me, limit=1000)
+    events = _operation("get_events").sync(summary.id, client=me, limit=1000)
     assert events.last_version == view.version and events.events[0].type_ == "GameCreated"
 
 
-def test_the_generated_client_reads_problems_with_their_code(generated, live_server):
-    models = importlib.import_module("cardhall_generated.models")
+def test_the_generated_client_reads_problems_with_their_code_and_rule(generated, live_server):
+    models = generated.models
     anonymous = generated.Client(base_url=live_server)
-    problem = _api(generated, "games.post_v1_games").sync(
-        client=anonymous, body=models.CreateGame.from_dict({"game": "chess", "players": 2}))
-    assert isinstance(problem, models.Problem) and problem.code == "validation_error" and problem.status == 422
-    missing = _api(generated, "games.get_v1_games_game_id").sync("no-such-game", client=anonymous)
-    assert isinstance(missing, models.Problem) and missing.code == "not_found"
+    missing = _operation("get_game").sync("no-such-game", client=anonymous)
+    assert isinstance(missing, models.Problem) and (missing.status, missing.code) == (404, "not_found")
+    body = models.CreateGameScatFor2.from_dict({"game": "scat", "players": 2, "options": {"seed": 4}})
+    game_id = _operation("create_game").sync(client=anonymous, body=body).id
+    seat = _operation("take_seat").sync(game_id, client=anonymous, body=models.TakeSeatAPerson(name="a"))
+    _operation("take_seat").sync(game_id, client=anonymous, body=models.TakeSeatAPerson(name="b"))
+    full = _operation("take_seat").sync(game_id, client=anonymous, body=models.TakeSeatAPerson(name="c"))
+    assert isinstance(full, models.Problem) and full.code == "seat_unavailable"
+    me = generated.AuthenticatedClient(base_url=live_server, token=seat.token)
+    refused = _operation("make_move").sync(game_id, client=me, body=models.Move(type_="discard", card="2C"))
+    assert isinstance(refused, models.Problem) and refused.code in ("illegal_move", "not_your_turn")
