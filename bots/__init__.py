@@ -1,0 +1,38 @@
+"""House bots: pick a move from what a seat may see.
+
+``choose(game, kind, view, rng)`` takes the dict :func:`domain.table.view`
+returns for the bot's seat (``legal_moves`` included) and returns one of those
+moves. ``random`` picks uniformly; ``greedy`` uses the game's own strategy
+module (``bots.<game>``, a ``greedy(view, rng)`` function) and plays randomly in
+a game that has none. Bots see only the view: never another seat's cards.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from typing import Any
+
+BOT_KINDS = ("random", "greedy")
+
+
+def choose(game: str, kind: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The move a house bot of ``kind`` makes from ``view``."""
+    moves = view["legal_moves"]
+    if not moves:
+        raise ValueError("a bot was asked to move with no legal move")
+    if kind == "greedy":
+        strategy = _greedy_strategy(game)
+        if strategy is not None:
+            return strategy(view, rng)
+    elif kind != "random":
+        raise ValueError(f"unknown bot kind {kind!r}; house bots: {', '.join(BOT_KINDS)}")
+    return rng.choice(moves)
+
+
+def _greedy_strategy(game: str) -> Any:
+    try:
+        module = importlib.import_module(f"bots.{game}")
+    except ModuleNotFoundError:
+        return None
+    return getattr(module, "greedy", None)
