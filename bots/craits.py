@@ -76,7 +76,9 @@ def _play(card: str, hand: list[str], plays: list[dict[str, Any]]) -> dict[str, 
     suits = [move.get("suit") or card[1] for move in options]
     move: dict[str, Any] = {"type": "play", "card": card}
     if card[0] in "89":
-        move["suit"] = best_suit(rest, list(dict.fromkeys(suits)))
+        suit = best_suit(rest, list(dict.fromkeys(suits)))
+        if suit != card[1] or card[0] == "8":  # a 9 keeping its suit is listed without one
+            move["suit"] = suit
     if len(rest) == 1:
         move["announce"] = True
     return move
