@@ -34,6 +34,7 @@ def test_the_single_lowest_hand_loses_one_life():
     assert settled["reason"] == "showdown"
     assert settled["values"] == [20, 21, 7]
     assert settled["lost"] == [0, 0, 1]
+    assert settled["why"] == [None, None, "the lowest hand"]
     assert state_of(game)["lives"] == [3, 3, 2]
 
 
@@ -46,6 +47,7 @@ def test_a_knocker_tied_for_lowest_is_saved_and_the_others_with_that_value_lose_
 def test_a_knocker_alone_lowest_loses_two_lives():
     game = showdown([["KS", "QS", "4C"], ["9H", "2C", "3S"], ["AH", "KH", "2H"]])
     assert state_of(game)["last_settlement"]["values"] == [20, 9, 23]
+    assert state_of(game)["last_settlement"]["why"][1] == "the knocker alone had the lowest hand"
     assert state_of(game)["lives"] == [3, 1, 3]
 
 
@@ -68,6 +70,7 @@ def test_31_may_be_declared_with_the_cards_as_dealt_before_any_move():
     declare_31(game, 2)
     settled = state_of(game)["last_settlement"]
     assert (settled["reason"], settled["declarer"], settled["lost"]) == ("thirty_one", 2, [1, 1, 0])
+    assert settled["why"] == ["seat 2 declared 31", "seat 2 declared 31", None]
     assert settled["hands"] == [None, None, ["AS", "KS", "QS"]]
     assert state_of(game)["lives"] == [2, 2, 3]
     assert state_of(game)["hand_number"] == 2

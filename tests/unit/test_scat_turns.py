@@ -67,6 +67,17 @@ def test_the_dealer_draw_never_uses_a_stacked_deck():
     assert state_of(game, state_of(game)["dealer"])["hand"] != []
 
 
+def test_the_same_seed_and_the_same_moves_give_the_same_game():
+    games = [LocalGame("scat", 4, {"seed": 99}) for _ in range(2)]
+    for game in games:
+        seat = state_of(game)["turn"]
+        draw(game, seat)
+        discard(game, seat, state_of(game, seat)["hand"][0])
+    assert games[0].events == games[1].events
+    other_seed = LocalGame("scat", 4, {"seed": 98}).events
+    assert other_seed != games[0].events[: len(other_seed)]
+
+
 def test_first_dealer_skips_the_dealer_draw():
     game = scat_game(HANDS_3, up="9S", dealer=2)
     assert state_of(game)["dealer"] == 2 and state_of(game)["dealer_draw"] == []

@@ -8,6 +8,15 @@ from typing import Any
 from domain.games.scat.state import ScatState, Settlement, shown
 
 
+def _why(settlement: Settlement, lost: int) -> str | None:
+    """Why a seat lost lives at this settlement, in words (S10, S11)."""
+    if not lost:
+        return None
+    if settlement.reason == "thirty_one":
+        return f"seat {settlement.declarer} declared 31"
+    return "the knocker alone had the lowest hand" if lost == 2 else "the lowest hand"
+
+
 def _settlement(settlement: Settlement | None) -> dict[str, Any] | None:
     if settlement is None:
         return None
@@ -17,6 +26,7 @@ def _settlement(settlement: Settlement | None) -> dict[str, Any] | None:
         "knocker": settlement.knocker,
         "declarer": settlement.declarer,
         "lost": list(settlement.lost),
+        "why": [_why(settlement, lost) for lost in settlement.lost],
         "hands": [None if hand is None else list(hand) for hand in settlement.hands],
         "values": list(settlement.values),
         "eliminated": list(settlement.eliminated),
