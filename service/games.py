@@ -1,8 +1,9 @@
 """The game service: every use case of the HTTP API, independent of HTTP.
 
 A move is checked in a fixed order — the game exists, the token acts for a
-seat of it, the game is active, the seat may act, the move is legal, the
-expected version is current — then decided, and appended in one transaction
+seat of it, the expected version is current (a move decided on a stale view is
+a version conflict, whatever it would mean now), the game is active, the seat
+may act, the move is legal — then decided, and appended in one transaction
 with every chance outcome and house-bot turn it sets off, until a person must
 act or the game is over.
 """
@@ -243,11 +244,11 @@ class GameService:
                         if earlier is not None:
                             return self._replayed(earlier, fingerprint)
                     table = self.table(game_id)
-                    events = tables.decide(table, seat, move)
                     if if_match is not None and _tag_version(if_match) != table.version:
                         raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
+                    events = tables.decide(table, seat, move)
                     table, appended = self._write(tx, game_id, table, events)
                     body = self._move_answer(table, seat, appended)
                     if idempotency_key is not None:
