@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=30, help="games per game and player count")
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
-    header = f"{'game':<8}{'players':>8}{'events/game':>13}{'sim games/s':>13}{'sim events/s':>14}{'replay events/s':>17}"
+    header = (f"{'game':<8}{'players':>8}{'events/game':>13}{'sim games/s':>13}"
+              f"{'sim events/s':>14}{'replay events/s':>17}")
     print(header)
     print("-" * len(header))
     for name in sorted(all_games()):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from domain import table as tables
 from domain.cards import DECK
 from domain.errors import IllegalMove, InvalidMove, InvalidOptions, NotYourTurn
 from domain.games.craits import GAME, HAND_SIZES, DealerDrawShuffled
-from domain import table as tables
 from service.local import LocalGame
 from tests.unit.craits_support import hand, new_game, play, seen, stack
 
