@@ -239,11 +239,14 @@ class GameService:
         for _ in range(MAX_ATTEMPTS):
             try:
                 with self.store.transaction() as tx:
+                    # The table first, the key second: the first answer commits with its
+                    # events, so a table read before that commit ends in a VersionConflict
+                    # (and a retry that finds the key) and one read after it finds the key.
+                    table = self.table(game_id)
                     if idempotency_key is not None:
                         earlier = tx.get_idempotency(game_id, seat, idempotency_key)
                         if earlier is not None:
                             return self._replayed(earlier, fingerprint)
-                    table = self.table(game_id)
                     if if_match is not None and _tag_version(if_match) != table.version:
                         raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
