@@ -1,8 +1,9 @@
-"""A real ``cardhall serve`` process on a free port over a temporary SQLite database."""
+"""A real ``cardhall serve`` process on a free port, over a temporary SQLite database or a database URL."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import socket
@@ -24,23 +25,68 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@contextlib.contextmanager
-def running_server(directory: Path, *, startup: float = 30.0) -> Iterator[str]:
-    """Start ``cardhall serve`` with its database and log in ``directory``; its base URL until the block ends."""
-    port = free_port()
-    log_path = directory / "server.log"
+@dataclasses.dataclass
+class ServerProcess:
+    """A started ``cardhall serve``: its base URL, port, gunicorn master and log."""
+
+    process: subprocess.Popen
+    base_url: str
+    port: int
+    log_path: Path
+
+    def kill(self) -> None:
+        """SIGKILL the master and its workers at once, as a crashed host would stop."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Stop gracefully (SIGTERM), forcefully if it lingers."""
+        _stop(self.process)
+
+
+def start_server(
+    directory: Path,
+    *,
+    database: str | None = None,
+    workers: int = 1,
+    port: int | None = None,
+    startup: float = 30.0,
+    log_name: str = "server.log",
+) -> ServerProcess:
+    """Start ``cardhall serve`` and wait until ``/healthz`` answers 200.
+
+    ``database`` defaults to ``cardhall.db`` in ``directory``; the log goes to
+    ``directory / log_name`` (appended to, so a restart keeps the earlier log).
+    """
+    port = port or free_port()
+    log_path = directory / log_name
+    database = database or f"sqlite:///{directory / 'cardhall.db'}"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "cardhall_cli", "serve", "--port", str(port),
-               "--database", f"sqlite:///{directory / 'cardhall.db'}", "--threads", "16"]
-    with open(log_path, "wb") as log:
+               "--database", database, "--threads", "16", "--workers", str(workers)]
+    with open(log_path, "ab") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
-    base_url = f"http://127.0.0.1:{port}"
+    server = ServerProcess(process, f"http://127.0.0.1:{port}", port, log_path)
     try:
-        _wait_until_healthy(base_url, process, log_path, startup)
-        yield base_url
-    finally:
+        _wait_until_healthy(server.base_url, process, log_path, startup)
+    except BaseException:
         _stop(process)
+        raise
+    return server
+
+
+@contextlib.contextmanager
+def running_server(
+    directory: Path, *, startup: float = 30.0, database: str | None = None, workers: int = 1
+) -> Iterator[str]:
+    """Start ``cardhall serve`` with its log (and by default its SQLite database) in ``directory``; its base URL."""
+    server = start_server(directory, database=database, workers=workers, startup=startup)
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
 
 
 def _wait_until_healthy(base_url: str, process: subprocess.Popen, log_path: Path, startup: float) -> None:
