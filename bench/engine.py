@@ -6,7 +6,8 @@ For each game and player count it plays ``N`` seeded random games through
 :class:`service.local.LocalGame` (every seat that may act picks uniformly among
 its legal moves), then replays their stored logs: each event is decoded from
 its ``(type, seat, data)`` form and folded with :func:`domain.table.replay`.
-Figures are for one core.
+Figures are for one core: times are the process's CPU time, so other load on the
+machine does not skew them.
 """
 
 from __future__ import annotations
@@ -51,15 +52,15 @@ def replay_log(game: str, log: list[tuple[str, int | None, dict[str, Any]]]) -> 
 
 def measure(game: str, players: int, games: int, seed: int) -> dict[str, float]:
     """Simulation and replay figures for one game and player count."""
-    started = time.perf_counter()
+    started = time.process_time()
     locals_ = [play_random(game, players, seed + index) for index in range(games)]
-    simulated = time.perf_counter() - started
+    simulated = time.process_time() - started
     logs = [stored_log(local) for local in locals_]
     events = sum(len(log) for log in logs)
-    started = time.perf_counter()
+    started = time.process_time()
     for local, log in zip(locals_, logs):
         assert replay_log(game, log).state == local.state
-    replayed = time.perf_counter() - started
+    replayed = time.process_time() - started
     return {
         "events_per_game": events / games,
         "sim_games_s": games / simulated,
