@@ -6,7 +6,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from domain.cards import DECK
+from domain.errors import IllegalMove
 from service.local import LocalGame
 
 #: Cards used to fill what a test leaves open: court cards first, wild cards last.
@@ -81,10 +84,23 @@ def rig(game: LocalGame, **changes: Any) -> None:
     game.table = dataclasses.replace(game.table, state=dataclasses.replace(game.state, **changes))
 
 
-def autoplay_to_round(game: LocalGame, round_number: int) -> None:
-    """Play the first legal move of the seat to act until ``round_number`` is dealt."""
-    while game.state.round < round_number:
-        (seat,) = game.table.game.to_act(game.state)
+def to_act(game: LocalGame) -> list[int]:
+    """The seats the game waits for."""
+    return game.view(None)["to_act"]
+
+
+def refused(rule: str, action: Any, *args: Any, **kwargs: Any) -> IllegalMove:
+    """Run ``action``, which must be refused as an illegal move naming ``rule``."""
+    with pytest.raises(IllegalMove) as error:
+        action(*args, **kwargs)
+    assert error.value.rule == rule
+    return error.value
+
+
+def autoplay(game: LocalGame, round_number: int | None = None) -> None:
+    """Play the first legal move of the seat to act until ``round_number`` is dealt, or to the end."""
+    while not game.over and (round_number is None or game.state.round < round_number):
+        (seat,) = to_act(game)
         game.move(seat, game.legal_moves(seat)[0])
 
 

@@ -9,11 +9,7 @@ from domain.cards import DECK
 from domain.errors import IllegalMove, InvalidMove, InvalidOptions, NotYourTurn
 from domain.games.craits import GAME, HAND_SIZES, DealerDrawShuffled
 from service.local import LocalGame
-from tests.unit.craits_support import hand, new_game, play, seen, stack
-
-
-def to_act(game: LocalGame) -> list[int]:
-    return game.view(None)["to_act"]
+from tests.unit.craits_support import autoplay, hand, new_game, play, seen, stack, to_act
 
 
 # C1
@@ -56,9 +52,7 @@ def test_a_full_game_deals_eight_down_to_one_and_back_up_to_eight():
 
 def test_a_short_game_plays_only_the_first_eight_rounds():
     game = LocalGame("craits", 2, {"seed": 3, "first_dealer": 0, "short": True})
-    while not game.over:
-        (seat,) = to_act(game)
-        game.move(seat, game.legal_moves(seat)[0])
+    autoplay(game)
     assert len(seen(game)["round_scores"]) == 8 and seen(game)["rounds"] == 8
 
 

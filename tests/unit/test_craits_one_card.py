@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 from domain.cards import DECK
-from domain.errors import IllegalMove
 from domain.games.craits import Call, hand_score
 from service.local import LocalGame
-from tests.unit.craits_support import draw, hand, new_game, play, rig_hands, seen, stack
-
-
-def to_act(game: LocalGame) -> list[int]:
-    return game.view(None)["to_act"]
+from tests.unit.craits_support import autoplay, draw, hand, new_game, play, refused, rig_hands, seen, stack, to_act
 
 
 def call(game: LocalGame, seat: int, target: int) -> list:
     return game.move(seat, {"type": "call", "target": target})
 
 
-def refused(rule: str, action, *args, **kwargs) -> None:
-    with pytest.raises(IllegalMove) as error:
-        action(*args, **kwargs)
-    assert error.value.rule == rule
 
 
 def three_players(seat1=("QH", "5C"), seat2=("QS",), seat0=("QC", "4S"), pile=("JD", "JS")) -> LocalGame:
@@ -118,9 +107,7 @@ def test_announcing_without_a_last_card_from_ones_own_play_is_refused():
 def _round_eight_game(deck8: list[str]) -> LocalGame:
     decks = [list(DECK)] * 7 + [deck8]
     game = LocalGame("craits", 2, {"decks": decks, "first_dealer": 0})
-    while game.state.round < 8:
-        (seat,) = to_act(game)
-        game.move(seat, game.legal_moves(seat)[0])
+    autoplay(game, round_number=8)
     return game
 
 

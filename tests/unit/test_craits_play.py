@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import IllegalMove, InvalidMove
+from domain.errors import InvalidMove
 from domain.games.craits import PileReshuffled
-from service.local import LocalGame
-from tests.unit.craits_support import draw, hand, new_game, play, rig, seen
+from tests.unit.craits_support import draw, hand, new_game, play, refused, rig, seen, to_act
 
 NO_HEARTS = ["KC", "KD", "KS", "QC", "QD", "QS", "JC"]
 
 
-def to_act(game: LocalGame) -> list[int]:
-    return game.view(None)["to_act"]
 
 
-def refused(rule: str, action, *args, **kwargs) -> IllegalMove:
-    with pytest.raises(IllegalMove) as error:
-        action(*args, **kwargs)
-    assert error.value.rule == rule
-    return error.value
 
 
 # C7

@@ -9,13 +9,7 @@ import pytest
 from domain import table as tables
 from domain.games.craits import GAME, OVER, RoundDealt, hand_score
 from service.local import LocalGame
-from tests.unit.craits_support import new_game, play, rig_hands, seen
-
-
-def autoplay(game: LocalGame) -> None:
-    while not game.over:
-        (seat,) = game.view(None)["to_act"]
-        game.move(seat, game.legal_moves(seat)[0])
+from tests.unit.craits_support import autoplay, new_game, play, rig_hands, seen
 
 
 # C14
