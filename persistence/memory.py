@@ -65,6 +65,13 @@ class MemoryTransaction(Transaction):
         self.state.games[game_id] = dataclasses.replace(record, version=len(log), updated_at=recorded_at)
         return stored
 
+    def last_version(self, game_id: str) -> int | None:
+        log = self.state.events.get(game_id)
+        return None if log is None else len(log)
+
+    def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
+        return self.state.events.get(game_id, [])[after:]
+
     def set_status(self, game_id: str, status: str) -> None:
         self.state.games[game_id] = dataclasses.replace(self.state.games[game_id], status=status)
 

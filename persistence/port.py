@@ -104,6 +104,14 @@ class Transaction(abc.ABC):
         """Append events after ``expected_version``; VersionConflict if the game moved on."""
 
     @abc.abstractmethod
+    def last_version(self, game_id: str) -> int | None:
+        """The game's version as this transaction sees it (its own appends included); None if no game."""
+
+    @abc.abstractmethod
+    def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
+        """The game's events with version > ``after`` as this transaction sees them, in order."""
+
+    @abc.abstractmethod
     def set_status(self, game_id: str, status: str) -> None:
         """Update the listing's status of a game."""
 

@@ -66,6 +66,19 @@ SQLITE_POLL_SECONDS = 0.05
 # Announcements are only a hint; how often a waiter re-reads the store anyway.
 RECHECK_SECONDS = {"sqlite": 1.0, "postgresql": 5.0}
 
+# The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
+VERSION_OF_GAME = sa.select(games.c.version).where(games.c.id == sa.bindparam("game_id"))
+SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
+
+
+def _game_events(game_id: str, after: int, limit: int | None) -> sa.Select[Any]:
+    query = events.select().where(events.c.game_id == game_id, events.c.version > after)
+    return query.order_by(events.c.version).limit(limit)
+
+
+def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[StoredEvent]:
+    return [StoredEvent(**row._mapping) for row in connection.execute(query)]
+
 
 class SqlTransaction(Transaction):
     """One writing transaction on one connection."""
@@ -130,6 +143,12 @@ class SqlTransaction(Transaction):
         if self.dialect == "postgresql":
             self.connection.execute(sa.select(sa.func.pg_notify(CHANNEL, f"{game_id}:{version}")))
 
+    def last_version(self, game_id: str) -> int | None:
+        return self.connection.scalar(VERSION_OF_GAME, {"game_id": game_id})
+
+    def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
+        return _stored_events(self.connection, _game_events(game_id, after, None))
+
     def set_status(self, game_id: str, status: str) -> None:
         result = self.connection.execute(games.update().where(games.c.id == game_id).values(status=status))
         if result.rowcount != 1:
@@ -184,8 +203,7 @@ class SqlEventStore(EventStore):
             self._board.announce(game_id, version)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
-        query = events.select().where(events.c.game_id == game_id, events.c.version > after)
-        return self._events(query.order_by(events.c.version).limit(limit))
+        return self._events(_game_events(game_id, after, limit))
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
         query = events.select().where(events.c.position > after_position)
@@ -193,7 +211,7 @@ class SqlEventStore(EventStore):
 
     def last_version(self, game_id: str) -> int | None:
         with self.engine.connect() as connection:
-            return connection.scalar(sa.select(games.c.version).where(games.c.id == game_id))
+            return connection.scalar(VERSION_OF_GAME, {"game_id": game_id})
 
     def get_game(self, game_id: str) -> GameRecord | None:
         with self.engine.connect() as connection:
@@ -222,9 +240,7 @@ class SqlEventStore(EventStore):
 
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         with self.engine.connect() as connection:
-            row = connection.execute(
-                sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == token_hash)
-            ).first()
+            row = connection.execute(SEAT_OF_TOKEN, {"token_hash": token_hash}).first()
         return None if row is None else (row.game_id, row.seat)
 
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
@@ -248,7 +264,7 @@ class SqlEventStore(EventStore):
 
     def _events(self, query: sa.Select[Any]) -> list[StoredEvent]:
         with self.engine.connect() as connection:
-            return [StoredEvent(**row._mapping) for row in connection.execute(query)]
+            return _stored_events(connection, query)
 
     def _listen_connection(self) -> Any:
         """A dedicated autocommit psycopg connection, outside the pool, for LISTEN."""

@@ -90,9 +90,9 @@ class GameService:
         """Every game offered, with its player range and options."""
         return [game.describe() for game in all_games().values()]
 
-    def table(self, game_id: str) -> tables.Table:
-        """The game's table now; NotFound if there is no such game."""
-        table = self.cache.get(game_id)
+    def table(self, game_id: str, within: Transaction | None = None) -> tables.Table:
+        """The game's table now (as the transaction ``within`` sees it); NotFound if there is no such game."""
+        table = self.cache.get(game_id, within=within)
         if table is None:
             raise NotFound(f"no game {game_id!r}")
         return table
@@ -205,7 +205,7 @@ class GameService:
         for _ in range(MAX_ATTEMPTS):
             try:
                 with self.store.transaction() as tx:
-                    table = self.table(game_id)
+                    table = self.table(game_id, within=tx)
                     if table.status != tables.WAITING:
                         raise SeatUnavailable(f"the game is {table.status}: no seat is free")
                     seated = tables.take_seat(table, name=name, bot=bot)
@@ -230,9 +230,7 @@ class GameService:
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
         """Make a move for the token's seat; see the module docstring for the order of checks."""
-        self.table(game_id)
-        seat = self.seat_of(game_id, token, required=True)
-        assert seat is not None
+        seat = self._acting_seat(game_id, token)
         fingerprint = request_fingerprint(
             {"move": dict(move), "expected_version": expected_version, "if_match": if_match}
         )
@@ -242,7 +240,7 @@ class GameService:
                     # The table first, the key second: the first answer commits with its
                     # events, so a table read before that commit ends in a VersionConflict
                     # (and a retry that finds the key) and one read after it finds the key.
-                    table = self.table(game_id)
+                    table = self.table(game_id, within=tx)
                     if idempotency_key is not None:
                         earlier = tx.get_idempotency(game_id, seat, idempotency_key)
                         if earlier is not None:
@@ -262,6 +260,16 @@ class GameService:
             self.cache.put(game_id, table)
             return MoveOutcome(201, body)
         raise StaleVersion("the game kept changing while deciding this move; try again")
+
+    def _acting_seat(self, game_id: str, token: str | None) -> int:
+        """The seat the token acts for; a missing game is reported before a bad token."""
+        try:
+            seat = self.seat_of(game_id, token, required=True)
+        except (Unauthorized, Forbidden):
+            self.table(game_id)
+            raise
+        assert seat is not None
+        return seat
 
     @staticmethod
     def _replayed(earlier: IdempotencyRecord, fingerprint: str) -> MoveOutcome:

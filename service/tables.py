@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 from domain import table as tables
 from domain.events import Event
-from persistence.port import EventStore, StoredEvent
+from persistence.port import EventStore, StoredEvent, Transaction
 
 
 def decode(game: str, stored: StoredEvent) -> Event:
@@ -37,11 +37,18 @@ class TableCache:
         self._tables: OrderedDict[str, tables.Table] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, game_id: str, version: int | None = None) -> tables.Table | None:
-        """The game's table at the stored version (or at least at ``version`` if given); None if no game."""
+    def get(
+        self, game_id: str, version: int | None = None, *, within: Transaction | None = None
+    ) -> tables.Table | None:
+        """The game's table at the stored version (or at least at ``version`` if given); None if no game.
+
+        ``within`` a writing transaction, the version and any missing events are read on its
+        connection: a write then holds one connection, never waiting on the pool for a second.
+        """
+        source: EventStore | Transaction = self.store if within is None else within
         with self._lock:
             cached = self._tables.get(game_id)
-        stored_version = self.store.last_version(game_id) if version is None else version
+        stored_version = source.last_version(game_id) if version is None else version
         if stored_version is None:
             return None
         base_version = cached.version if cached is not None else 0
@@ -50,7 +57,7 @@ class TableCache:
             return cached
         if cached is not None and base_version > stored_version:
             cached, base_version = None, 0  # never trust a table ahead of the log
-        table = fold(cached, self.store.read(game_id, after=base_version))
+        table = fold(cached, source.read(game_id, after=base_version))
         if table is not None:
             self._remember(game_id, table)
         return table

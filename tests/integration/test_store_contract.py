@@ -274,3 +274,15 @@ def test_reads_during_an_open_writing_transaction_see_the_last_commit_without_wa
         assert store.last_version("g1") == 1
         assert time.monotonic() - started < 1
     assert store.last_version("g1") == 2
+
+
+def test_a_transaction_reads_the_version_and_events_with_its_own_appends(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0)
+    with store.transaction() as tx:
+        assert tx.last_version("g1") == 1
+        assert tx.last_version("nope") is None
+        tx.append("g1", 1, [NewEvent("CardPlayed", 0, {"n": 2})], at(1))
+        assert tx.last_version("g1") == 2
+        assert [(e.version, e.data) for e in tx.read("g1", after=1)] == [(2, {"n": 2})]
+        assert [e.version for e in tx.read("g1")] == [1, 2]
