@@ -36,6 +36,7 @@ from service.errors import (
     Unauthorized,
 )
 from service.tables import TableCache, decode
+from service.tokens import TokenSeats
 
 MAX_LIMIT_EVENTS = 1000
 MAX_BOT_EVENTS = 100_000  # a runaway guard: every game ends long before
@@ -84,6 +85,7 @@ class GameService:
         self.new_token = new_token
         self.max_wait = max_wait
         self.cache = TableCache(store)
+        self.token_seats = TokenSeats(store)
 
     # -- reading ------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -141,7 +143,7 @@ class GameService:
             if required:
                 raise Unauthorized("this needs 'Authorization: Bearer TOKEN' from joining a seat")
             return None
-        found = self.store.seat_for_token(hash_token(token))
+        found = self.token_seats.get(hash_token(token))
         if found is None:
             raise Unauthorized("the bearer token is not one this server gave out")
         token_game, seat = found
