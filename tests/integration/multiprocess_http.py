@@ -93,22 +93,29 @@ def post_move(bases: list[str], game_id: str, token: str, move: dict[str, Any], 
 def play_games_round_robin(bases: list[str], games: list[tuple[str, list[str]]], seed: int) -> int:
     """Play every game to its end, one move per game in turn, each through a random server; the moves made."""
     rng = random.Random(seed)
-    live = dict(games)
+    live: dict[str, tuple[str, dict[str, Any]] | None] = {game_id: None for game_id, _ in games}
+    tokens = dict(games)
     moves = 0
     with httpx.Client(timeout=30) as http:
         while live:
-            for game_id, tokens in list(live.items()):
+            for game_id, turn in list(live.items()):
                 http.base_url = httpx.URL(rng.choice(bases))
-                found = actor(http, game_id, tokens)
-                if found is None:
+                turn = turn or actor(http, game_id, tokens[game_id])
+                if turn is None:
                     del live[game_id]
                     continue
-                token, view = found
+                token, view = turn
                 move = {**turn_move(view, rng), "expected_version": view["version"]}
                 answer = post_move(bases, game_id, token, move, f"{game_id}-{view['version']}", rng)
                 assert answer.status_code == 201, answer.text
+                live[game_id] = next_turn(token, answer.json())
                 moves += 1
     return moves
+
+
+def next_turn(token: str, answer: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The mover's next turn straight from a move's answer (its new view), if it is the mover's again."""
+    return (token, answer) if answer["status"] == "active" and answer["seat"] in answer["to_act"] else None
 
 
 def all_events(base: str, game_id: str, token: str | None = None) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from tests.integration.multiprocess_http import (
     as_json,
     assert_versions_whole,
     new_game,
+    next_turn,
     post_move,
     replayed,
     servers_over,
@@ -60,8 +61,7 @@ class Player(threading.Thread):
         body = answer.json()
         self.acknowledged.extend((e["version"], e["type"], e["seat"]) for e in body["events"])
         self.moves += 1
-        if body["status"] == "active" and body["seat"] in body["to_act"]:
-            self.next_turn = token, body  # the answer holds the mover's new view: no need to ask again
+        self.next_turn = next_turn(token, body)
         return True
 
     def _turn(self) -> tuple[str, dict[str, Any]] | None:
