@@ -5,6 +5,11 @@ returns for the bot's seat (``legal_moves`` included) and returns one of those
 moves. ``random`` picks uniformly; ``greedy`` uses the game's own strategy
 module (``bots.<game>``, a ``greedy(view, rng)`` function) and plays randomly in
 a game that has none. Bots see only the view: never another seat's cards.
+
+``out_of_turn(game, kind, view, rng)`` is asked when a bot that is not to act is
+offered moves anyway (announce, call, declare_31): it returns one of them, or
+None to let the moment pass. ``greedy`` takes every such move (each one helps it
+or hurts an opponent); ``random`` takes one half of the time.
 """
 
 from __future__ import annotations
@@ -28,6 +33,18 @@ def choose(game: str, kind: str, view: dict[str, Any], rng: random.Random) -> di
     elif kind != "random":
         raise ValueError(f"unknown bot kind {kind!r}; house bots: {', '.join(BOT_KINDS)}")
     return rng.choice(moves)
+
+
+def out_of_turn(game: str, kind: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """The out-of-turn move a house bot of ``kind`` makes from ``view``, or None to pass."""
+    moves = view["legal_moves"]
+    if not moves:
+        return None
+    if kind == "greedy":
+        return choose(game, kind, view, rng)
+    if kind != "random":
+        raise ValueError(f"unknown bot kind {kind!r}; house bots: {', '.join(BOT_KINDS)}")
+    return rng.choice(moves) if rng.random() < 0.5 else None
 
 
 def _greedy_strategy(game: str) -> Any:

@@ -305,11 +305,25 @@ class GameService:
         return table, list(zip(stored, decided, strict=True))
 
     def _consequences(self, table: tables.Table) -> list[Event]:
-        """What the game does next by itself: a chance outcome, or a house bot's move."""
+        """What the game does next by itself: a chance outcome, or a house bot's move.
+
+        House bots may act out of turn first (a call-out, a declared 31: whatever their
+        strategy takes when it is offered), then the bot whose turn it is plays.
+        """
         request = tables.chance(table)
         if request is not None:
             return [request.outcome(resolve(request, table.options, table.version + 1))]
-        for seat in tables.to_act(table):
+        if table.status != tables.ACTIVE:
+            return []
+        to_act = tables.to_act(table)
+        for seat, sitter in enumerate(table.seats):
+            if sitter is None or sitter.bot is None or seat in to_act or not tables.legal_moves(table, seat):
+                continue
+            rng = rng_for(table.options, table.version + 1, salt=f"bot{seat}")
+            move = bots.out_of_turn(table.game.name, sitter.bot, tables.view(table, seat), rng)
+            if move is not None:
+                return tables.decide(table, seat, move)
+        for seat in to_act:
             sitter = table.seats[seat]
             if sitter is not None and sitter.bot is not None:
                 view = tables.view(table, seat)
