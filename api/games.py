@@ -33,6 +33,8 @@ from api.schemas import (
     ViewSchema,
 )
 
+# Schemas are given to @blp.arguments as instances: given a class, webargs builds
+# (and deep-copies the fields of) a new instance on every request.
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Create, join, play and replay games.")
 
 BEARER = [{"bearerAuth": []}]
@@ -87,7 +89,7 @@ class GameTypes(MethodView):
 @blp.route("/games")
 class Games(MethodView):
     @blp.doc(operationId="listGames")
-    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.arguments(GameListQuerySchema(), location="query")
     @blp.response(200, GameListSchema)
     @problems(422)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
@@ -97,7 +99,7 @@ class Games(MethodView):
         )
 
     @blp.doc(operationId="createGame")
-    @blp.arguments(CreateGameSchema, examples=examples.CREATE)
+    @blp.arguments(CreateGameSchema(), examples=examples.CREATE)
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
@@ -122,7 +124,7 @@ class Game(MethodView):
 @blp.route("/games/<string:game_id>/seats")
 class Seats(MethodView):
     @blp.doc(operationId="takeSeat")
-    @blp.arguments(JoinSchema, examples=examples.JOIN)
+    @blp.arguments(JoinSchema(), examples=examples.JOIN)
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.JOIN_SCHEMA}}})
     @blp.response(201, JoinResultSchema)
     @problems(400, 404, 409, 422)
@@ -134,7 +136,7 @@ class Seats(MethodView):
 @blp.route("/games/<string:game_id>/state")
 class State(MethodView):
     @blp.doc(operationId="getState")
-    @blp.arguments(StateQuerySchema, location="query")
+    @blp.arguments(StateQuerySchema(), location="query")
     @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(401, 403, 404, 422)
@@ -147,8 +149,8 @@ class State(MethodView):
 @blp.route("/games/<string:game_id>/moves")
 class Moves(MethodView):
     @blp.doc(operationId="makeMove")
-    @blp.arguments(MoveHeadersSchema, location="headers")
-    @blp.arguments(MoveSchema, examples=examples.MOVES)
+    @blp.arguments(MoveHeadersSchema(), location="headers")
+    @blp.arguments(MoveSchema(), examples=examples.MOVES)
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=BEARER)
     @problems(400, 401, 403, 404, 409, 412, 422)
@@ -173,7 +175,7 @@ class Moves(MethodView):
 @blp.route("/games/<string:game_id>/events")
 class Events(MethodView):
     @blp.doc(operationId="getEvents")
-    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(401, 403, 404, 422)
@@ -186,7 +188,7 @@ class Events(MethodView):
 @blp.route("/games/<string:game_id>/events/stream")
 class EventStream(MethodView):
     @blp.doc(operationId="streamEvents")
-    @blp.arguments(StreamQuerySchema, location="query")
+    @blp.arguments(StreamQuerySchema(), location="query")
     @blp.response(200, SSE_EVENT, content_type="text/event-stream",
                   description="Server-Sent Events: id = version, event = type, data = the event as JSON")
     @blp.doc(security=OPTIONAL_BEARER)
