@@ -38,6 +38,10 @@ class UnknownGame(StoreError):
     """No game with this id."""
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class NewEvent:
     """An event to append: its type, acting seat and JSON data."""
@@ -167,7 +171,7 @@ class EventStore(abc.ABC):
 
     @abc.abstractmethod
     def ping(self) -> None:
-        """Raise if the database cannot be reached."""
+        """Raise StoreUnavailable if the database cannot be reached."""
 
     def close(self) -> None:
         """Release connections."""

@@ -54,6 +54,7 @@ from persistence.port import (
     IdempotencyRecord,
     NewEvent,
     StoredEvent,
+    StoreUnavailable,
     Transaction,
     UnknownGame,
     VersionConflict,
@@ -255,8 +256,11 @@ class SqlEventStore(EventStore):
         )
 
     def ping(self) -> None:
-        with self.engine.connect() as connection:
-            connection.execute(sa.text("SELECT 1"))
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(sa.text("SELECT 1"))
+        except sa.exc.DBAPIError as error:
+            raise StoreUnavailable(str(error.orig)) from error
 
     def close(self) -> None:
         self._waker.close()

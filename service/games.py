@@ -24,7 +24,16 @@ from domain import table as tables
 from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
 from domain.events import Event, event_data
 from domain.game import all_games
-from persistence.port import EventStore, GameRecord, IdempotencyRecord, NewEvent, StoredEvent, Transaction, VersionConflict
+from persistence.port import (
+    EventStore,
+    GameRecord,
+    IdempotencyRecord,
+    NewEvent,
+    StoredEvent,
+    StoreUnavailable,
+    Transaction,
+    VersionConflict,
+)
 from service.chance import resolve, rng_for
 from service.errors import (
     BadRequest,
@@ -34,6 +43,7 @@ from service.errors import (
     PreconditionFailed,
     StaleVersion,
     Unauthorized,
+    Unavailable,
 )
 from service.tables import TableCache, decode
 from service.tokens import TokenSeats
@@ -337,7 +347,10 @@ class GameService:
 
     def health(self) -> dict[str, Any]:
         """Liveness and database reachability."""
-        self.store.ping()
+        try:
+            self.store.ping()
+        except StoreUnavailable as error:
+            raise Unavailable("the database cannot be reached") from error
         return {"status": "ok", "database": "ok"}
 
 
