@@ -15,7 +15,8 @@ SQLite (one file, one host):
   ``BEGIN`` itself: ``BEGIN IMMEDIATE`` for writing transactions (connections
   with the ``cardhall_write`` execution option), so writers take the write lock
   up front and queue on the busy timeout instead of failing half-way on a lock
-  upgrade; plain deferred ``BEGIN`` for reads.
+  upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
+  atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
 PostgreSQL (``postgresql+psycopg://``): a pool with ``pool_pre_ping``, sized by
 ``CARDHALL_DB_POOL_SIZE`` (default 5) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 10).
@@ -96,7 +97,7 @@ def _sqlite_engine(url: sa.URL, *, foreign_keys: bool) -> sa.Engine:
 
     @event.listens_for(engine, "begin")
     def begin(connection: sa.Connection) -> None:
-        writing = connection.get_execution_options().get(WRITE, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+        if connection.get_execution_options().get(WRITE, False):
+            connection.connection.driver_connection.execute("BEGIN IMMEDIATE")
 
     return engine
