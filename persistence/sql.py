@@ -33,10 +33,12 @@ committed in this process wake this process's waiters at once.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
+import sqlite3
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -81,6 +83,67 @@ def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[Sto
     return [StoredEvent(**row._mapping) for row in connection.execute(query)]
 
 
+class _CoreAppend:
+    """An append's two statements through SQLAlchemy Core (PostgreSQL)."""
+
+    BUMP = (
+        games.update()
+        .where(games.c.id == sa.bindparam("bump_id"), games.c.version == sa.bindparam("bump_expected"))
+        .values(version=sa.bindparam("bump_version"), updated_at=sa.bindparam("bump_at"))
+    )
+    INSERT = events.insert().returning(events.c.position, sort_by_parameter_order=True)
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self.connection = connection
+
+    def bump(self, game_id: str, expected: int, version: int, recorded_at: dt.datetime) -> bool:
+        """Move the game's version on if it is ``expected``; whether it was."""
+        moved = self.connection.execute(
+            self.BUMP, {"bump_id": game_id, "bump_expected": expected, "bump_version": version, "bump_at": recorded_at}
+        )
+        return moved.rowcount == 1
+
+    def insert(self, rows: list[dict[str, Any]]) -> list[int]:
+        """Insert the event rows; their positions, in order."""
+        return list(self.connection.execute(self.INSERT, rows).scalars().all())
+
+
+class _SqliteAppend(_CoreAppend):
+    """The same two statements on pysqlite's own cursor: SQLite's append is CPU-bound, and Core's
+    per-statement work cost four times the statements themselves. Values are bound with the
+    columns' own SQLAlchemy processors, so the rows are stored exactly as Core stores them."""
+
+    BUMP_SQL = "UPDATE games SET version = ?, updated_at = ? WHERE games.id = ? AND games.version = ?"
+    INSERT_SQL = "INSERT INTO events (game_id, version, type, seat, data, recorded_at) VALUES (?, ?, ?, ?, ?, ?)"
+
+    def __init__(self, connection: sa.Connection) -> None:
+        super().__init__(connection)
+        self.cursor = connection.connection.driver_connection.cursor()
+        self.time, self.json = _sqlite_binders(connection.dialect)
+
+    def bump(self, game_id: str, expected: int, version: int, recorded_at: dt.datetime) -> bool:
+        self.cursor.execute(self.BUMP_SQL, (version, self.time(recorded_at), game_id, expected))
+        return self.cursor.rowcount == 1
+
+    def insert(self, rows: list[dict[str, Any]]) -> list[int]:
+        positions = []
+        for row in rows:
+            try:
+                self.cursor.execute(self.INSERT_SQL, (row["game_id"], row["version"], row["type"], row["seat"],
+                                                      self.json(row["data"]), self.time(row["recorded_at"])))
+            except sqlite3.IntegrityError as error:
+                raise sa.exc.IntegrityError(self.INSERT_SQL, None, error) from error
+            positions.append(self.cursor.lastrowid)
+        return positions
+
+
+@functools.cache
+def _sqlite_binders(dialect: sa.Dialect) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """How SQLAlchemy binds a time and a JSON value on this dialect."""
+    return (events.c.recorded_at.type.bind_processor(dialect),  # type: ignore[return-value]
+            events.c.data.type.bind_processor(dialect))
+
+
 class SqlTransaction(Transaction):
     """One writing transaction on one connection."""
 
@@ -104,22 +167,16 @@ class SqlTransaction(Transaction):
     ) -> list[StoredEvent]:
         self._serialise_appends()
         version = expected_version + len(new_events)
-        moved = self.connection.execute(
-            games.update()
-            .where(games.c.id == game_id, games.c.version == expected_version)
-            .values(version=version, updated_at=recorded_at)
-        )
-        if moved.rowcount != 1:
-            self._refuse(game_id, expected_version)
-        if not new_events:
-            return []
         rows = [{"game_id": game_id, "version": expected_version + offset, "type": event.type,
                  "seat": event.seat, "data": event.data, "recorded_at": recorded_at}
                 for offset, event in enumerate(new_events, start=1)]
+        write = _SqliteAppend(self.connection) if self.dialect == "sqlite" else _CoreAppend(self.connection)
+        if not write.bump(game_id, expected_version, version, recorded_at):
+            self._refuse(game_id, expected_version)
+        if not rows:
+            return []
         try:
-            positions = self.connection.execute(
-                events.insert().returning(events.c.position, sort_by_parameter_order=True), rows
-            ).scalars().all()
+            positions = write.insert(rows)
         except sa.exc.IntegrityError as error:  # UNIQUE(game_id, version): a writer got there first
             raise VersionConflict(game_id, expected_version, None) from error
         self._notify(game_id, version)
