@@ -19,7 +19,7 @@ SQLite (one file, one host):
   atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
 PostgreSQL (``postgresql+psycopg://``): a pool with ``pool_pre_ping``, sized by
-``CARDHALL_DB_POOL_SIZE`` (default 5) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 10).
+``CARDHALL_DB_POOL_SIZE`` (default 5; SQLite 32) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 10).
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ from sqlalchemy import event
 DEFAULT_URL = "sqlite:///cardhall.db"
 BUSY_TIMEOUT_SECONDS = 30.0
 WRITE = "cardhall_write"
+# A connection per server thread (``cardhall serve --threads`` defaults to 32): SQLite
+# connections cost no server slot, and a pool smaller than the threads closes each
+# connection opened beyond it on return, so every request past it opened a file anew.
+SQLITE_POOL_SIZE = 32
 
 
 def normalise_url(url: str | None) -> str:
@@ -63,9 +67,9 @@ def _env_int(name: str, default: int) -> int:
     return int(os.environ.get(name) or default)
 
 
-def _pool_options() -> dict[str, Any]:
+def _pool_options(size: int = 5) -> dict[str, Any]:
     return {
-        "pool_size": _env_int("CARDHALL_DB_POOL_SIZE", 5),
+        "pool_size": _env_int("CARDHALL_DB_POOL_SIZE", size),
         "max_overflow": _env_int("CARDHALL_DB_MAX_OVERFLOW", 10),
         "pool_timeout": 30,
     }
@@ -82,7 +86,7 @@ def _sqlite_engine(url: sa.URL, *, foreign_keys: bool) -> sa.Engine:
         url,
         connect_args={"timeout": BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
         poolclass=sa.QueuePool,
-        **_pool_options(),
+        **_pool_options(SQLITE_POOL_SIZE),
     )
 
     @event.listens_for(engine, "connect")
