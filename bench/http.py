@@ -1,0 +1,222 @@
+"""HTTP benchmark: whole games over a real server against the framework ceiling, in one run.
+
+Usage: ``python3 bench/http.py [--clients 8,32,128] [--workers 1,2] [--databases sqlite,postgresql]
+[--seconds 8] [--threads 32] [--game scat] [--players 3] [--bot random]``.
+
+For every database, worker count and client count it starts ``cardhall serve``
+(gunicorn gthread) on 127.0.0.1 over a fresh database and runs, with the same
+client (asyncio, one keep-alive HTTP/1.1 connection per client, see
+:class:`Connection`):
+
+1. ``/healthz`` — K clients GET ``/healthz`` back to back for the given time: the
+   framework ceiling (gunicorn, routing, flask-smorest serialisation, one ``SELECT 1``);
+2. games — K bot clients, each playing its own games to the end, one person seat
+   against house bots: create the game, take a seat, seat the house bots, then
+   until it is over: read the state (``GET /state``; when it is not its turn,
+   long-poll ``GET /events?wait``), then POST one of its legal moves with
+   ``expected_version``. Every request counts, set-up included.
+
+Moves/s counts the clients' moves (each POST also appends the house bots' turns).
+Move latency is the POST's round trip as the client sees it. Client and server
+share the machine, so the client's own CPU use is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import json
+import pathlib
+import random
+import sys
+import time
+from typing import Any
+
+# Run as a script, this file's directory comes first on sys.path, where this
+# module's name would hide the standard library's http (which httpx imports).
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if pathlib.Path(entry or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+
+from bench import _common
+
+
+@dataclasses.dataclass
+class Tally:
+    """What one phase did."""
+
+    requests: int = 0
+    moves: int = 0
+    games: int = 0
+    errors: int = 0
+    latencies: list[float] = dataclasses.field(default_factory=list)
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection to 127.0.0.1: a request at a time, JSON in and out.
+
+    A few lines of asyncio instead of httpx, whose own CPU cost (about 0.3 ms a request)
+    capped the figures below the server's once 32 clients shared a core with it.
+    """
+
+    def __init__(self, port: int, tally: Tally) -> None:
+        self.port, self.tally = port, tally
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+        """Send one request; the JSON answer (an error status raises)."""
+        payload = b"" if body is None else json.dumps(body).encode()
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {_common.HOST}:{self.port}", f"Content-Length: {len(payload)}"]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        if body is not None:
+            lines.append("Content-Type: application/json")
+        message = ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
+        for attempt in range(2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(_common.HOST, self.port)
+            assert self.reader is not None
+            self.writer.write(message)
+            status_line = await self.reader.readline()
+            if status_line or attempt:
+                break
+            self.writer = None  # the server closed an idle keep-alive connection: reconnect once
+        status = int(status_line.split()[1])
+        length, close = 0, False
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"connection" and value.strip().lower() == b"close":
+                close = True
+        answer = await self.reader.readexactly(length)
+        if close:
+            self.writer.close()
+            self.writer = None
+        self.tally.requests += 1
+        if status >= 400:
+            self.tally.errors += 1
+            raise RuntimeError(f"{method} {path}: {status} {answer[:300]!r}")
+        return json.loads(answer)
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def hammer_health(client: Connection, deadline: float, args: argparse.Namespace, rng: random.Random) -> None:
+    """GET /healthz back to back until the deadline."""
+    while time.monotonic() < deadline:
+        await client.request("GET", "/healthz")
+
+
+async def play_games(client: Connection, deadline: float, args: argparse.Namespace, rng: random.Random) -> None:
+    """Play whole games, one after another, until the deadline (the game then running is abandoned)."""
+    tally = client.tally
+    options = {"short": True} if args.game == "craits" else {}
+    while time.monotonic() < deadline:
+        created = await client.request("POST", "/v1/games",
+                                       {"game": args.game, "players": args.players, "options": options})
+        path = f"/v1/games/{created['id']}"
+        joined = await client.request("POST", f"{path}/seats", {"name": "bench"})
+        auth = {"Authorization": f"Bearer {joined['token']}"}
+        for _ in range(args.players - 1):
+            await client.request("POST", f"{path}/seats", {"bot": args.bot})
+        while time.monotonic() < deadline:
+            view = await client.request("GET", f"{path}/state", headers=auth)
+            if view["status"] == "finished":
+                tally.games += 1
+                break
+            if not view["legal_moves"]:
+                await client.request("GET", f"{path}/events?after={view['version']}&wait=5", headers=auth)
+                continue
+            move = {**rng.choice(view["legal_moves"]), "expected_version": view["version"]}
+            started = time.perf_counter()
+            await client.request("POST", f"{path}/moves", move, auth)
+            tally.latencies.append(time.perf_counter() - started)
+            tally.moves += 1
+
+
+async def run_phase(port: int, clients: int, args: argparse.Namespace, work: Any) -> tuple[Tally, float, float]:
+    """Run ``work`` in ``clients`` tasks, a connection each; the tally, seconds and the client's CPU share."""
+    tally = Tally()
+    connections = [Connection(port, tally) for _ in range(clients)]
+    for connection in connections:  # connect before the clock starts
+        await connection.request("GET", "/healthz")
+    tally.requests = 0
+    cpu, started = time.process_time(), time.monotonic()
+    deadline = started + args.seconds
+    results = await asyncio.gather(
+        *(work(connection, deadline, args, random.Random(args.seed + index))
+          for index, connection in enumerate(connections)),
+        return_exceptions=True)
+    elapsed = time.monotonic() - started
+    client_cpu = (time.process_time() - cpu) / elapsed
+    for connection in connections:
+        connection.close()
+    failures = [result for result in results if isinstance(result, BaseException)]
+    if failures:
+        raise failures[0]
+    return tally, elapsed, client_cpu
+
+
+def measure(port: int, clients: int, args: argparse.Namespace) -> dict[str, float]:
+    """One row: the /healthz ceiling, then the game workload, against the same server."""
+    health, health_s, health_cpu = asyncio.run(run_phase(port, clients, args, hammer_health))
+    games, games_s, games_cpu = asyncio.run(run_phase(port, clients, args, play_games))
+    health_rate, game_rate = health.requests / health_s, games.requests / games_s
+    return {
+        "healthz": health_rate,
+        "requests": game_rate,
+        "ratio": game_rate / health_rate,
+        "moves": games.moves / games_s,
+        "games": games.games,
+        "p50": _common.percentile(games.latencies, 0.50) * 1000,
+        "p95": _common.percentile(games.latencies, 0.95) * 1000,
+        "p99": _common.percentile(games.latencies, 0.99) * 1000,
+        "errors": health.errors + games.errors,
+        "client_cpu": max(health_cpu, games_cpu),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", default="8,32,128", help="concurrent clients, comma-separated")
+    parser.add_argument("--workers", default="1,2", help="gunicorn worker counts, comma-separated")
+    parser.add_argument("--databases", default="sqlite,postgresql", help="sqlite and/or postgresql")
+    parser.add_argument("--seconds", type=float, default=8.0, help="length of each phase")
+    parser.add_argument("--threads", type=int, default=32, help="threads per worker (the serve default)")
+    parser.add_argument("--game", default="scat", choices=["scat", "craits"],
+                        help="scat (a game is about 15 moves of the client) or craits (short: about 100)")
+    parser.add_argument("--players", type=int, default=3, help="one person seat, the rest house bots")
+    parser.add_argument("--bot", default="random", choices=["random", "greedy"], help="the house bots")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    rows = []
+    with contextlib.ExitStack() as stack:
+        databases = _common.Databases(stack)
+        for backend in args.databases.split(","):
+            for workers in map(int, args.workers.split(",")):
+                with _common.running(databases.new(backend), databases.workdir(),
+                                     workers=workers, threads=args.threads) as server:
+                    for clients in map(int, args.clients.split(",")):
+                        row = measure(server.port, clients, args)
+                        rows.append([backend, workers, clients, f"{row['healthz']:,.0f}", f"{row['requests']:,.0f}",
+                                     f"{row['ratio']:.0%}", f"{row['moves']:,.0f}", row["games"],
+                                     f"{row['p50']:.1f}", f"{row['p95']:.1f}", f"{row['p99']:.1f}",
+                                     row["errors"], f"{row['client_cpu']:.0%}"])
+    _common.print_table(
+        f"HTTP: {args.game}, {args.players} players (1 client + {args.players - 1} {args.bot} house bots), "
+        f"{args.seconds:g} s per phase, {args.threads} threads per worker",
+        ["database", "workers", "clients", "healthz req/s", "game req/s", "game/healthz", "moves/s",
+         "games done", "move p50 ms", "p95 ms", "p99 ms", "errors", "client CPU"],
+        rows, note=_common.load_average())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Each benchmark script runs for a few seconds with tiny sizes and prints its table, so none can rot.
+
+No figure is checked: these are smoke tests, not benchmarks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_script(name: str, *args: str) -> str:
+    """Run ``bench/<name>`` as a user would; its output (the run must succeed)."""
+    finished = subprocess.run([sys.executable, str(ROOT / "bench" / name), *args], check=False, cwd=ROOT,
+                              capture_output=True, text=True, timeout=240)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    return finished.stdout
+
+
+def test_the_http_benchmark_plays_games_on_sqlite_and_prints_its_table() -> None:
+    out = run_script("http.py", "--clients", "2", "--workers", "1", "--databases", "sqlite", "--seconds", "1")
+    assert "HTTP:" in out and "healthz req/s" in out and "game/healthz" in out
+    assert "│ sqlite" in out
+
+
+@pytest.mark.postgres
+def test_the_http_benchmark_plays_games_on_postgresql_too() -> None:
+    out = run_script("http.py", "--clients", "2", "--workers", "1", "--databases", "postgresql", "--seconds", "1")
+    assert "│ postgresql" in out
+
+
+def test_the_growth_benchmark_times_young_old_and_cold_moves() -> None:
+    out = run_script("growth.py", "--games", "1", "--low", "12", "--high", "60", "--window", "20")
+    assert "Growth:" in out and "warm (cached table)" in out and "cold (first move after a restart)" in out
+
+
+def test_the_growth_benchmark_profiles_the_move_path_in_process() -> None:
+    out = run_script("growth.py", "--profile", "--low", "12", "--high", "60", "--window", "20")
+    assert "moves at versions" in out and "GameService.move" in out
+
+
+def test_the_store_benchmark_compares_appends_and_replay_with_eventsourcing() -> None:
+    out = run_script("store.py", "--appends", "50", "--rounds", "1")
+    assert "Store:" in out and "appends/s" in out and "eventsourcing" in out
