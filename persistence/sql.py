@@ -32,14 +32,17 @@ committed in this process wake this process's waiters at once.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import functools
 import os
 import sqlite3
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import sqlalchemy as sa
@@ -230,12 +233,48 @@ class SqlTransaction(Transaction):
         ))
 
 
+class SqliteWriters:
+    """SQLite writers queue here, each woken the moment the writer before it commits.
+
+    Queued on the database's write lock instead (``BEGIN IMMEDIATE``), they would poll
+    it through SQLite's busy handler, sleeping up to 100 ms between tries: the lock
+    sat idle while they slept. Threads of a process queue on a lock, processes on an
+    exclusive ``flock`` of ``<database>-writers``. ``BEGIN IMMEDIATE`` stays the real
+    lock: a writer that does not queue here (another program) is still waited for.
+    """
+
+    def __init__(self, database: str | None) -> None:
+        self.database = database
+        self._threads = threading.RLock()
+        self._file = open(f"{database}-writers", "a+b")  # noqa: SIM115  (held for the store's life)
+        self._depth = 0
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        self._depth += 1
+        if self._depth == 1:
+            fcntl.flock(self._file, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._threads.release()
+
+    def close(self) -> None:
+        """Close the lock file."""
+        self._file.close()
+
+
 class SqlEventStore(EventStore):
     """The event store over SQLite or PostgreSQL; the schema must be migrated (:func:`persistence.upgrade`)."""
 
     def __init__(self, url: str) -> None:
         self.engine = create_engine(normalise_url(url))
         self.dialect = self.engine.dialect.name
+        self._writing: AbstractContextManager[Any] = (
+            SqliteWriters(self.engine.url.database) if self.dialect == "sqlite" else contextlib.nullcontext()
+        )
         self._start_wake_ups()
         # A server that forks workers (gunicorn --preload) must not share the parent's
         # connections or its wake-up thread, which does not survive the fork.
@@ -252,7 +291,7 @@ class SqlEventStore(EventStore):
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        with self.engine.connect() as connection:
+        with self._writing, self.engine.connect() as connection:
             connection.execution_options(**{WRITE: True})
             with connection.begin():
                 work = SqlTransaction(connection)
@@ -322,6 +361,8 @@ class SqlEventStore(EventStore):
     def close(self) -> None:
         self._waker.close()
         self.engine.dispose()
+        if isinstance(self._writing, SqliteWriters):
+            self._writing.close()
 
     def _events(self, query: sa.Select[Any]) -> list[StoredEvent]:
         with self.engine.connect() as connection:
@@ -340,3 +381,5 @@ def _forget_parent(store: SqlEventStore | None) -> None:
     if store is not None:
         store.engine.dispose(close=False)
         store._start_wake_ups()
+        if isinstance(store._writing, SqliteWriters):
+            store._writing = SqliteWriters(store._writing.database)  # never share the parent's lock
