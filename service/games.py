@@ -221,7 +221,9 @@ class GameService:
                     if table.status != tables.WAITING:
                         raise SeatUnavailable(f"the game is {table.status}: no seat is free")
                     seated = tables.take_seat(table, name=name, bot=bot)
-                    table, _ = self._write(tx, game_id, table, [seated])
+                    after, decided = self._play_out(table, [seated])
+                    self._append(tx, game_id, table, after, decided)
+                    table = after
                     if token is not None:
                         tx.add_token(game_id, seated.seat, hash_token(token))
             except VersionConflict:
@@ -247,12 +249,15 @@ class GameService:
             {"move": dict(move), "expected_version": expected_version, "if_match": if_match}
         )
         for _ in range(MAX_ATTEMPTS):
+            # Decided (house bots included) on the table as last committed, outside the
+            # write transaction: the append refuses it if anyone wrote since, and then it
+            # is decided again. The table first, the key second: the first answer commits
+            # with its events, so a table read before that commit ends in a VersionConflict
+            # (and a retry that finds the key) and one read after it finds the key.
+            table = self.table(game_id)
+            played = self._play(table, seat, move)
             try:
                 with self.store.transaction() as tx:
-                    # The table first, the key second: the first answer commits with its
-                    # events, so a table read before that commit ends in a VersionConflict
-                    # (and a retry that finds the key) and one read after it finds the key.
-                    table = self.table(game_id, within=tx)
                     if idempotency_key is not None:
                         earlier = tx.get_idempotency(game_id, seat, idempotency_key)
                         if earlier is not None:
@@ -261,17 +266,28 @@ class GameService:
                         raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
-                    events = tables.decide(table, seat, move)
-                    table, appended = self._write(tx, game_id, table, events)
-                    body = self._move_answer(table, seat, appended)
+                    if isinstance(played, DomainError):
+                        raise played
+                    after, decided = played
+                    appended = self._append(tx, game_id, table, after, decided)
+                    body = self._move_answer(after, seat, appended)
                     if idempotency_key is not None:
                         tx.put_idempotency(game_id, seat, idempotency_key, IdempotencyRecord(fingerprint, 201, body))
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
                 continue
-            self.cache.put(game_id, table)
+            self.cache.put(game_id, after)
             return MoveOutcome(201, body)
         raise StaleVersion("the game kept changing while deciding this move; try again")
+
+    def _play(
+        self, table: tables.Table, seat: int, move: Mapping[str, Any]
+    ) -> tuple[tables.Table, list[Event]] | DomainError:
+        """The move and everything it sets off, or the error refusing it (raised only after the key is checked)."""
+        try:
+            return self._play_out(table, tables.decide(table, seat, move))
+        except DomainError as error:
+            return error
 
     def _acting_seat(self, game_id: str, token: str | None) -> int:
         """The seat the token acts for; a missing game is reported before a bad token."""
@@ -295,11 +311,8 @@ class GameService:
         body["events"] = [_render(table, stored, event, seat) for stored, event in appended]
         return _jsonable(body)
 
-    def _write(
-        self, tx: Transaction, game_id: str, table: tables.Table, events: list[Event]
-    ) -> tuple[tables.Table, list[tuple[StoredEvent, Event]]]:
-        """Append ``events`` and everything they set off; the new table and what was appended."""
-        before = table
+    def _play_out(self, table: tables.Table, events: list[Event]) -> tuple[tables.Table, list[Event]]:
+        """``events`` and everything they set off (chance, house bots): the table after them, and them all."""
         decided: list[Event] = []
         pending = list(events)
         while pending:
@@ -309,10 +322,16 @@ class GameService:
             if len(decided) > MAX_BOT_EVENTS:
                 raise GameNotActive("house bots did not finish the game")
             pending = self._consequences(table)
+        return table, decided
+
+    def _append(
+        self, tx: Transaction, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event]
+    ) -> list[tuple[StoredEvent, Event]]:
+        """Append what was decided on ``before`` (VersionConflict if the game moved on); what was appended."""
         stored = tx.append(game_id, before.version, [_new(event) for event in decided], self.clock())
-        if before.status != table.status:
-            tx.set_status(game_id, table.status)
-        return table, list(zip(stored, decided, strict=True))
+        if before.status != after.status:
+            tx.set_status(game_id, after.status)
+        return list(zip(stored, decided, strict=True))
 
     def _consequences(self, table: tables.Table) -> list[Event]:
         """What the game does next by itself: a chance outcome, or a house bot's move.
