@@ -86,47 +86,47 @@ def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[Sto
     return [StoredEvent(**row._mapping) for row in connection.execute(query)]
 
 
-class _CoreAppend:
-    """An append's two statements through SQLAlchemy Core (PostgreSQL)."""
+class _DriverAppend:
+    """An append's statements: the version check-and-bump on the driver's own cursor.
 
-    BUMP = (
-        games.update()
-        .where(games.c.id == sa.bindparam("bump_id"), games.c.version == sa.bindparam("bump_expected"))
-        .values(version=sa.bindparam("bump_version"), updated_at=sa.bindparam("bump_at"))
-    )
-    INSERT = events.insert().returning(events.c.position, sort_by_parameter_order=True)
+    Appends are CPU-bound (SQLite in WAL with synchronous=NORMAL does not wait for
+    the disk), and SQLAlchemy Core's per-statement work cost several times the
+    statements themselves. Values are bound with the columns' own SQLAlchemy
+    processors, so the rows are stored exactly as Core would store them.
+    """
+
+    BUMP_SQL = ""
 
     def __init__(self, connection: sa.Connection) -> None:
         self.connection = connection
+        self.cursor = connection.connection.driver_connection.cursor()
+        self.time, self.json = _binders(connection.dialect)
 
     def bump(self, game_id: str, expected: int, version: int, recorded_at: dt.datetime) -> bool:
         """Move the game's version on if it is ``expected``; whether it was."""
-        moved = self.connection.execute(
-            self.BUMP, {"bump_id": game_id, "bump_expected": expected, "bump_version": version, "bump_at": recorded_at}
-        )
-        return moved.rowcount == 1
+        self.cursor.execute(self.BUMP_SQL, (version, self.time(recorded_at), game_id, expected))
+        return self.cursor.rowcount == 1
 
     def insert(self, rows: list[dict[str, Any]]) -> list[int]:
         """Insert the event rows; their positions, in order."""
+        raise NotImplementedError
+
+
+class _PostgresAppend(_DriverAppend):
+    """PostgreSQL: the inserts keep Core, for one round trip returning the positions in order."""
+
+    BUMP_SQL = "UPDATE games SET version = %s, updated_at = %s WHERE games.id = %s AND games.version = %s"
+    INSERT = events.insert().returning(events.c.position, sort_by_parameter_order=True)
+
+    def insert(self, rows: list[dict[str, Any]]) -> list[int]:
         return list(self.connection.execute(self.INSERT, rows).scalars().all())
 
 
-class _SqliteAppend(_CoreAppend):
-    """The same two statements on pysqlite's own cursor: SQLite's append is CPU-bound, and Core's
-    per-statement work cost four times the statements themselves. Values are bound with the
-    columns' own SQLAlchemy processors, so the rows are stored exactly as Core stores them."""
+class _SqliteAppend(_DriverAppend):
+    """SQLite: the inserts on the cursor too, each position its row id."""
 
     BUMP_SQL = "UPDATE games SET version = ?, updated_at = ? WHERE games.id = ? AND games.version = ?"
     INSERT_SQL = "INSERT INTO events (game_id, version, type, seat, data, recorded_at) VALUES (?, ?, ?, ?, ?, ?)"
-
-    def __init__(self, connection: sa.Connection) -> None:
-        super().__init__(connection)
-        self.cursor = connection.connection.driver_connection.cursor()
-        self.time, self.json = _sqlite_binders(connection.dialect)
-
-    def bump(self, game_id: str, expected: int, version: int, recorded_at: dt.datetime) -> bool:
-        self.cursor.execute(self.BUMP_SQL, (version, self.time(recorded_at), game_id, expected))
-        return self.cursor.rowcount == 1
 
     def insert(self, rows: list[dict[str, Any]]) -> list[int]:
         positions = []
@@ -141,7 +141,7 @@ class _SqliteAppend(_CoreAppend):
 
 
 @functools.cache
-def _sqlite_binders(dialect: sa.Dialect) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+def _binders(dialect: sa.Dialect) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """How SQLAlchemy binds a time and a JSON value on this dialect."""
     return (events.c.recorded_at.type.bind_processor(dialect),  # type: ignore[return-value]
             events.c.data.type.bind_processor(dialect))
@@ -173,7 +173,7 @@ class SqlTransaction(Transaction):
         rows = [{"game_id": game_id, "version": expected_version + offset, "type": event.type,
                  "seat": event.seat, "data": event.data, "recorded_at": recorded_at}
                 for offset, event in enumerate(new_events, start=1)]
-        write = _SqliteAppend(self.connection) if self.dialect == "sqlite" else _CoreAppend(self.connection)
+        write = (_SqliteAppend if self.dialect == "sqlite" else _PostgresAppend)(self.connection)
         if not write.bump(game_id, expected_version, version, recorded_at):
             self._refuse(game_id, expected_version)
         if not rows:
@@ -190,8 +190,12 @@ class SqlTransaction(Transaction):
     def _serialise_appends(self) -> None:
         """PostgreSQL: one appender at a time until commit, so commit order equals position order."""
         if self.dialect == "postgresql" and not self._holds_append_lock:
-            self.connection.execute(sa.select(sa.func.pg_advisory_xact_lock(APPEND_LOCK_KEY)))
+            self._driver().execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK_KEY,))
             self._holds_append_lock = True
+
+    def _driver(self) -> Any:
+        """The DB-API connection under this transaction, for statements too simple for Core's cost."""
+        return self.connection.connection.driver_connection
 
     def _refuse(self, game_id: str, expected_version: int) -> None:
         actual = self.connection.scalar(sa.select(games.c.version).where(games.c.id == game_id))
@@ -202,7 +206,7 @@ class SqlTransaction(Transaction):
     def _notify(self, game_id: str, version: int) -> None:
         self.appended[game_id] = version
         if self.dialect == "postgresql":
-            self.connection.execute(sa.select(sa.func.pg_notify(CHANNEL, f"{game_id}:{version}")))
+            self._driver().execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{game_id}:{version}"))
 
     def last_version(self, game_id: str) -> int | None:
         return self.connection.scalar(VERSION_OF_GAME, {"game_id": game_id})
