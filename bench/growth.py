@@ -16,7 +16,7 @@ parked once it passes the high window. Then the server restarts, and the first
 move of each parked game is timed again: cold, its table rebuilt from the whole
 log. Young games parked at ``--low`` give the cold figure at the low end.
 
-``--profile`` runs the same game through the Flask test client over SQLite in
+``--profile`` plays the same games through the Flask test client over SQLite in
 this process and prints a pyinstrument profile of the moves in each window.
 """
 
@@ -170,19 +170,15 @@ def profile(args: argparse.Namespace) -> None:
             return response.status_code, response.get_json()
 
         for window in windows(args):
-            game = None
-            for _ in range(MAX_REPLACED):
-                game = new_game(send)
-                if play_to(send, game, rng, window.start, {}, {}):
-                    break
-            assert game is not None
             profiler = Profiler(interval=0.0002)
             count, elapsed = 0, 0.0
-            with profiler:
+            for game in park_games(send, args.games, window.start, {}, {}, rng):
+                profiler.start()
                 while game.view["version"] < window.stop and game.view["status"] != "finished":
                     elapsed += move(send, game, rng)
                     count += 1
-            print(f"--- {count} moves at versions {window.start}-{window.stop - 1}: "
+                profiler.stop()
+            print(f"--- {count} moves at versions {window.start}-{window.stop - 1} in {args.games} games: "
                   f"{elapsed / max(count, 1) * 1000:.2f} ms mean (profiler on)")
             print(profiler.output_text(unicode=False, color=False, show_all=False, short_mode=False))
         games.store.close()

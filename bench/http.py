@@ -8,8 +8,9 @@ For every database, worker count and client count it starts ``cardhall serve``
 client (asyncio, one keep-alive HTTP/1.1 connection per client, see
 :class:`Connection`):
 
-1. ``/healthz`` — K clients GET ``/healthz`` back to back for the given time: the
-   framework ceiling (gunicorn, routing, flask-smorest serialisation, one ``SELECT 1``);
+1. ``/healthz`` — K clients GET ``/healthz`` back to back, half the given time
+   before the games and half after: the framework ceiling (gunicorn, routing,
+   flask-smorest serialisation, one ``SELECT 1``);
 2. games — K bot clients, each playing its own games to the end, one person seat
    against house bots: create the game, take a seat, seat the house bots, then
    until it is over: read the state (``GET /state``; when it is not its turn,
@@ -165,9 +166,17 @@ async def run_phase(port: int, clients: int, args: argparse.Namespace, work: Any
 
 
 def measure(port: int, clients: int, args: argparse.Namespace) -> dict[str, float]:
-    """One row: the /healthz ceiling, then the game workload, against the same server."""
-    health, health_s, health_cpu = asyncio.run(run_phase(port, clients, args, hammer_health))
+    """One row: the game workload between two halves of the /healthz ceiling, against the same server.
+
+    Halving /healthz around the games (A-B-A) lets both figures see the same mean load
+    when the machine is shared and its load drifts.
+    """
+    half = argparse.Namespace(**{**vars(args), "seconds": args.seconds / 2})
+    before, before_s, before_cpu = asyncio.run(run_phase(port, clients, half, hammer_health))
     games, games_s, games_cpu = asyncio.run(run_phase(port, clients, args, play_games))
+    after, after_s, after_cpu = asyncio.run(run_phase(port, clients, half, hammer_health))
+    health = Tally(requests=before.requests + after.requests, errors=before.errors + after.errors)
+    health_s, health_cpu = before_s + after_s, max(before_cpu, after_cpu)
     health_rate, game_rate = health.requests / health_s, games.requests / games_s
     return {
         "healthz": health_rate,
