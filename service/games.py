@@ -267,6 +267,9 @@ class GameService:
                     if expected_version is not None and expected_version != table.version:
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
                     if isinstance(played, DomainError):
+                        if tx.last_version(game_id) != table.version:
+                            # refused on a table someone has since moved on: decide again
+                            raise VersionConflict(game_id, table.version, None)
                         raise played
                     after, decided = played
                     appended = self._append(tx, game_id, table, after, decided)
