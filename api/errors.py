@@ -16,6 +16,7 @@ from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
 from domain.errors import DomainError
+from service.errors import OUTAGES
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,14 @@ def http_problem(error: HTTPException) -> Response:
     return response
 
 
+def outage_problem(error: Exception) -> Response:
+    """The database is out of reach: 503, worth retrying, logged."""
+    log.warning("database unavailable: %s", error)
+    response = problem(503, "unavailable", "the database cannot be reached now; retry shortly")
+    response.headers["Retry-After"] = "1"
+    return response
+
+
 def unexpected_problem(error: Exception) -> Response:
     """Last resort: a bug. Logged with its trace; the client gets a 500 problem."""
     log.exception("unexpected error", exc_info=error)
@@ -105,5 +114,7 @@ def _flatten(errors: Any, prefix: str = "") -> str:
 def register(app: Flask) -> None:
     """Install the handlers on the app."""
     app.register_error_handler(DomainError, domain_problem)
+    for outage in OUTAGES:
+        app.register_error_handler(outage, outage_problem)
     app.register_error_handler(HTTPException, http_problem)
     app.register_error_handler(Exception, unexpected_problem)

@@ -295,7 +295,7 @@ class SqlEventStore(EventStore):
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        with self._writing, self.engine.connect() as connection:
+        with _outage_is_unavailable(), self._writing, self.engine.connect() as connection:
             connection.execution_options(**{WRITE: True})
             with connection.begin():
                 work = SqlTransaction(connection)
@@ -356,11 +356,8 @@ class SqlEventStore(EventStore):
         )
 
     def ping(self) -> None:
-        try:
-            with self._reading() as connection:
-                connection.execute(sa.text("SELECT 1"))
-        except sa.exc.DBAPIError as error:
-            raise StoreUnavailable(str(error.orig)) from error
+        with self._reading() as connection:
+            connection.execute(sa.text("SELECT 1"))
 
     def close(self) -> None:
         self._waker.close()
@@ -373,7 +370,7 @@ class SqlEventStore(EventStore):
         """A pooled connection for one read. Every read is one statement, atomic by itself: on
         PostgreSQL it runs in autocommit, sparing a BEGIN and a ROLLBACK round trip (SQLite
         issues no BEGIN for reads, see persistence.engine)."""
-        with self.engine.connect() as connection:
+        with _outage_is_unavailable(), self.engine.connect() as connection:
             if self.dialect == "postgresql":
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             yield connection
@@ -388,6 +385,18 @@ class SqlEventStore(EventStore):
 
         args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
         return psycopg.connect(*args, **kwargs, autocommit=True)
+
+
+@contextmanager
+def _outage_is_unavailable() -> Iterator[None]:
+    """Turn the database being out of reach (refused or dropped connections, an exhausted pool,
+    a lock not granted in time) into StoreUnavailable, which the service answers with 503."""
+    try:
+        yield
+    except (sa.exc.OperationalError, sa.exc.InterfaceError) as error:
+        raise StoreUnavailable(str(error.orig).strip() or type(error.orig).__name__) from error
+    except sa.exc.TimeoutError as error:
+        raise StoreUnavailable(f"no database connection became free in time: {error}") from error
 
 
 def _forget_parent(store: SqlEventStore | None) -> None:

@@ -6,6 +6,10 @@ The HTTP layer maps every code to a status in one place (``api.errors``).
 from __future__ import annotations
 
 from domain.errors import DomainError
+from persistence.port import StoreUnavailable
+
+#: Infrastructure failures the HTTP layer answers with 503 ``unavailable``, not 500.
+OUTAGES: tuple[type[Exception], ...] = (StoreUnavailable,)
 
 
 class NotFound(DomainError):
@@ -48,9 +52,3 @@ class BadRequest(DomainError):
     """A query or body value the service cannot use (e.g. a bad cursor)."""
 
     code = "validation_error"
-
-
-class Unavailable(DomainError):
-    """The database cannot be reached."""
-
-    code = "unavailable"

@@ -1,4 +1,4 @@
-"""/healthz of two server processes follows their PostgreSQL database: 503 while it refuses connections, 200 after."""
+"""Two server processes follow their PostgreSQL database: 503 while it refuses connections, 200 after."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def health(base: str) -> httpx.Response:
     return httpx.get(f"{base}/healthz", timeout=30)
 
 
-def test_healthz_is_503_while_the_database_refuses_connections_and_200_once_it_is_back(
+def test_requests_are_503_while_the_database_refuses_connections_and_200_once_it_is_back(
     postgres_server_url, postgres_database, tmp_path
 ):
     url = postgres_database()
@@ -41,6 +41,8 @@ def test_healthz_is_503_while_the_database_refuses_connections_and_200_once_it_i
             assert [answer.status_code for answer in down] == [503, 503]
             assert {answer.json()["code"] for answer in down} == {"unavailable"}
             assert {answer.headers["Content-Type"] for answer in down} == {"application/problem+json"}
+            listing = [httpx.get(f"{base}/v1/games", timeout=30) for base in bases]
+            assert [(answer.status_code, answer.json()["code"]) for answer in listing] == [(503, "unavailable")] * 2
         finally:
             refuse_connections(postgres_server_url, name, refuse=False)
         deadline = time.monotonic() + 10
