@@ -1,0 +1,43 @@
+"""The ``cardhall`` command: ``db upgrade`` and the database it picks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cardhall(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    inherited = {key: value for key, value in os.environ.items() if key != "CARDHALL_DATABASE_URL"}
+    environment = {**inherited, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "cardhall_cli", *args], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=120)
+
+
+def tables_of(path: Path) -> set[str]:
+    return set(sa.inspect(sa.create_engine(f"sqlite:///{path}")).get_table_names())
+
+
+def test_db_upgrade_creates_cardhall_db_in_the_working_directory_by_default(tmp_path):
+    result = cardhall("db", "upgrade", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert {"events", "games", "seats", "idempotency", "alembic_version"} <= tables_of(tmp_path / "cardhall.db")
+
+
+def test_db_upgrade_follows_the_database_option_and_the_environment(tmp_path):
+    assert cardhall("db", "upgrade", "--database", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path).returncode == 0
+    env = {"CARDHALL_DATABASE_URL": f"sqlite:///{tmp_path / 'b.db'}"}
+    assert cardhall("db", "upgrade", cwd=tmp_path, env=env).returncode == 0
+    assert "events" in tables_of(tmp_path / "a.db") and "events" in tables_of(tmp_path / "b.db")
+    assert not (tmp_path / "cardhall.db").exists()
+
+
+def test_the_command_explains_itself(tmp_path):
+    result = cardhall("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    assert all(name in result.stdout for name in ("serve", "db", "bot", "arena"))
