@@ -17,6 +17,7 @@ from persistence.port import (
     GameRecord,
     IdempotencyRecord,
     NewEvent,
+    Snapshot,
     StoredEvent,
     Transaction,
     UnknownGame,
@@ -30,6 +31,7 @@ class _MemoryState:
         self.games: dict[str, GameRecord] = {}
         self.tokens: dict[str, tuple[str, int]] = {}
         self.idempotency: dict[tuple[str, int, str], IdempotencyRecord] = {}
+        self.snapshots: dict[str, Snapshot] = {}
         self.position = 0
 
 
@@ -84,6 +86,14 @@ class MemoryTransaction(Transaction):
     def put_idempotency(self, game_id: str, seat: int, key: str, record: IdempotencyRecord) -> None:
         self.state.idempotency[(game_id, seat, key)] = record
 
+    def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
+        if game_id not in self.state.games:
+            raise UnknownGame(game_id)
+        self.state.snapshots[game_id] = Snapshot(version, fingerprint, bytes(blob))
+
+    def latest_snapshot(self, game_id: str) -> Snapshot | None:
+        return self.state.snapshots.get(game_id)
+
 
 class MemoryEventStore(EventStore):
     """Everything in one process's memory; transactions are serialised by a lock."""
@@ -101,6 +111,7 @@ class MemoryEventStore(EventStore):
             working.games = dict(self._state.games)
             working.tokens = dict(self._state.tokens)
             working.idempotency = dict(self._state.idempotency)
+            working.snapshots = dict(self._state.snapshots)
             yield MemoryTransaction(working)
             self._state = working
             self._changed.notify_all()
@@ -113,6 +124,9 @@ class MemoryEventStore(EventStore):
     def last_version(self, game_id: str) -> int | None:
         log = self._state.events.get(game_id)
         return None if log is None else len(log)
+
+    def latest_snapshot(self, game_id: str) -> Snapshot | None:
+        return self._state.snapshots.get(game_id)
 
     def get_game(self, game_id: str) -> GameRecord | None:
         return self._state.games.get(game_id)

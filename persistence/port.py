@@ -2,7 +2,8 @@
 
 The log of events is the only truth. Besides it a backend keeps a games table
 (a listing projection: type, status, version, created_at), the seats' token
-hashes and the idempotency records. All writes happen in a :class:`Transaction`
+hashes, the idempotency records and at most one snapshot per game (a derived
+cache of its state, see :class:`Snapshot`). All writes happen in a :class:`Transaction`
 obtained from :meth:`EventStore.transaction`; writing transactions are
 serialised per store (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a lock taken in
 the append transaction) so that commit order equals sequence order.
@@ -87,6 +88,19 @@ class IdempotencyRecord:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A game's state after ``version`` events, serialised by the code whose ``fingerprint`` it bears.
+
+    A derived cache beside the log, never the truth: whoever reads one checks the
+    fingerprint and may always ignore it and replay the log instead.
+    """
+
+    version: int
+    fingerprint: str
+    blob: bytes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class GamePage:
     """One page of the games listing; ``next_cursor`` is None on the last page."""
 
@@ -131,6 +145,14 @@ class Transaction(abc.ABC):
     def put_idempotency(self, game_id: str, seat: int, key: str, record: IdempotencyRecord) -> None:
         """Record the answer given for this key."""
 
+    @abc.abstractmethod
+    def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
+        """Keep ``blob`` as the game's snapshot at ``version``, replacing any earlier one (one per game)."""
+
+    @abc.abstractmethod
+    def latest_snapshot(self, game_id: str) -> Snapshot | None:
+        """The game's snapshot as this transaction sees it, if any."""
+
 
 class EventStore(abc.ABC):
     """The store port."""
@@ -146,6 +168,10 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def last_version(self, game_id: str) -> int | None:
         """The game's current version, or None if there is no such game."""
+
+    @abc.abstractmethod
+    def latest_snapshot(self, game_id: str) -> Snapshot | None:
+        """The game's snapshot (see :class:`Snapshot`), if any."""
 
     @abc.abstractmethod
     def get_game(self, game_id: str) -> GameRecord | None:

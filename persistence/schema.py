@@ -94,3 +94,15 @@ idempotency = sa.Table(
     sa.Column("body", Json, nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
 )
+
+# A derived cache of each game's state (the log stays the only truth): at most one
+# row per game, replaced as the game goes on; see service.snapshots.
+snapshots = sa.Table(
+    "snapshots",
+    metadata,
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("blob", sa.LargeBinary, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)

@@ -58,13 +58,14 @@ from persistence.port import (
     GameRecord,
     IdempotencyRecord,
     NewEvent,
+    Snapshot,
     StoredEvent,
     StoreUnavailable,
     Transaction,
     UnknownGame,
     VersionConflict,
 )
-from persistence.schema import as_utc, events, games, idempotency, seats
+from persistence.schema import as_utc, events, games, idempotency, seats, snapshots
 
 # The advisory lock every append takes (any constant no other code uses; "append" in ASCII).
 APPEND_LOCK_KEY = 0x617070656E64
@@ -74,12 +75,19 @@ RECHECK_SECONDS = {"sqlite": 1.0, "postgresql": 5.0}
 
 # The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
 VERSION_OF_GAME = sa.select(games.c.version).where(games.c.id == sa.bindparam("game_id"))
+SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snapshots.c.blob).where(
+    snapshots.c.game_id == sa.bindparam("game_id"))
 SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
 
 
 def _game_events(game_id: str, after: int, limit: int | None) -> sa.Select[Any]:
     query = events.select().where(events.c.game_id == game_id, events.c.version > after)
     return query.order_by(events.c.version).limit(limit)
+
+
+def _snapshot(connection: sa.Connection, game_id: str) -> Snapshot | None:
+    row = connection.execute(SNAPSHOT_OF_GAME, {"game_id": game_id}).first()
+    return None if row is None else Snapshot(row.version, row.fingerprint, bytes(row.blob))
 
 
 def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[StoredEvent]:
@@ -236,6 +244,18 @@ class SqlTransaction(Transaction):
             body=record.body, created_at=dt.datetime.now(dt.UTC),
         ))
 
+    def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
+        insert = (postgresql.insert if self.dialect == "postgresql" else sqlite.insert)(snapshots)
+        row = {"game_id": game_id, "version": version, "fingerprint": fingerprint, "blob": bytes(blob),
+               "created_at": dt.datetime.now(dt.UTC)}
+        self.connection.execute(insert.values(row).on_conflict_do_update(
+            index_elements=[snapshots.c.game_id],
+            set_={name: insert.excluded[name] for name in ("version", "fingerprint", "blob", "created_at")},
+        ))
+
+    def latest_snapshot(self, game_id: str) -> Snapshot | None:
+        return _snapshot(self.connection, game_id)
+
 
 class SqliteWriters:
     """SQLite writers queue here, each woken the moment the writer before it commits.
@@ -313,6 +333,10 @@ class SqlEventStore(EventStore):
     def last_version(self, game_id: str) -> int | None:
         with self._reading() as connection:
             return connection.scalar(VERSION_OF_GAME, {"game_id": game_id})
+
+    def latest_snapshot(self, game_id: str) -> Snapshot | None:
+        with self._reading() as connection:
+            return _snapshot(connection, game_id)
 
     def get_game(self, game_id: str) -> GameRecord | None:
         with self._reading() as connection:

@@ -46,7 +46,7 @@ def postgres_url(postgres_migrated: str) -> str:
     """The session's migrated PostgreSQL database, emptied."""
     engine = sa.create_engine(postgres_migrated)
     with engine.begin() as connection:
-        connection.exec_driver_sql("TRUNCATE events, seats, idempotency, games RESTART IDENTITY")
+        connection.exec_driver_sql("TRUNCATE snapshots, events, seats, idempotency, games RESTART IDENTITY")
     engine.dispose()
     return postgres_migrated
 

@@ -18,7 +18,8 @@ from persistence.migrate import alembic_config, current_revision, downgrade, upg
 from persistence.schema import metadata
 from tests.integration import workers
 
-TABLES = {"events", "games", "seats", "idempotency"}
+TABLES = {"events", "games", "seats", "idempotency", "snapshots"}
+INITIAL_TABLES = TABLES - {"snapshots"}  # revision 0001
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -47,6 +48,17 @@ def test_upgrade_then_downgrade_then_upgrade_again_works(empty_url: str) -> None
     assert tables(empty_url) == TABLES and current_revision(empty_url) == head()
     downgrade(empty_url, "base")
     assert tables(empty_url) == set() and current_revision(empty_url) is None
+    upgrade(empty_url)
+    assert tables(empty_url) == TABLES and current_revision(empty_url) == head()
+
+
+def test_revision_0002_adds_the_snapshots_table_and_takes_it_away_again(empty_url: str) -> None:
+    upgrade(empty_url, "0001")
+    assert tables(empty_url) == INITIAL_TABLES and current_revision(empty_url) == "0001"
+    upgrade(empty_url, "0002")
+    assert tables(empty_url) == TABLES and current_revision(empty_url) == "0002"
+    downgrade(empty_url, "0001")
+    assert tables(empty_url) == INITIAL_TABLES and current_revision(empty_url) == "0001"
     upgrade(empty_url)
     assert tables(empty_url) == TABLES and current_revision(empty_url) == head()
 

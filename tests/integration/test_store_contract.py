@@ -13,6 +13,7 @@ from persistence.port import (
     GameExists,
     IdempotencyRecord,
     NewEvent,
+    Snapshot,
     UnknownGame,
     VersionConflict,
 )
@@ -216,6 +217,7 @@ def test_an_error_inside_a_transaction_leaves_nothing_behind(store: EventStore) 
         tx.set_status("g1", "active")
         tx.add_token("g1", 0, "a" * 64)
         tx.put_idempotency("g1", 0, "k", IdempotencyRecord("h", 201, {}))
+        tx.put_snapshot("g1", 1, "f" * 64, b"state")
         raise RuntimeError("the service failed half-way")
     assert store.get_game("g2") is None
     assert store.read("g1") == [] and store.read_all() == []
@@ -223,6 +225,7 @@ def test_an_error_inside_a_transaction_leaves_nothing_behind(store: EventStore) 
     assert store.seat_for_token("a" * 64) is None
     with store.transaction() as tx:
         assert tx.get_idempotency("g1", 0, "k") is None
+    assert store.latest_snapshot("g1") is None
 
 
 def test_a_conflict_inside_a_transaction_rolls_back_its_earlier_writes(store: EventStore) -> None:
@@ -286,3 +289,41 @@ def test_a_transaction_reads_the_version_and_events_with_its_own_appends(store: 
         assert tx.last_version("g1") == 2
         assert [(e.version, e.data) for e in tx.read("g1", after=1)] == [(2, {"n": 2})]
         assert [e.version for e in tx.read("g1")] == [1, 2]
+
+
+# Snapshots: at most one per game, the latest written replacing the one before, bytes kept exactly.
+ANY_BYTES = bytes(range(256)) * 4
+
+
+def test_a_game_without_a_snapshot_has_none(store: EventStore) -> None:
+    new_game(store)
+    assert store.latest_snapshot("g1") is None
+    assert store.latest_snapshot("nope") is None
+    with store.transaction() as tx:
+        assert tx.latest_snapshot("g1") is None
+
+
+def test_a_snapshot_reads_back_byte_for_byte_and_a_later_one_replaces_it(store: EventStore) -> None:
+    new_game(store)
+    new_game(store, "g2")
+    append(store, "g1", 0, count=3)
+    with store.transaction() as tx:
+        tx.put_snapshot("g1", 2, "a" * 64, ANY_BYTES)
+    assert store.latest_snapshot("g1") == Snapshot(2, "a" * 64, ANY_BYTES)
+    assert isinstance(store.latest_snapshot("g1").blob, bytes)
+    with store.transaction() as tx:
+        tx.put_snapshot("g1", 3, "b" * 64, b"\x00later")
+    assert store.latest_snapshot("g1") == Snapshot(3, "b" * 64, b"\x00later")
+    assert store.latest_snapshot("g2") is None
+    assert [e.version for e in store.read("g1")] == [1, 2, 3]  # the log is untouched
+
+
+def test_a_transaction_sees_its_own_snapshot_and_others_see_it_at_commit(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=2)
+    with store.transaction() as tx:
+        tx.append("g1", 2, [NewEvent("CardPlayed", 0, {})], at(1))
+        tx.put_snapshot("g1", 3, "c" * 64, b"three")
+        assert tx.latest_snapshot("g1") == Snapshot(3, "c" * 64, b"three")
+        assert store.latest_snapshot("g1") is None
+    assert store.latest_snapshot("g1") == Snapshot(3, "c" * 64, b"three")
