@@ -332,6 +332,7 @@ class GameService:
         stored = tx.append(game_id, before.version, [_new(event) for event in decided], self.clock())
         if before.status != after.status:
             tx.set_status(game_id, after.status)
+        self.cache.save_snapshot(tx, game_id, before.version, after)
         return list(zip(stored, decided, strict=True))
 
     def _consequences(self, table: tables.Table) -> list[Event]:
