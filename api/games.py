@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context, url_for
+from flask.json.provider import DefaultJSONProvider
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -63,6 +64,32 @@ SSE_EVENT = {
     },
 }
 OPTIONAL_BEARER = [{"bearerAuth": []}, {}]
+
+
+def ready(body: dict[str, Any], text: str | None = None) -> Response:
+    """``body`` as the JSON response flask-smorest would make of it, without dumping it through its schema.
+
+    For the view and the move answer, which the service builds JSON-ready and exactly as
+    their schemas document them: marshmallow's dump would copy every field of them (the
+    whole game ``state`` with it) only to give back the same data. flask-smorest passes a
+    ready response through unchanged; the schema still documents it. ``text`` is ``body``
+    already encoded compactly (see MoveOutcome.text): sent as it is when the app's JSON
+    provider would encode ``body`` to the same text.
+    """
+    provider = current_app.json
+    if text is not None and _compact(provider):
+        return current_app.response_class(f"{text}\n", mimetype=provider.mimetype)
+    return provider.response(body)
+
+
+def _compact(provider: Any) -> bool:
+    """Whether ``provider`` encodes as MoveOutcome.text is encoded: Flask's default, compact, keys in order."""
+    return (
+        type(provider) is DefaultJSONProvider
+        and provider.ensure_ascii
+        and not provider.sort_keys
+        and (provider.compact or (provider.compact is None and not current_app.debug))
+    )
 
 
 def problems(*statuses: int):  # type: ignore[no-untyped-def]
@@ -143,7 +170,7 @@ class State(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         """The caller's view (or a spectator's), now or as it stood after event ``at``."""
         view = service().view(game_id, bearer_token(), at=query.get("at"))
-        return view, 200, {"ETag": etag(view["version"])}
+        return ready(view), 200, {"ETag": etag(view["version"])}
 
 
 @blp.route("/games/<string:game_id>/moves")
@@ -169,7 +196,7 @@ class Moves(MethodView):
         extra = {"ETag": etag(outcome.body["version"])}
         if outcome.replayed:
             extra["Idempotent-Replayed"] = "true"
-        return outcome.body, outcome.status, extra
+        return ready(outcome.body), outcome.status, extra
 
 
 @blp.route("/games/<string:game_id>/events")
