@@ -196,7 +196,7 @@ class Moves(MethodView):
         extra = {"ETag": etag(outcome.body["version"])}
         if outcome.replayed:
             extra["Idempotent-Replayed"] = "true"
-        return ready(outcome.body), outcome.status, extra
+        return ready(outcome.body, outcome.text), outcome.status, extra
 
 
 @blp.route("/games/<string:game_id>/events")

@@ -73,6 +73,9 @@ class MoveOutcome:
     status: int
     body: dict[str, Any]
     replayed: bool = False
+    #: ``body`` as compact JSON (``,`` and ``:`` separators, ASCII, keys in order), when the
+    #: service has it: an HTTP answer can send it without encoding the body again.
+    text: str | None = dataclasses.field(default=None, repr=False, compare=False)
 
 
 class GameService:
@@ -271,14 +274,14 @@ class GameService:
                         raise played
                     after, decided = played
                     appended = self._append(tx, game_id, table, after, decided)
-                    body = self._move_answer(after, seat, appended)
+                    body, text = self._move_answer(after, seat, appended)
                     if idempotency_key is not None:
                         tx.put_idempotency(game_id, seat, idempotency_key, IdempotencyRecord(fingerprint, 201, body))
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
                 continue
             self.cache.put(game_id, after)
-            return MoveOutcome(201, body)
+            return MoveOutcome(201, body, text=text)
         raise StaleVersion("the game kept changing while deciding this move; try again")
 
     def _play(
@@ -307,10 +310,14 @@ class GameService:
         return MoveOutcome(earlier.status, earlier.body, replayed=True)
 
     @staticmethod
-    def _move_answer(table: tables.Table, seat: int, appended: list[tuple[StoredEvent, Event]]) -> dict[str, Any]:
+    def _move_answer(
+        table: tables.Table, seat: int, appended: list[tuple[StoredEvent, Event]]
+    ) -> tuple[dict[str, Any], str]:
+        """The answer to a move, JSON-ready (as the idempotency record keeps it), and as JSON text."""
         body = tables.view(table, seat)
         body["events"] = [_render(table, stored, event, seat) for stored, event in appended]
-        return _jsonable(body)
+        text = _COMPACT.encode(body)
+        return json.loads(text), text
 
     def _play_out(self, table: tables.Table, events: list[Event]) -> tuple[tables.Table, list[Event]]:
         """``events`` and everything they set off (chance, house bots): the table after them, and them all."""
@@ -392,10 +399,6 @@ def _new(event: Event) -> NewEvent:
     return NewEvent(event.type_name(), event.seat, event_data(event))
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=_default))
-
-
 def _default(value: Any) -> Any:
     if isinstance(value, dt.datetime):
         return value.isoformat()
@@ -403,5 +406,9 @@ def _default(value: Any) -> Any:
         return list(value)
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
+
+#: Encodes as Flask's JSON provider does by default (compact, ASCII, keys in order), tuples,
+#: sets and times included: the text a move's answer is sent as, encoded once.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), default=_default)
 
 __all__ = ["GameService", "MoveOutcome", "DomainError", "hash_token"]
