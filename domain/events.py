@@ -42,13 +42,19 @@ def _from_json(value: Any) -> Any:
     return value
 
 
+#: The data fields (all but ``seat``) of each event class met so far: dataclasses.fields()
+#: rebuilds its tuple on every call.
+_DATA_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def event_data(event: Event) -> dict[str, Any]:
     """The event's fields but ``seat``, as JSON values."""
-    return {
-        field.name: _to_json(getattr(event, field.name))
-        for field in dataclasses.fields(event)
-        if field.name != "seat"
-    }
+    names = _DATA_FIELDS.get(type(event))
+    if names is None:
+        names = _DATA_FIELDS[type(event)] = tuple(
+            field.name for field in dataclasses.fields(event) if field.name != "seat"
+        )
+    return {name: _to_json(getattr(event, name)) for name in names}
 
 
 class EventCatalog:

@@ -26,12 +26,23 @@ class Move:
     def as_dict(self) -> dict[str, Any]:
         """The move as the API's JSON object; optional fields left unset are omitted."""
         out: dict[str, Any] = {"type": self.type}
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if field.default is not dataclasses.MISSING and value == field.default:
+        for name, default in _defaults(type(self)):
+            value = getattr(self, name)
+            if default is not dataclasses.MISSING and value == default:
                 continue
-            out[field.name] = value
+            out[name] = value
         return out
+
+
+#: Each move class's fields and their defaults, once: dataclasses.fields() rebuilds its tuple per call.
+_DEFAULTS: dict[type, tuple[tuple[str, Any], ...]] = {}
+
+
+def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        found = _DEFAULTS[cls] = tuple((field.name, field.default) for field in dataclasses.fields(cls))
+    return found
 
 
 def field(kind: str, *, choices: tuple[str, ...] = (), default: Any = dataclasses.MISSING) -> Any:

@@ -161,17 +161,20 @@ def reveal(table: Table) -> bool:
 
 def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with_moves: bool = True) -> dict[str, Any]:
     """What ``seat`` (or a spectator) sees of the table."""
+    # As to_act, legal_moves and reveal would make it, the status and the chance looked up once.
+    game, state, status = table.game, table.state, table.status
     if reveal_all is None:
-        reveal_all = reveal(table)
-    started = table.status != WAITING
+        reveal_all = status == FINISHED
+    waits = status == ACTIVE and game.chance(state) is None  # for a seat, not for chance
     return {
         "version": table.version,
-        "status": table.status,
+        "status": status,
         "seat": seat,
-        "to_act": list(to_act(table)),
-        "legal_moves": legal_moves(table, seat) if with_moves else [],
-        "state": table.game.view(table.state, seat, reveal_all) if started else None,
-        "result": table.game.result(table.state) if table.status == FINISHED else None,
+        "to_act": list(game.to_act(state)) if waits else [],
+        "legal_moves": [move.as_dict() for move in game.legal_moves(state, seat)]
+        if with_moves and waits and seat is not None else [],
+        "state": game.view(state, seat, reveal_all) if status != WAITING else None,
+        "result": game.result(state) if status == FINISHED else None,
     }
 
 
