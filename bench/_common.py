@@ -103,12 +103,13 @@ def running(database: str, directory: Path, *, workers: int = 1, threads: int = 
 
 
 @contextlib.contextmanager
-def postgres_server() -> Iterator[str]:
-    """A PostgreSQL server URL: ``CARDHALL_TEST_POSTGRES_URL``, else a throwaway cluster (tests.pg)."""
+def postgres_server(url: str | None = None) -> Iterator[str]:
+    """A PostgreSQL server URL: ``url``, else ``CARDHALL_TEST_POSTGRES_URL``, else a throwaway cluster (tests.pg)."""
     from tests import pg
 
-    if os.environ.get(pg.ENV_URL):
-        yield pg.sqlalchemy_url(os.environ[pg.ENV_URL])
+    url = url or os.environ.get(pg.ENV_URL)
+    if url:
+        yield pg.sqlalchemy_url(url)
         return
     reason = pg.unavailable_reason()
     binaries = pg.server_binaries()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import pathlib
 import random
@@ -29,7 +28,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 
 # Run as a script, this file's directory would come first on sys.path, where a
 # sibling module (bench/http.py) would hide the standard library's http.
@@ -39,26 +37,9 @@ sys.path.insert(0, str(HERE.parent))
 
 import httpx
 
+from bench._common import postgres_server
 from tests import pg
 from tests.e2e.server import start_server
-
-
-@contextlib.contextmanager
-def postgres_server(url: str | None) -> Iterator[str]:
-    """The PostgreSQL server to use: ``url``, the tests' variable, else a throwaway cluster."""
-    url = url or os.environ.get(pg.ENV_URL)
-    if url:
-        yield pg.sqlalchemy_url(url)
-        return
-    binaries = pg.server_binaries()
-    if pg.unavailable_reason() or binaries is None:
-        raise SystemExit(f"no PostgreSQL: {pg.unavailable_reason()}")
-    cluster = pg.Cluster(binaries)
-    cluster.start()
-    try:
-        yield cluster.url
-    finally:
-        cluster.stop()
 
 
 async def play(client: httpx.AsyncClient, deadline: float, args: argparse.Namespace, rng: random.Random,

@@ -47,3 +47,14 @@ def test_the_growth_benchmark_profiles_the_move_path_in_process() -> None:
 def test_the_store_benchmark_compares_appends_and_replay_with_eventsourcing() -> None:
     out = run_script("store.py", "--appends", "50", "--rounds", "1")
     assert "Store:" in out and "appends/s" in out and "eventsourcing" in out
+
+
+def test_the_engine_benchmark_simulates_and_replays_every_game() -> None:
+    out = run_script("engine.py", "--games", "1")
+    assert "replay events/s" in out and "craits" in out and "scat" in out
+
+
+@pytest.mark.postgres
+def test_the_postgresql_throughput_benchmark_measures_one_and_two_server_processes() -> None:
+    out = run_script("pg_throughput.py", "--processes", "1,2", "--clients", "2", "--seconds", "1")
+    assert "moves/s" in out
