@@ -299,6 +299,7 @@ class SqlEventStore(EventStore):
         self._writing: AbstractContextManager[Any] = (
             SqliteWriters(self.engine.url.database) if self.dialect == "sqlite" else contextlib.nullcontext()
         )
+        self._writer: sa.Connection | None = None
         self._start_wake_ups()
         # A server that forks workers (gunicorn --preload) must not share the parent's
         # connections or its wake-up thread, which does not survive the fork.
@@ -315,13 +316,31 @@ class SqlEventStore(EventStore):
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        with _outage_is_unavailable(), self._writing, self.engine.connect() as connection:
-            connection.execution_options(**{WRITE: True})
+        with _outage_is_unavailable(), self._writing, self._write_connection() as connection:
             with connection.begin():
                 work = SqlTransaction(connection)
                 yield work
         for game_id, version in work.appended.items():
             self._board.announce(game_id, version)
+
+    @contextmanager
+    def _write_connection(self) -> Iterator[sa.Connection]:
+        """The connection a write runs on. SQLite's writers are serialised (``SqliteWriters``),
+        so a process keeps one open for them all rather than checking one out of the pool
+        and resetting it for every write; PostgreSQL's come from the pool."""
+        if self.dialect != "sqlite":
+            with self.engine.connect() as connection:
+                connection.execution_options(**{WRITE: True})
+                yield connection
+            return
+        if self._writer is None or self._writer.closed or self._writer.invalidated:
+            self._writer = self.engine.connect().execution_options(**{WRITE: True})
+        try:
+            yield self._writer
+        except sa.exc.DBAPIError as error:
+            if error.connection_invalidated:
+                self._writer = None
+            raise
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         return self._events(_game_events(game_id, after, limit))
@@ -385,6 +404,9 @@ class SqlEventStore(EventStore):
 
     def close(self) -> None:
         self._waker.close()
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         self.engine.dispose()
         if isinstance(self._writing, SqliteWriters):
             self._writing.close()
@@ -423,6 +445,10 @@ def _outage_is_unavailable() -> Iterator[None]:
         raise StoreUnavailable(f"no database connection became free in time: {error}") from error
 
 
+#: Connections a forked child inherited: kept referenced so that nothing closes them in the child.
+_PARENTS_CONNECTIONS: list[sa.Connection] = []
+
+
 def _forget_parent(store: SqlEventStore | None) -> None:
     """In a forked child: drop the parent's pooled connections (unclosed) and wake-up state."""
     if store is not None:
@@ -430,3 +456,6 @@ def _forget_parent(store: SqlEventStore | None) -> None:
         store._start_wake_ups()
         if isinstance(store._writing, SqliteWriters):
             store._writing = SqliteWriters(store._writing.database)  # never share the parent's lock
+        if store._writer is not None:
+            _PARENTS_CONNECTIONS.append(store._writer)  # the parent's: never closed (nor used) here
+            store._writer = None

@@ -114,3 +114,38 @@ def test_postgres_notify_from_another_process_wakes_a_waiter(postgres_url: str) 
     latency = latency_of_a_wake_up(store, postgres_url)
     assert latency < 1.0  # NOTIFY woke it, not the five-second re-read
     store.close()
+
+
+def test_a_forked_child_writes_on_its_own_connection_and_both_keep_appending(tmp_path):
+    """gunicorn --preload forks a store that has written already: parent and child must not share a connection."""
+    import datetime as dt
+    import os
+
+    import persistence
+    from persistence.port import NewEvent
+
+    url = f"sqlite:///{tmp_path / 'fork.db'}"
+    persistence.upgrade(url)
+    store = persistence.open_store(url)
+    now = dt.datetime.now(dt.UTC)
+    with store.transaction() as tx:
+        tx.create_game("parent", "craits", 2, now)
+        tx.create_game("child", "craits", 2, now)
+        tx.append("parent", 0, [NewEvent("E", None, {"n": 0})], now)
+    pid = os.fork()
+    if pid == 0:  # the child: append ten events on its own connection, then leave without cleanup
+        code = 0
+        try:
+            for version in range(10):
+                with store.transaction() as tx:
+                    tx.append("child", version, [NewEvent("E", None, {"n": version})], now)
+        except BaseException:  # noqa: BLE001  (any failure is the child's exit code)
+            code = 1
+        os._exit(code)
+    for version in range(1, 11):
+        with store.transaction() as tx:
+            tx.append("parent", version, [NewEvent("E", None, {"n": version})], now)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store.last_version("parent") == 11 and store.last_version("child") == 10
+    store.close()
