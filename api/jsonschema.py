@@ -14,7 +14,6 @@ from typing import Any
 from domain.cards import DECK
 from domain.game import all_games
 
-
 DECK_SCHEMA = {
     "type": "array",
     "description": "A full 52-card order, index 0 the top card",

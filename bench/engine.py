@@ -21,10 +21,10 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from domain import table as tables  # noqa: E402
-from domain.events import event_data  # noqa: E402
-from domain.game import all_games  # noqa: E402
-from service.local import LocalGame  # noqa: E402
+from domain import table as tables
+from domain.events import event_data
+from domain.game import all_games
+from service.local import LocalGame
 
 PLAYER_COUNTS = {"craits": (2, 4, 5), "scat": (2, 5, 9)}
 

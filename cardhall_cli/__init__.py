@@ -22,12 +22,10 @@ def command(name: str, add_arguments: Callable[[argparse.ArgumentParser], None])
 
 def parser() -> argparse.ArgumentParser:
     """The command line parser with every registered subcommand."""
-    from cardhall_cli import server  # noqa: F401  (registers serve and db)
-
-    try:
-        from cardhall_cli import bots  # noqa: F401  (registers bot and arena, when present)
-    except ImportError:
-        pass
+    from cardhall_cli import (
+        bots,  # noqa: F401  (registers bot and arena)
+        server,  # noqa: F401  (registers serve and db)
+    )
     top = argparse.ArgumentParser(prog="cardhall", description="Cardhall: card games as a service.")
     sub = top.add_subparsers(dest="command", required=True)
     for name, (add_arguments, run) in COMMANDS.items():

@@ -199,7 +199,7 @@ class EventStore(abc.ABC):
     def ping(self) -> None:
         """Raise StoreUnavailable if the database cannot be reached."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional: a store with nothing to release keeps this)
         """Release connections."""
 
     def iter_games(self) -> Iterator[GameRecord]:

@@ -316,10 +316,9 @@ class SqlEventStore(EventStore):
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        with _outage_is_unavailable(), self._writing, self._write_connection() as connection:
-            with connection.begin():
-                work = SqlTransaction(connection)
-                yield work
+        with _outage_is_unavailable(), self._writing, self._write_connection() as connection, connection.begin():
+            work = SqlTransaction(connection)
+            yield work
         for game_id, version in work.appended.items():
             self._board.announce(game_id, version)
 

@@ -411,4 +411,4 @@ def _default(value: Any) -> Any:
 #: sets and times included: the text a move's answer is sent as, encoded once.
 _COMPACT = json.JSONEncoder(separators=(",", ":"), default=_default)
 
-__all__ = ["GameService", "MoveOutcome", "DomainError", "hash_token"]
+__all__ = ["DomainError", "GameService", "MoveOutcome", "hash_token"]

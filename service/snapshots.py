@@ -51,6 +51,6 @@ def load(blob: bytes, version: int) -> tables.Table | None:
         if at != version:
             raise ValueError(f"the blob holds version {at}, the row says {version}")
         return tables.Table(get_game(name), players, options, tuple(seats), state, at)
-    except Exception as error:  # noqa: BLE001  (a snapshot that does not load is ignored, never fatal)
+    except Exception as error:
         log.warning("ignoring a snapshot at version %s that does not load: %r", version, error)
         return None

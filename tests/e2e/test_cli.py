@@ -16,7 +16,7 @@ def cardhall(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subpro
     inherited = {key: value for key, value in os.environ.items() if key != "CARDHALL_DATABASE_URL"}
     environment = {**inherited, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "cardhall_cli", *args], cwd=cwd, env=environment,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 def tables_of(path: Path) -> set[str]:

@@ -56,7 +56,7 @@ def test_a_move_in_a_waiting_game_is_refused_as_not_active(http):
 
 def test_an_illegal_move_is_a_422_naming_the_rule_and_changes_nothing(http):
     game_id, tokens = http.started("craits", 2, seed=2, short=True)
-    seat, token, view = http.actor(game_id, tokens)
+    _, token, view = http.actor(game_id, tokens)
     hand = view["state"]["hand"]
     not_in_hand = next(card for card in ("AS", "KH", "2C", "TD", "7S", "QC") if card not in hand)
     before = http.version(game_id)

@@ -87,7 +87,7 @@ def test_shuffles_are_hidden_until_the_game_is_over_and_public_after(http):
 
 def test_a_long_poll_returns_as_soon_as_the_next_event_is_appended(app, http):
     game_id, tokens = http.started("craits", 2, seed=27)
-    seat, token, view = http.actor(game_id, tokens)
+    _, token, view = http.actor(game_id, tokens)
     answers = {}
 
     def poll() -> None:

@@ -9,7 +9,15 @@ from domain.cards import DECK
 from domain.errors import IllegalMove, InvalidMove, InvalidOptions, NotYourTurn
 from domain.games.craits import GAME, HAND_SIZES, DealerDrawShuffled
 from service.local import LocalGame
-from tests.unit.craits_support import autoplay, hand, new_game, play, seen, stack, to_act
+from tests.unit.craits_support import (
+    autoplay,
+    hand,
+    new_game,
+    play,
+    seen,
+    stack,
+    to_act,
+)
 
 
 # C1

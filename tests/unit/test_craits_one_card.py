@@ -5,7 +5,18 @@ from __future__ import annotations
 from domain.cards import DECK
 from domain.games.craits import Call, hand_score
 from service.local import LocalGame
-from tests.unit.craits_support import autoplay, draw, hand, new_game, play, refused, rig_hands, seen, stack, to_act
+from tests.unit.craits_support import (
+    autoplay,
+    draw,
+    hand,
+    new_game,
+    play,
+    refused,
+    rig_hands,
+    seen,
+    stack,
+    to_act,
+)
 
 
 def call(game: LocalGame, seat: int, target: int) -> list:

@@ -6,7 +6,16 @@ import pytest
 
 from domain.errors import InvalidMove
 from domain.games.craits import PileReshuffled
-from tests.unit.craits_support import draw, hand, new_game, play, refused, rig, seen, to_act
+from tests.unit.craits_support import (
+    draw,
+    hand,
+    new_game,
+    play,
+    refused,
+    rig,
+    seen,
+    to_act,
+)
 
 NO_HEARTS = ["KC", "KD", "KS", "QC", "QD", "QS", "JC"]
 

@@ -21,7 +21,16 @@ from hypothesis import strategies as st
 from domain.cards import DECK, SUITS
 from domain.errors import DomainError
 from domain.events import Event
-from domain.games.craits import GAME, Announce, Call, ChooseSuit, CraitsState, Draw, Play, hand_score
+from domain.games.craits import (
+    GAME,
+    Announce,
+    Call,
+    ChooseSuit,
+    CraitsState,
+    Draw,
+    Play,
+    hand_score,
+)
 from service.chance import resolve
 
 MAX_EVENTS = 20_000

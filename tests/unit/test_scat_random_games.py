@@ -100,7 +100,8 @@ class Referee:
         self.check_views(event)
 
     def check_settlement(self, before, event) -> None:
-        value = lambda cards: reference_value(cards, self.rules["three_of_a_kind"], self.rules["straight_flush"])
+        def value(cards):
+            return reference_value(cards, self.rules["three_of_a_kind"], self.rules["straight_flush"])
         in_play = [seat for seat in range(self.players) if not self.out[seat]]
         lost = [0] * self.players
         if event.reason == "thirty_one":

@@ -61,9 +61,28 @@ from domain.moves import Move
 from domain.options import OptionSpec
 
 __all__ = [
-    "GAME", "Craits", "CraitsState", "CARD_POINTS", "HAND_SIZES", "OVER", "hand_score", "matches", "nine_suits",
-    "Play", "Draw", "ChooseSuit", "Announce", "Call", "DealerDrawShuffled", "RoundDealt", "PileReshuffled",
-    "CardPlayed", "CardsDrawn", "SuitChosen", "OneCardAnnounced", "PlayerCalledOut",
+    "CARD_POINTS",
+    "GAME",
+    "HAND_SIZES",
+    "OVER",
+    "Announce",
+    "Call",
+    "CardPlayed",
+    "CardsDrawn",
+    "ChooseSuit",
+    "Craits",
+    "CraitsState",
+    "DealerDrawShuffled",
+    "Draw",
+    "OneCardAnnounced",
+    "PileReshuffled",
+    "Play",
+    "PlayerCalledOut",
+    "RoundDealt",
+    "SuitChosen",
+    "hand_score",
+    "matches",
+    "nine_suits",
 ]
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 from domain.cards import DECK, SUITS, partner_suit
 from domain.errors import IllegalMove, InvalidMove, NotYourTurn
 from domain.events import Event
-from domain.games.craits.events import CardPlayed, CardsDrawn, OneCardAnnounced, PlayerCalledOut, SuitChosen
+from domain.games.craits.events import (
+    CardPlayed,
+    CardsDrawn,
+    OneCardAnnounced,
+    PlayerCalledOut,
+    SuitChosen,
+)
 from domain.games.craits.moves import Announce, Call, ChooseSuit, Draw, Play
 from domain.games.craits.rules import CRANK_VALUE, PLAY, matches, nine_suits
 from domain.games.craits.state import CraitsState

@@ -17,7 +17,14 @@ from domain.games.craits.events import (
     RoundDealt,
     SuitChosen,
 )
-from domain.games.craits.rules import CRANK_VALUE, DEAL, HAND_SIZES, OVER, PLAY, hand_score
+from domain.games.craits.rules import (
+    CRANK_VALUE,
+    DEAL,
+    HAND_SIZES,
+    OVER,
+    PLAY,
+    hand_score,
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -212,7 +219,7 @@ def _compile_copiers() -> tuple[Any, Any]:
         + " return s\n"
     )
     namespace = {"_new": object.__new__, "_Draft": _Draft, "CraitsState": CraitsState, **setters}
-    exec(source, namespace)  # noqa: S102  (our own field names only)
+    exec(source, namespace)
     return namespace["draft"], namespace["freeze"]
 
 

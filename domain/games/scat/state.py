@@ -145,7 +145,7 @@ def _compile_copy() -> Any:
     )
     namespace = {"_new": object.__new__, "ScatState": ScatState}
     namespace.update({f"_set_{name}": setter for name, setter in _SETTERS.items()})
-    exec(source, namespace)  # noqa: S102  (our own field names only)
+    exec(source, namespace)
     return namespace["copy"]
 
 
