@@ -62,7 +62,7 @@ class MemoryTransaction(Transaction):
                 StoredEvent(game_id, expected_version + offset, event.type, event.seat,
                             copy.deepcopy(event.data), recorded_at, self.state.position)
             )
-        log.extend(stored)
+        log = self.state.events[game_id] = log + stored  # a new list: the committed one stays as it was
         record = self.state.games[game_id]
         self.state.games[game_id] = dataclasses.replace(record, version=len(log), updated_at=recorded_at)
         return stored
@@ -107,7 +107,7 @@ class MemoryEventStore(EventStore):
     def transaction(self) -> Iterator[Transaction]:
         with self._lock:
             working = copy.copy(self._state)
-            working.events = {key: list(value) for key, value in self._state.events.items()}
+            working.events = dict(self._state.events)  # append replaces a game's list, never extends it
             working.games = dict(self._state.games)
             working.tokens = dict(self._state.tokens)
             working.idempotency = dict(self._state.idempotency)
