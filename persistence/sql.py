@@ -43,13 +43,13 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from persistence.cursor import decode_cursor, encode_cursor
-from persistence.engine import WRITE, create_engine, normalise_url
+from persistence.engine import create_engine, normalise_url
 from persistence.notify import CHANNEL, Announcements, PostgresListener, SqlitePoller
 from persistence.port import (
     EventStore,
@@ -110,13 +110,14 @@ class _DriverAppend:
         self.cursor = connection.connection.driver_connection.cursor()
         self.time, self.json = _binders(connection.dialect)
 
-    def bump(self, game_id: str, expected: int, version: int, recorded_at: dt.datetime) -> bool:
-        """Move the game's version on if it is ``expected``; whether it was."""
-        self.cursor.execute(self.BUMP_SQL, (version, self.time(recorded_at), game_id, expected))
+    def bump(self, game_id: str, expected: int, version: int, recorded_at: Any) -> bool:
+        """Move the game's version on if it is ``expected``; whether it was (``recorded_at`` bound)."""
+        self.cursor.execute(self.BUMP_SQL, (version, recorded_at, game_id, expected))
         return self.cursor.rowcount == 1
 
-    def insert(self, rows: list[dict[str, Any]]) -> list[int]:
-        """Insert the event rows; their positions, in order."""
+    def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
+               recorded_at: dt.datetime, bound_at: Any) -> list[int]:
+        """Insert the events after version ``expected``; their positions, in order."""
         raise NotImplementedError
 
 
@@ -126,7 +127,11 @@ class _PostgresAppend(_DriverAppend):
     BUMP_SQL = "UPDATE games SET version = %s, updated_at = %s WHERE games.id = %s AND games.version = %s"
     INSERT = events.insert().returning(events.c.position, sort_by_parameter_order=True)
 
-    def insert(self, rows: list[dict[str, Any]]) -> list[int]:
+    def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
+               recorded_at: dt.datetime, bound_at: Any) -> list[int]:
+        rows = [{"game_id": game_id, "version": expected + offset, "type": event.type, "seat": event.seat,
+                 "data": event.data, "recorded_at": recorded_at}
+                for offset, event in enumerate(new_events, start=1)]
         return list(self.connection.execute(self.INSERT, rows).scalars().all())
 
 
@@ -136,15 +141,16 @@ class _SqliteAppend(_DriverAppend):
     BUMP_SQL = "UPDATE games SET version = ?, updated_at = ? WHERE games.id = ? AND games.version = ?"
     INSERT_SQL = "INSERT INTO events (game_id, version, type, seat, data, recorded_at) VALUES (?, ?, ?, ?, ?, ?)"
 
-    def insert(self, rows: list[dict[str, Any]]) -> list[int]:
-        positions = []
-        for row in rows:
+    def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
+               recorded_at: dt.datetime, bound_at: Any) -> list[int]:
+        cursor, encode, positions = self.cursor, self.json, []
+        for offset, event in enumerate(new_events, start=1):
             try:
-                self.cursor.execute(self.INSERT_SQL, (row["game_id"], row["version"], row["type"], row["seat"],
-                                                      self.json(row["data"]), self.time(row["recorded_at"])))
+                cursor.execute(self.INSERT_SQL, (game_id, expected + offset, event.type, event.seat,
+                                                 encode(event.data), bound_at))
             except sqlite3.IntegrityError as error:
                 raise sa.exc.IntegrityError(self.INSERT_SQL, None, error) from error
-            positions.append(self.cursor.lastrowid)
+            positions.append(cursor.lastrowid)
         return positions
 
 
@@ -156,10 +162,11 @@ def _binders(dialect: sa.Dialect) -> tuple[Callable[[Any], Any], Callable[[Any],
 
 
 class SqlTransaction(Transaction):
-    """One writing transaction on one connection."""
+    """One writing transaction on one connection, appending through ``write``."""
 
-    def __init__(self, connection: sa.Connection) -> None:
+    def __init__(self, connection: sa.Connection, write: _DriverAppend) -> None:
         self.connection = connection
+        self.write = write
         self.dialect = connection.dialect.name
         self.appended: dict[str, int] = {}
         self._holds_append_lock = False
@@ -178,22 +185,20 @@ class SqlTransaction(Transaction):
     ) -> list[StoredEvent]:
         self._serialise_appends()
         version = expected_version + len(new_events)
-        rows = [{"game_id": game_id, "version": expected_version + offset, "type": event.type,
-                 "seat": event.seat, "data": event.data, "recorded_at": recorded_at}
-                for offset, event in enumerate(new_events, start=1)]
-        write = (_SqliteAppend if self.dialect == "sqlite" else _PostgresAppend)(self.connection)
-        if not write.bump(game_id, expected_version, version, recorded_at):
+        write = self.write
+        bound_at = write.time(recorded_at)
+        if not write.bump(game_id, expected_version, version, bound_at):
             self._refuse(game_id, expected_version)
-        if not rows:
+        if not new_events:
             return []
         try:
-            positions = write.insert(rows)
+            positions = write.insert(game_id, expected_version, new_events, recorded_at, bound_at)
         except sa.exc.IntegrityError as error:  # UNIQUE(game_id, version): a writer got there first
             raise VersionConflict(game_id, expected_version, None) from error
         self._notify(game_id, version)
-        return [StoredEvent(game_id, row["version"], row["type"], row["seat"], row["data"],
-                            as_utc(recorded_at), position)
-                for row, position in zip(rows, positions, strict=True)]
+        at = as_utc(recorded_at)
+        return [StoredEvent(game_id, expected_version + offset, event.type, event.seat, event.data, at, position)
+                for offset, (event, position) in enumerate(zip(new_events, positions, strict=True), start=1)]
 
     def _serialise_appends(self) -> None:
         """PostgreSQL: one appender at a time until commit, so commit order equals position order."""
@@ -257,6 +262,14 @@ class SqlTransaction(Transaction):
         return _snapshot(self.connection, game_id)
 
 
+class _SqliteWriter(NamedTuple):
+    """A process's SQLite write connection, its pysqlite connection and its append statements."""
+
+    connection: sa.Connection
+    driver: sqlite3.Connection
+    append: _SqliteAppend
+
+
 class SqliteWriters:
     """SQLite writers queue here, each woken the moment the writer before it commits.
 
@@ -299,7 +312,7 @@ class SqlEventStore(EventStore):
         self._writing: AbstractContextManager[Any] = (
             SqliteWriters(self.engine.url.database) if self.dialect == "sqlite" else contextlib.nullcontext()
         )
-        self._writer: sa.Connection | None = None
+        self._writer: _SqliteWriter | None = None
         self._start_wake_ups()
         # A server that forks workers (gunicorn --preload) must not share the parent's
         # connections or its wake-up thread, which does not survive the fork.
@@ -314,32 +327,69 @@ class SqlEventStore(EventStore):
             else SqlitePoller(self._board, self.engine, SQLITE_POLL_SECONDS)
         )
 
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        with _outage_is_unavailable(), self._writing, self._write_connection() as connection, connection.begin():
-            work = SqlTransaction(connection)
-            yield work
-        for game_id, version in work.appended.items():
-            self._board.announce(game_id, version)
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        return self._sqlite_transaction() if self.dialect == "sqlite" else self._pooled_transaction()
 
     @contextmanager
-    def _write_connection(self) -> Iterator[sa.Connection]:
-        """The connection a write runs on. SQLite's writers are serialised (``SqliteWriters``),
-        so a process keeps one open for them all rather than checking one out of the pool
-        and resetting it for every write; PostgreSQL's come from the pool."""
-        if self.dialect != "sqlite":
-            with self.engine.connect() as connection:
-                connection.execution_options(**{WRITE: True})
-                yield connection
-            return
-        if self._writer is None or self._writer.closed or self._writer.invalidated:
-            self._writer = self.engine.connect().execution_options(**{WRITE: True})
+    def _pooled_transaction(self) -> Iterator[Transaction]:
+        """PostgreSQL: a writing transaction on a pooled connection."""
+        with _outage_is_unavailable(self.engine.dialect), self.engine.connect() as connection, connection.begin():
+            work = SqlTransaction(connection, _PostgresAppend(connection))
+            yield work
+        self._announce(work)
+
+    @contextmanager
+    def _sqlite_transaction(self) -> Iterator[Transaction]:
+        """SQLite: a writing transaction on this process's one write connection, begun and ended on
+        pysqlite itself.
+
+        Writers are serialised (``SqliteWriters``), so a process keeps one connection open for
+        them all rather than checking one out of the pool and resetting it for every write.
+        ``BEGIN IMMEDIATE`` takes the write lock up front (see :mod:`persistence.engine`). An
+        append runs on the driver's cursor alone, so this is all its transaction costs:
+        SQLAlchemy's ``begin()``/``commit()`` and their event dispatch were a third of an append.
+        Statements run through Core (creating a game, a status, a snapshot) open SQLAlchemy's
+        own bookkeeping transaction, which issues no SQL on this connection (it lacks the
+        ``cardhall_write`` option) and is closed after the COMMIT or ROLLBACK below.
+        """
+        with _outage_is_unavailable(self.engine.dialect), self._writing:
+            writer = self._sqlite_writer()
+            connection, driver = writer.connection, writer.driver
+            driver.execute("BEGIN IMMEDIATE")
+            try:
+                work = SqlTransaction(connection, writer.append)
+                yield work
+                driver.execute("COMMIT")
+            except BaseException as error:
+                self._sqlite_rollback(writer, error)
+                raise
+            if connection.in_transaction():
+                connection.commit()  # nothing left to commit in pysqlite: only SQLAlchemy's bookkeeping
+        self._announce(work)
+
+    def _sqlite_writer(self) -> _SqliteWriter:
+        writer = self._writer
+        if writer is None or writer.connection.closed or writer.connection.invalidated:
+            connection = self.engine.connect()
+            writer = self._writer = _SqliteWriter(connection, connection.connection.driver_connection,
+                                                  _SqliteAppend(connection))
+        return writer
+
+    def _sqlite_rollback(self, writer: _SqliteWriter, error: BaseException) -> None:
+        """Undo a failed SQLite write; a connection that cannot be rolled back is dropped."""
         try:
-            yield self._writer
-        except sa.exc.DBAPIError as error:
-            if error.connection_invalidated:
-                self._writer = None
-            raise
+            if writer.driver.in_transaction:
+                writer.driver.execute("ROLLBACK")
+            if writer.connection.in_transaction():
+                writer.connection.rollback()
+        except (sqlite3.Error, sa.exc.DBAPIError):
+            writer.connection.invalidate()
+        if (isinstance(error, sa.exc.DBAPIError) and error.connection_invalidated) or writer.connection.invalidated:
+            self._writer = None
+
+    def _announce(self, work: SqlTransaction) -> None:
+        for game_id, version in work.appended.items():
+            self._board.announce(game_id, version)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         return self._events(_game_events(game_id, after, limit))
@@ -404,7 +454,7 @@ class SqlEventStore(EventStore):
     def close(self) -> None:
         self._waker.close()
         if self._writer is not None:
-            self._writer.close()
+            self._writer.connection.close()
             self._writer = None
         self.engine.dispose()
         if isinstance(self._writing, SqliteWriters):
@@ -433,13 +483,21 @@ class SqlEventStore(EventStore):
 
 
 @contextmanager
-def _outage_is_unavailable() -> Iterator[None]:
+def _outage_is_unavailable(dialect: sa.Dialect | None = None) -> Iterator[None]:
     """Turn the database being out of reach (refused or dropped connections, an exhausted pool,
-    a lock not granted in time) into StoreUnavailable, which the service answers with 503."""
+    a lock not granted in time) into StoreUnavailable, which the service answers with 503.
+
+    Given the ``dialect``, its driver's own errors too, from statements run on the driver's
+    cursor (appends, ``BEGIN IMMEDIATE``)."""
+    driver_errors: tuple[type[BaseException], ...] = ()
+    if dialect is not None:
+        driver_errors = (dialect.loaded_dbapi.OperationalError, dialect.loaded_dbapi.InterfaceError)
     try:
         yield
     except (sa.exc.OperationalError, sa.exc.InterfaceError) as error:
         raise StoreUnavailable(str(error.orig).strip() or type(error.orig).__name__) from error
+    except driver_errors as error:
+        raise StoreUnavailable(str(error).strip() or type(error).__name__) from error
     except sa.exc.TimeoutError as error:
         raise StoreUnavailable(f"no database connection became free in time: {error}") from error
 
@@ -456,5 +514,5 @@ def _forget_parent(store: SqlEventStore | None) -> None:
         if isinstance(store._writing, SqliteWriters):
             store._writing = SqliteWriters(store._writing.database)  # never share the parent's lock
         if store._writer is not None:
-            _PARENTS_CONNECTIONS.append(store._writer)  # the parent's: never closed (nor used) here
+            _PARENTS_CONNECTIONS.append(store._writer.connection)  # the parent's: never closed (nor used) here
             store._writer = None
