@@ -1,24 +1,34 @@
-"""Store benchmark: our SQLite event store against the eventsourcing library's SQLite recorder, in one run.
+"""Store benchmark: our SQLite event store against the eventsourcing library's SQLite recorders, in one run.
 
-Usage: ``python3 bench/store.py [--appends 3000] [--rounds 3] [--synchronous NORMAL|FULL] [--seed S]``.
+Usage: ``python3 bench/store.py [--appends 3000] [--rounds 5] [--synchronous NORMAL|FULL] [--seed S]``.
 
-Both write the same payloads — the events of one seeded random Craits game (5
+All write the same payloads — the events of one seeded random Craits game (5
 players, about 2,000 events), cycled — to a fresh SQLite file in WAL mode with
-the same ``synchronous`` setting (NORMAL, our production setting, by default):
+the same ``synchronous`` setting (NORMAL, our production setting, by default).
+Two of the library's recorders, because they keep different things:
+
+- ``SQLiteAggregateRecorder``: events per aggregate only, in one ``WITHOUT ROWID``
+  table keyed on (id, version) — one b-tree written per event, and no global order;
+- ``SQLiteApplicationRecorder``: the same plus a global order (the rowid, its
+  notification id) — what our store keeps too, since followers read every game's
+  events by ``position``: the like-for-like comparison.
+
+Figures:
 
 - appends/s, one event per transaction, one game (aggregate), one thread. Ours:
-  ``SqlEventStore.transaction()`` + ``append`` — BEGIN IMMEDIATE, the game row's
-  version check-and-bump (``UPDATE games``), the ``INSERT ... RETURNING position``,
-  JSON encoding, COMMIT. Theirs: ``JSONTranscoder.encode`` of the same payload +
-  ``SQLiteAggregateRecorder.insert_events`` — BEGIN, INSERT, COMMIT (the primary
-  key on (originator_id, version) is their version check);
+  ``SqlEventStore.transaction()`` + ``append`` — BEGIN IMMEDIATE, the ``INSERT``
+  carrying the version check (the newest version of the game must be the expected
+  one), JSON encoding, COMMIT, announcing to waiters. Theirs: ``JSONTranscoder.encode``
+  of the same payload + ``insert_events`` — BEGIN, INSERT, COMMIT (the primary key
+  on (originator_id, version) is their version check);
 - replay events/s of the whole game: ours "read" is ``store.read`` (rows to
   StoredEvent, JSON decoded), ours "read + fold" adds decoding each into a domain
   event and folding it through ``domain.table`` — a cold load of the table; theirs
   is ``select_events`` + ``JSONTranscoder.decode`` (read + decode: the library
   folds in its own aggregates, which our domain does not use).
 
-Each figure is the best of ``--rounds`` (the machine may be shared).
+The rounds interleave ours and theirs (the machine may be shared, and its speed
+drifts); each figure is the best of ``--rounds``.
 """
 
 from __future__ import annotations
@@ -39,7 +49,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import sqlalchemy as sa
 from eventsourcing.persistence import JSONTranscoder, StoredEvent
-from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
+from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder, SQLiteDatastore
 
 import persistence
 from bench import _common
@@ -51,14 +61,11 @@ from persistence.sql import SqlEventStore
 Log = list[tuple[str, int | None, dict[str, Any]]]
 
 
-def best_rate(count: int, rounds: int, run: Callable[[int], None]) -> float:
-    """The best of ``rounds`` runs of ``run(round)``, as ``count`` per second."""
-    best = float("inf")
-    for index in range(rounds):
-        started = time.perf_counter()
-        run(index)
-        best = min(best, time.perf_counter() - started)
-    return count / best
+def timed(run: Callable[[], None]) -> float:
+    """Seconds ``run()`` took."""
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
 
 
 def ours(path: pathlib.Path, synchronous: str) -> SqlEventStore:
@@ -75,8 +82,8 @@ def ours(path: pathlib.Path, synchronous: str) -> SqlEventStore:
     return store
 
 
-def theirs(path: pathlib.Path, synchronous: str) -> SQLiteAggregateRecorder:
-    """The library's recorder on a fresh file (it switches to WAL itself), set to ``synchronous``."""
+def theirs(path: pathlib.Path, synchronous: str, recorder: type[SQLiteAggregateRecorder]) -> SQLiteAggregateRecorder:
+    """One of the library's recorders on a fresh file (it switches to WAL itself), set to ``synchronous``."""
     datastore = SQLiteDatastore(str(path), originator_id_type="text")
     pool = datastore.pool
     create = pool._create_connection
@@ -87,91 +94,113 @@ def theirs(path: pathlib.Path, synchronous: str) -> SQLiteAggregateRecorder:
         return connection
 
     pool._create_connection = connect  # type: ignore[method-assign]
-    recorder = SQLiteAggregateRecorder(datastore)
-    recorder.create_table()
-    return recorder
+    made = recorder(datastore)
+    made.create_table()
+    return made
 
 
-def append_ours(store: SqlEventStore, log: Log, count: int, rounds: int) -> float:
-    """Appends/s, one event per transaction."""
+def append_ours(store: SqlEventStore, log: Log, count: int, name: str) -> None:
+    """``count`` appends to a new game ``name``, one event per transaction."""
     now = dt.datetime.now(dt.UTC)
-
-    def run(index: int) -> None:
-        game_id = f"appends{index}"
+    with store.transaction() as tx:
+        tx.create_game(name, "craits", 5, now)
+    for version in range(count):
+        type_name, seat, data = log[version % len(log)]
         with store.transaction() as tx:
-            tx.create_game(game_id, "craits", 5, now)
-        for version in range(count):
-            type_name, seat, data = log[version % len(log)]
-            with store.transaction() as tx:
-                tx.append(game_id, version, [NewEvent(type_name, seat, data)], now)
-
-    return best_rate(count, rounds, run)
+            tx.append(name, version, [NewEvent(type_name, seat, data)], now)
 
 
-def append_theirs(recorder: SQLiteAggregateRecorder, log: Log, count: int, rounds: int) -> float:
-    """Appends/s, one event per transaction, the payload encoded by the library's transcoder."""
+def append_theirs(recorder: SQLiteAggregateRecorder, log: Log, count: int, name: str) -> None:
+    """``count`` appends to a new aggregate ``name``, the payload encoded by the library's transcoder."""
     transcoder = JSONTranscoder()
-
-    def run(index: int) -> None:
-        originator = f"appends{index}-{uuid.uuid4().hex}"
-        for version in range(count):
-            type_name, _seat, data = log[version % len(log)]
-            recorder.insert_events([StoredEvent(originator, version + 1, type_name, transcoder.encode(data))])
-
-    return best_rate(count, rounds, run)
+    for version in range(count):
+        type_name, _seat, data = log[version % len(log)]
+        recorder.insert_events([StoredEvent(name, version + 1, type_name, transcoder.encode(data))])
 
 
-def replay_rates(store: SqlEventStore, recorder: SQLiteAggregateRecorder, log: Log, rounds: int) -> list[float]:
-    """Events/s: ours read, ours read + decode + fold, theirs read + decode (the same game in each)."""
+def load_replay(store: SqlEventStore, recorders: list[SQLiteAggregateRecorder], log: Log) -> None:
+    """The same game, whole, in our store and in each recorder."""
     now = dt.datetime.now(dt.UTC)
     with store.transaction() as tx:
         tx.create_game("replay", "craits", 5, now)
         tx.append("replay", 0, [NewEvent(*event) for event in log], now)
     transcoder = JSONTranscoder()
-    recorder.insert_events([StoredEvent("replay", version, type_name, transcoder.encode(data))
-                            for version, (type_name, _seat, data) in enumerate(log, start=1)])
+    for recorder in recorders:
+        recorder.insert_events([StoredEvent("replay", version, type_name, transcoder.encode(data))
+                                for version, (type_name, _seat, data) in enumerate(log, start=1)])
 
-    def read_ours(_: int) -> None:
-        assert len(store.read("replay")) == len(log)
 
-    def fold_ours(_: int) -> None:
-        table = tables.replay(tables.decode("craits", e.type, e.seat, e.data) for e in store.read("replay"))
-        assert table.version == len(log)
+def read_ours(store: SqlEventStore, log: Log) -> None:
+    assert len(store.read("replay")) == len(log)
 
-    def read_theirs(_: int) -> None:
-        decoded = [transcoder.decode(event.state) for event in recorder.select_events("replay")]
-        assert len(decoded) == len(log)
 
-    return [best_rate(len(log), rounds, run) for run in (read_ours, fold_ours, read_theirs)]
+def fold_ours(store: SqlEventStore, log: Log) -> None:
+    table = tables.replay(tables.decode("craits", e.type, e.seat, e.data) for e in store.read("replay"))
+    assert table.version == len(log)
+
+
+def read_theirs(recorder: SQLiteAggregateRecorder, log: Log) -> None:
+    transcoder = JSONTranscoder()
+    decoded = [transcoder.decode(event.state) for event in recorder.select_events("replay")]
+    assert len(decoded) == len(log)
+
+
+def measure(args: argparse.Namespace, log: Log, directory: pathlib.Path) -> dict[str, dict[str, float]]:
+    """Per figure and contender: the best rate over the interleaved rounds."""
+    store = ours(directory / "ours.db", args.synchronous)
+    recorders = {"aggregate": theirs(directory / "aggregate.db", args.synchronous, SQLiteAggregateRecorder),
+                 "application": theirs(directory / "application.db", args.synchronous, SQLiteApplicationRecorder)}
+    appends: dict[str, Callable[[str], None]] = {
+        "ours": lambda name: append_ours(store, log, args.appends, name),
+        **{key: (lambda name, r=recorder: append_theirs(r, log, args.appends, name))
+           for key, recorder in recorders.items()},
+    }
+    load_replay(store, list(recorders.values()), log)
+    replays: dict[str, Callable[[], None]] = {
+        "ours": lambda: read_ours(store, log), "ours_fold": lambda: fold_ours(store, log),
+        **{key: (lambda r=recorder: read_theirs(r, log)) for key, recorder in recorders.items()},
+    }
+    best: dict[str, dict[str, float]] = {"appends": {}, "replay": {}}
+    for index in range(args.rounds):
+        order = list(appends)
+        order = order[index % len(order):] + order[:index % len(order)]  # nobody always runs first
+        for key in order:
+            name = f"appends{index}-{uuid.uuid4().hex}"
+            seconds = timed(lambda key=key, name=name: appends[key](name))
+            best["appends"][key] = max(best["appends"].get(key, 0.0), args.appends / seconds)
+        for key, replay in replays.items():
+            best["replay"][key] = max(best["replay"].get(key, 0.0), len(log) / timed(replay))
+    store.close()
+    for recorder in recorders.values():
+        recorder.datastore.close()
+    return best
 
 
 def main(argv: list[str] | None = None) -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--appends", type=int, default=3000, help="transactions per append run")
-    parser.add_argument("--rounds", type=int, default=3, help="runs per figure; the best counts")
+    parser.add_argument("--rounds", type=int, default=5, help="runs per figure; the best counts")
     parser.add_argument("--synchronous", default="NORMAL", choices=["NORMAL", "FULL"])
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args(argv)
     log = stored_log(play_random("craits", 5, args.seed))
     with tempfile.TemporaryDirectory(prefix="cardhall-store-") as directory:
-        store = ours(pathlib.Path(directory) / "ours.db", args.synchronous)
-        recorder = theirs(pathlib.Path(directory) / "theirs.db", args.synchronous)
-        appended = [append_ours(store, log, args.appends, args.rounds),
-                    append_theirs(recorder, log, args.appends, args.rounds)]
-        read, fold, their_read = replay_rates(store, recorder, log, args.rounds)
-        store.close()
-        recorder.datastore.close()
-    rows = [
-        ["appends/s (1 event per transaction)", f"{appended[0]:,.0f}", f"{appended[1]:,.0f}",
-         f"{appended[0] / appended[1]:.2f}x"],
-        ["replay events/s: read + JSON decode", f"{read:,.0f}", f"{their_read:,.0f}", f"{read / their_read:.2f}x"],
-        ["replay events/s: read + decode + fold (ours)", f"{fold:,.0f}", "-", f"{fold / their_read:.2f}x"],
-    ]
+        best = measure(args, log, pathlib.Path(directory))
+    appends, replay = best["appends"], best["replay"]
+
+    def row(label: str, figures: dict[str, float], key: str) -> list[str]:
+        return [label, f"{figures[key]:,.0f}", f"{figures['aggregate']:,.0f}", f"{figures['application']:,.0f}",
+                f"{figures[key] / figures['aggregate']:.2f}x", f"{figures[key] / figures['application']:.2f}x"]
+
+    rows = [row("appends/s (1 event per transaction)", appends, "ours"),
+            row("replay events/s: read + JSON decode", replay, "ours"),
+            row("replay events/s: read + decode + fold (ours)", replay, "ours_fold")]
     _common.print_table(
         f"Store: SQLite, WAL, synchronous={args.synchronous}; a Craits game of {len(log):,} events; "
-        f"best of {args.rounds}",
-        ["", "ours (SqlEventStore)", "eventsourcing (SQLiteAggregateRecorder)", "ours / theirs"],
+        f"best of {args.rounds} interleaved rounds",
+        ["", "ours (SqlEventStore)", "eventsourcing Aggregate", "eventsourcing Application",
+         "ours / Aggregate", "ours / Application"],
         rows, note=_common.load_average())
 
 

@@ -62,9 +62,10 @@ class MemoryTransaction(Transaction):
                 StoredEvent(game_id, expected_version + offset, event.type, event.seat,
                             copy.deepcopy(event.data), recorded_at, self.state.position)
             )
-        log = self.state.events[game_id] = log + stored  # a new list: the committed one stays as it was
-        record = self.state.games[game_id]
-        self.state.games[game_id] = dataclasses.replace(record, version=len(log), updated_at=recorded_at)
+        if stored:  # a game's version and last change are its newest event's
+            log = self.state.events[game_id] = log + stored  # a new list: the committed one stays as it was
+            record = self.state.games[game_id]
+            self.state.games[game_id] = dataclasses.replace(record, version=len(log), updated_at=recorded_at)
         return stored
 
     def last_version(self, game_id: str) -> int | None:

@@ -37,6 +37,8 @@ class Announcements:
 
     def announce(self, game_id: str, version: int) -> None:
         """A commit made the game reach ``version``."""
+        if game_id not in self._waiters:  # (unlocked: a waiter counts itself before its first read of the store)
+            return
         with self._changed:
             if self._waiters[game_id]:
                 self._latest[game_id] = max(self._latest.get(game_id, 0), version)

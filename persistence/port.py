@@ -1,7 +1,7 @@
 """The event store port: the small interface every backend implements.
 
 The log of events is the only truth. Besides it a backend keeps a games table
-(a listing projection: type, status, version, created_at), the seats' token
+(a listing projection: type, status, created_at; its version is its newest event's), the seats' token
 hashes, the idempotency records and at most one snapshot per game (a derived
 cache of its state, see :class:`Snapshot`). All writes happen in a :class:`Transaction`
 obtained from :meth:`EventStore.transaction`; writing transactions are

@@ -46,6 +46,8 @@ Position = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 metadata = sa.MetaData(naming_convention=NAMING)
 
+# A game's version and last change are its newest event's (persistence.sql.GAME_ROWS): an
+# append writes its events and nothing else.
 games = sa.Table(
     "games",
     metadata,
@@ -53,9 +55,7 @@ games = sa.Table(
     sa.Column("game", sa.String(32), nullable=False),
     sa.Column("players", sa.Integer, nullable=False),
     sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("version", sa.Integer, nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
-    sa.Column("updated_at", UtcDateTime, nullable=False),
     sa.Index(None, "created_at", "id"),
     sa.Index(None, "status", "created_at", "id"),
     sa.Index(None, "game", "created_at", "id"),

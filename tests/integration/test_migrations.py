@@ -87,3 +87,39 @@ def test_processes_upgrading_at_the_same_moment_all_succeed(empty_url: str) -> N
         futures = [pool.submit(workers.upgrade, empty_url, start_at) for _ in range(3)]
         assert [future.result(timeout=120) for future in futures] == [head()] * 3
     assert tables(empty_url) == TABLES
+
+
+def test_revision_0003_takes_a_games_version_from_its_events_and_gives_it_back_going_down(empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence.sql import SqlEventStore
+
+    created, moved = dt.datetime(2026, 1, 2, 3, 4, 5), dt.datetime(2026, 1, 2, 3, 9, 0)
+    upgrade(empty_url, "0002")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:  # a game as revision 0002 stored it: version and updated_at on its row
+            connection.execute(sa.text(
+                "INSERT INTO games (id, game, players, status, version, created_at, updated_at) "
+                "VALUES ('g1', 'craits', 2, 'active', 2, :created, :moved), "
+                "('g2', 'scat', 3, 'waiting', 0, :created, :created)"), {"created": created, "moved": moved})
+            for version, at in ((1, created), (2, moved)):
+                connection.execute(sa.text(
+                    "INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
+                    "VALUES ('g1', :version, 'CardPlayed', 0, '{}', :at)"), {"version": version, "at": at})
+        upgrade(empty_url)
+        store = SqlEventStore(empty_url)
+        try:
+            one, two = store.get_game("g1"), store.get_game("g2")
+            assert (one.version, one.updated_at.replace(tzinfo=None)) == (2, moved)
+            assert (two.version, two.updated_at.replace(tzinfo=None)) == (0, created)
+            assert store.last_version("g1") == 2 and store.last_version("g2") == 0
+        finally:
+            store.close()
+        downgrade(empty_url, "0002")
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT id, version, updated_at FROM games ORDER BY id")).all()
+        assert [(row.id, row.version) for row in rows] == [("g1", 2), ("g2", 0)]
+        assert [str(row.updated_at)[:19] for row in rows] == [str(moved), str(created)]
+    finally:
+        engine.dispose()

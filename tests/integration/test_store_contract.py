@@ -94,7 +94,22 @@ def test_an_expected_version_ahead_of_the_game_is_a_conflict_too(store: EventSto
 def test_appending_to_an_unknown_game_raises_unknown_game(store: EventStore) -> None:
     with pytest.raises(UnknownGame):
         append(store, "nope", 0)
+    with pytest.raises(UnknownGame):
+        append(store, "nope", 3, count=2)
+    with pytest.raises(UnknownGame), store.transaction() as tx:
+        tx.append("nope", 0, [], T0)
     assert store.read_all() == []
+
+
+def test_an_append_of_no_events_checks_the_version_and_changes_nothing(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=2)
+    with store.transaction() as tx:
+        assert tx.append("g1", 2, [], at(5)) == []
+    with pytest.raises(VersionConflict), store.transaction() as tx:
+        tx.append("g1", 1, [], at(5))
+    record = store.get_game("g1")
+    assert (record.version, record.updated_at) == (2, T0)
 
 
 def test_read_after_a_version_returns_only_the_later_events(store: EventStore) -> None:
