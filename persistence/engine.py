@@ -18,7 +18,7 @@ SQLite (one file, one host):
   upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
   atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
-PostgreSQL (``postgresql+psycopg://``): a pool with ``pool_pre_ping``, sized by
+PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_engine``), sized by
 ``CARDHALL_DB_POOL_SIZE`` (default 5; SQLite 32) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 10).
 """
 
@@ -76,7 +76,10 @@ def _pool_options(size: int = 5) -> dict[str, Any]:
 
 
 def _postgres_engine(url: sa.URL) -> sa.Engine:
-    return sa.create_engine(url, pool_pre_ping=True, pool_recycle=1800, **_pool_options())
+    # No pool_pre_ping: it costs a round trip per checkout. A dead connection fails its
+    # statement instead, which makes SQLAlchemy discard every connection of the pool opened
+    # before it; reads then try once more (SqlEventStore._read), a write answers 503.
+    return sa.create_engine(url, pool_recycle=1800, **_pool_options())
 
 
 def _sqlite_engine(url: sa.URL, *, foreign_keys: bool) -> sa.Engine:

@@ -195,7 +195,7 @@ class GameService:
 
     def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
         """One stored event as ``seat`` may see it, given the table now."""
-        return _render(table, stored, decode(table.game.name, stored), seat)
+        return _render(table, decode(table.game.name, stored), stored.version, stored.recorded_at, seat)
 
     # -- writing --------------------------------------------------------------
     def create_game(self, game: str, players: Any, options: Any) -> dict[str, Any]:
@@ -257,6 +257,9 @@ class GameService:
             # (and a retry that finds the key) and one read after it finds the key.
             table = self.table(game_id)
             played = self._play(table, seat, move)
+            # Everything but the writing is done before the write transaction opens: it holds
+            # the write lock (every appender queues on it), so it does no more than write.
+            write = None if isinstance(played, DomainError) else self._prepare(game_id, table, seat, *played)
             try:
                 with self.store.transaction() as tx:
                     if idempotency_key is not None:
@@ -272,16 +275,16 @@ class GameService:
                             # refused on a table someone has since moved on: decide again
                             raise VersionConflict(game_id, table.version, None)
                         raise played
-                    after, decided = played
-                    appended = self._append(tx, game_id, table, after, decided)
-                    body, text = self._move_answer(after, seat, appended)
+                    assert write is not None
+                    write.apply(tx)
                     if idempotency_key is not None:
-                        tx.put_idempotency(game_id, seat, idempotency_key, IdempotencyRecord(fingerprint, 201, body))
+                        tx.put_idempotency(game_id, seat, idempotency_key,
+                                           IdempotencyRecord(fingerprint, 201, json.loads(write.text)))
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
                 continue
-            self.cache.put(game_id, after)
-            return MoveOutcome(201, body, text=text)
+            self.cache.put(game_id, write.after)
+            return MoveOutcome(201, write.body, text=write.text)
         raise StaleVersion("the game kept changing while deciding this move; try again")
 
     def _play(
@@ -309,15 +312,17 @@ class GameService:
             raise IdempotencyConflict("this Idempotency-Key was used with another request body")
         return MoveOutcome(earlier.status, earlier.body, replayed=True)
 
-    @staticmethod
-    def _move_answer(
-        table: tables.Table, seat: int, appended: list[tuple[StoredEvent, Event]]
-    ) -> tuple[dict[str, Any], str]:
-        """The answer to a move, JSON-ready (as the idempotency record keeps it), and as JSON text."""
-        body = tables.view(table, seat)
-        body["events"] = [_render(table, stored, event, seat) for stored, event in appended]
-        text = _COMPACT.encode(body)
-        return json.loads(text), text
+    def _prepare(
+        self, game_id: str, before: tables.Table, seat: int, after: tables.Table, decided: list[Event]
+    ) -> _MoveWrite:
+        """A move's write, ready to apply: the events, the snapshot if one is due, and the answer
+        (the caller's view and the events as it may see them, as JSON text)."""
+        now = self.clock()
+        body = tables.view(after, seat)
+        body["events"] = [_render(after, event, version, now, seat)
+                          for version, event in enumerate(decided, start=before.version + 1)]
+        return _MoveWrite(game_id, before, after, [_new(event) for event in decided], now,
+                          self.cache.snapshot_due(before.version, after), body, _COMPACT.encode(body))
 
     def _play_out(self, table: tables.Table, events: list[Event]) -> tuple[tables.Table, list[Event]]:
         """``events`` and everything they set off (chance, house bots): the table after them, and them all."""
@@ -385,14 +390,38 @@ def _tag_version(tag: str) -> int | None:
     return int(tag) if tag.isdigit() else None
 
 
-def _render(table: tables.Table, stored: StoredEvent, event: Event, seat: int | None) -> dict[str, Any]:
+def _render(table: tables.Table, event: Event, version: int, recorded_at: dt.datetime,
+            seat: int | None) -> dict[str, Any]:
+    """The event at ``version`` as ``seat`` may see it, given the table now."""
     return {
-        "version": stored.version,
-        "type": stored.type,
-        "seat": stored.seat,
+        "version": version,
+        "type": event.type_name(),
+        "seat": event.seat,
         "data": tables.redact(table, event, seat),
-        "recorded_at": stored.recorded_at.isoformat(),
+        "recorded_at": recorded_at.astimezone(dt.UTC).isoformat(),
     }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _MoveWrite:
+    """A decided move's write, prepared outside the write transaction."""
+
+    game_id: str
+    before: tables.Table
+    after: tables.Table
+    events: list[NewEvent]
+    recorded_at: dt.datetime
+    snapshot: tuple[int, str, bytes] | None
+    body: dict[str, Any]
+    text: str
+
+    def apply(self, tx: Transaction) -> None:
+        """Append the events (VersionConflict if the game moved on since ``before``), and the rest."""
+        tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
+        if self.before.status != self.after.status:
+            tx.set_status(self.game_id, self.after.status)
+        if self.snapshot is not None:
+            tx.put_snapshot(self.game_id, *self.snapshot)
 
 
 def _new(event: Event) -> NewEvent:
