@@ -53,13 +53,19 @@ def normalise_url(url: str | None) -> str:
     return url
 
 
-def create_engine(url: str, *, foreign_keys: bool = True) -> sa.Engine:
-    """An engine for ``url`` (already normalised) with Cardhall's settings."""
+def create_engine(url: str, *, foreign_keys: bool = True, autocommit: bool = False) -> sa.Engine:
+    """An engine for ``url`` (already normalised) with Cardhall's settings.
+
+    ``autocommit`` (PostgreSQL; the store's engine): connections open in autocommit and
+    are handed back as they are, unreset: every read is one statement, and every write
+    begins and ends its own transaction (``SqlEventStore._pooled_transaction``). Else
+    SQLAlchemy manages transactions as usual (migrations).
+    """
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed, foreign_keys=foreign_keys)
     if parsed.get_backend_name() == "postgresql":
-        return _postgres_engine(parsed)
+        return _postgres_engine(parsed, autocommit=autocommit)
     raise ValueError(f"unsupported database URL: {parsed.render_as_string()}")
 
 
@@ -75,10 +81,13 @@ def _pool_options(size: int = 5) -> dict[str, Any]:
     }
 
 
-def _postgres_engine(url: sa.URL) -> sa.Engine:
+def _postgres_engine(url: sa.URL, *, autocommit: bool) -> sa.Engine:
     # No pool_pre_ping: it costs a round trip per checkout. A dead connection fails its
     # statement instead, which makes SQLAlchemy discard every connection of the pool opened
     # before it; reads then try once more (SqlEventStore._read), a write answers 503.
+    if autocommit:  # (a connection's checkout and return then cost no round trip, nor any psycopg call)
+        return sa.create_engine(url, pool_recycle=1800, isolation_level="AUTOCOMMIT", pool_reset_on_return=None,
+                                **_pool_options())
     return sa.create_engine(url, pool_recycle=1800, **_pool_options())
 
 

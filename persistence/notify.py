@@ -29,14 +29,23 @@ log = logging.getLogger(__name__)
 class Announcements:
     """The latest version announced for each game someone waits on, and a condition to sleep on."""
 
+    #: How many games' newest versions :meth:`heard` remembers before it forgets them all.
+    HEARD_LIMIT = 100_000
+
     def __init__(self) -> None:
         self._changed = threading.Condition()
+        self._heard: dict[str, int] = {}
+        self._heard_lock = threading.Lock()
         self._latest: dict[str, int] = {}
         self._waiters: collections.Counter[str] = collections.Counter()
         self._generation = 0
 
     def announce(self, game_id: str, version: int) -> None:
         """A commit made the game reach ``version``."""
+        with self._heard_lock:
+            if len(self._heard) >= self.HEARD_LIMIT:
+                self._heard.clear()
+            self._heard[game_id] = max(self._heard.get(game_id, 0), version)
         if game_id not in self._waiters:  # (unlocked: a waiter counts itself before its first read of the store)
             return
         with self._changed:
@@ -45,10 +54,16 @@ class Announcements:
                 self._changed.notify_all()
 
     def announce_all(self) -> None:
-        """Announcements may have been lost: every waiter re-reads the store."""
+        """Announcements may have been lost: every waiter re-reads the store, and what was heard is forgotten."""
+        with self._heard_lock:
+            self._heard.clear()
         with self._changed:
             self._generation += 1
             self._changed.notify_all()
+
+    def heard(self, game_id: str) -> int | None:
+        """The newest version announced for the game since the last :meth:`announce_all`, if any."""
+        return self._heard.get(game_id)
 
     def has_waiters(self) -> bool:
         """Whether anyone waits at all."""

@@ -195,6 +195,14 @@ class EventStore(abc.ABC):
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
         """Block until the game has an event after ``after`` or ``timeout`` passes; True if it has."""
 
+    def latest_heard(self, game_id: str) -> int | None:
+        """The game's newest version as this process has heard of it, if it is sure to hear of
+        every later append, other processes' included; else None (only a read can tell).
+
+        A hint for optimistic writers, never the truth: an append checks the version itself.
+        """
+        return None
+
     @abc.abstractmethod
     def ping(self) -> None:
         """Raise StoreUnavailable if the database cannot be reached."""

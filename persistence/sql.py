@@ -131,16 +131,18 @@ class _DriverAppend:
         self.time, self.json = _binders(connection.dialect)
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
         """Insert the events after version ``expected``: their positions, in order; None, inserting
-        nothing, if the game is not at version ``expected`` (or is unknown)."""
+        nothing, if the game is not at version ``expected`` (or is unknown). ``begin``: the
+        transaction is still to be begun, with these statements."""
         raise NotImplementedError
 
 
 class _PostgresAppend(_DriverAppend):
     """PostgreSQL: the append lock, then one statement inserting every event with the version
     check in its ``WHERE`` and the NOTIFY in its ``SELECT``, sent together in one round trip
-    (psycopg's pipeline mode; with the transaction's ``BEGIN`` too when the append opens it).
+    (psycopg's pipeline mode; with the transaction's ``BEGIN`` too when the append opens it,
+    see ``SqlEventStore._pooled_transaction``).
 
     Each statement of a pipeline still runs after the one before it has finished, so the
     insert, and its check, runs holding the lock. The NOTIFY is sent once per row with the
@@ -168,13 +170,15 @@ class _PostgresAppend(_DriverAppend):
                 "SELECT position, pg_notify(%s, %s) FROM new ORDER BY version")
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
         parameters: list[Any] = []
         for offset, event in enumerate(new_events, start=1):
             parameters += (game_id, expected + offset, event.type, event.seat, json.dumps(event.data), recorded_at)
         parameters += (game_id, game_id, expected, CHANNEL, f"{game_id}:{expected + len(new_events)}")
         try:
             with self.driver.pipeline():
+                if begin:
+                    self.driver.execute("BEGIN")
                 if not self.locked:  # one appender at a time until commit: commit order is position order
                     self.driver.execute(self.LOCK_SQL, (APPEND_LOCK_KEY,))
                 self.cursor.execute(self.insert_sql(len(new_events)), parameters)
@@ -195,7 +199,7 @@ class _SqliteAppend(_DriverAppend):
     INSERT_SQL = COLUMNS + "VALUES (?, ?, ?, ?, ?, ?)"
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
         cursor, encode, positions = self.cursor, self.json, []
         for offset, event in enumerate(new_events, start=1):
             values = (game_id, expected + offset, event.type, event.seat, encode(event.data), bound_at)
@@ -220,13 +224,30 @@ def _binders(dialect: sa.Dialect) -> tuple[Callable[[Any], Any], Callable[[Any],
 
 
 class SqlTransaction(Transaction):
-    """One writing transaction on one connection, appending through ``write``."""
+    """One writing transaction on one connection, appending through ``write``.
 
-    def __init__(self, connection: sa.Connection, write: _DriverAppend) -> None:
-        self.connection = connection
+    ``begin``, if given, begins the transaction on the database: it is called before the
+    first statement, unless that is an append, which begins it in its own round trip.
+    Without it the transaction is begun already.
+    """
+
+    def __init__(self, connection: sa.Connection, write: _DriverAppend,
+                 begin: Callable[[], None] | None = None) -> None:
+        self._connection = connection
+        self._begin = begin
+        self.begun = begin is None
         self.write = write
         self.dialect = connection.dialect.name
         self.appended: dict[str, int] = {}
+
+    @property
+    def connection(self) -> sa.Connection:
+        """The connection, its transaction begun."""
+        if not self.begun:
+            assert self._begin is not None
+            self._begin()
+            self.begun = True
+        return self._connection
 
     def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
         row = {"id": game_id, "game": game, "players": players, "status": "waiting", "created_at": created_at}
@@ -243,11 +264,13 @@ class SqlTransaction(Transaction):
             if self.last_version(game_id) != expected_version:
                 self._refuse(game_id, expected_version)
             return []
-        write = self.write
+        write, begin = self.write, not self.begun
         try:
-            positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at))
+            positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at), begin)
         except sa.exc.IntegrityError as error:  # UNIQUE(game_id, version): a writer got there first
             raise VersionConflict(game_id, expected_version, None) from error
+        finally:
+            self.begun = True  # (if the round trip failed, the rollback finds nothing to undo)
         if positions is None:
             self._refuse(game_id, expected_version)
         self._notify(game_id, expected_version + len(new_events))
@@ -351,7 +374,7 @@ class SqlEventStore(EventStore):
     """The event store over SQLite or PostgreSQL; the schema must be migrated (:func:`persistence.upgrade`)."""
 
     def __init__(self, url: str) -> None:
-        self.engine = create_engine(normalise_url(url))
+        self.engine = create_engine(normalise_url(url), autocommit=True)
         self.dialect = self.engine.dialect.name
         self._outages = _OutageIsUnavailable(self.engine.dialect)
         self._writing: AbstractContextManager[Any] = (
@@ -377,11 +400,44 @@ class SqlEventStore(EventStore):
 
     @contextmanager
     def _pooled_transaction(self) -> Iterator[Transaction]:
-        """PostgreSQL: a writing transaction on a pooled connection."""
-        with self._outages, self.engine.connect() as connection, connection.begin():
-            work = SqlTransaction(connection, _PostgresAppend(connection))
-            yield work
+        """PostgreSQL: a writing transaction on a pooled connection, begun and ended on psycopg.
+
+        The store's connections are in autocommit (a read is one statement: no BEGIN, no
+        ROLLBACK, no isolation level set and reset at every checkout; see ``persistence.engine``),
+        so a write sends its own ``BEGIN``: with its first append's statements, in their one
+        round trip, or before the first other statement. A move's write is then two round
+        trips: that one and the COMMIT. Statements run through Core open SQLAlchemy's own
+        bookkeeping transaction, which sends nothing in autocommit and is closed after ours.
+        """
+        with self._outages, self.engine.connect() as connection:
+            driver = connection.connection.driver_connection
+            work = SqlTransaction(connection, _PostgresAppend(connection), begin=lambda: driver.execute("BEGIN"))
+            try:
+                yield work
+                if work.begun:
+                    driver.execute("COMMIT")
+            except BaseException:
+                self._postgres_rollback(connection, driver)
+                raise
+            if connection.in_transaction():
+                connection.commit()  # nothing left to commit in psycopg: only SQLAlchemy's bookkeeping
         self._announce(work)
+
+    def _postgres_rollback(self, connection: sa.Connection, driver: Any) -> None:
+        """Undo a failed PostgreSQL write. A connection the server dropped is discarded, with every
+        other of the pool (they were all opened before it went: a restart or failover)."""
+        import psycopg
+
+        try:
+            if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                driver.execute("ROLLBACK")
+            if connection.in_transaction():
+                connection.rollback()
+        except (psycopg.Error, sa.exc.DBAPIError):
+            pass
+        if driver.broken or driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            connection.invalidate()
+            self.engine.dispose(close=False)
 
     @contextmanager
     def _sqlite_transaction(self) -> Iterator[Transaction]:
@@ -487,6 +543,15 @@ class SqlEventStore(EventStore):
             lambda: self.last_version(game_id) or 0, RECHECK_SECONDS[self.dialect] if listening else 0.5,
         )
 
+    def latest_heard(self, game_id: str) -> int | None:
+        """PostgreSQL: what this process's LISTEN connection (started here if need be) has heard,
+        while it listens; it hears every commit of every process. SQLite: None (its poller runs
+        only while someone waits, and a read costs little)."""
+        if self.dialect != "postgresql":
+            return None
+        self._waker.start()
+        return self._board.heard(game_id) if self._waker.ready.is_set() else None
+
     def ping(self) -> None:
         self._read(lambda connection: connection.execute(sa.text("SELECT 1")))
 
@@ -500,9 +565,9 @@ class SqlEventStore(EventStore):
             self._writing.close()
 
     def _read(self, read: Callable[[sa.Connection], _T]) -> _T:
-        """``read`` on a pooled connection. Every read is one statement, atomic by itself: on
-        PostgreSQL it runs in autocommit, sparing a BEGIN and a ROLLBACK round trip (SQLite
-        issues no BEGIN for reads, see persistence.engine).
+        """``read`` on a pooled connection. Every read is one statement, atomic by itself, and runs
+        without a BEGIN: PostgreSQL's connections are in autocommit, and SQLite issues no BEGIN
+        for reads (see persistence.engine).
 
         The pool does not test a connection before handing it out (a round trip per
         checkout, a fifth of a move's on PostgreSQL). A read that finds its connection
@@ -515,8 +580,6 @@ class SqlEventStore(EventStore):
             for attempt in (1, 2):
                 try:
                     with self.engine.connect() as connection:
-                        if self.dialect == "postgresql":
-                            connection.execution_options(isolation_level="AUTOCOMMIT")
                         return read(connection)
                 except sa.exc.DBAPIError as error:
                     if attempt == 2 or not error.connection_invalidated:

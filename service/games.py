@@ -255,7 +255,9 @@ class GameService:
             # is decided again. The table first, the key second: the first answer commits
             # with its events, so a table read before that commit ends in a VersionConflict
             # (and a retry that finds the key) and one read after it finds the key.
-            table = self.table(game_id)
+            # PostgreSQL hears every process's appends: a cached table it has heard of nothing
+            # newer than is used as it is, sparing a read (the append checks the version).
+            table = self.cache.heard_current(game_id) or self.table(game_id)
             played = self._play(table, seat, move)
             # Everything but the writing is done before the write transaction opens: it holds
             # the write lock (every appender queues on it), so it does no more than write.
@@ -266,14 +268,16 @@ class GameService:
                         earlier = tx.get_idempotency(game_id, seat, idempotency_key)
                         if earlier is not None:
                             return self._replayed(earlier, fingerprint)
+                    # A refusal is given only on the game's current table: on one someone has
+                    # since moved on, it is decided again.
                     if if_match is not None and _tag_version(if_match) != table.version:
+                        _confirm_current(tx, game_id, table)
                         raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
+                        _confirm_current(tx, game_id, table)
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
                     if isinstance(played, DomainError):
-                        if tx.last_version(game_id) != table.version:
-                            # refused on a table someone has since moved on: decide again
-                            raise VersionConflict(game_id, table.version, None)
+                        _confirm_current(tx, game_id, table)
                         raise played
                     assert write is not None
                     write.apply(tx)
@@ -382,6 +386,12 @@ class GameService:
         """Liveness and database reachability (StoreUnavailable, answered 503, when it is out of reach)."""
         self.store.ping()
         return {"status": "ok", "database": "ok"}
+
+
+def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None:
+    """VersionConflict unless ``table`` is the game's stored version."""
+    if tx.last_version(game_id) != table.version:
+        raise VersionConflict(game_id, table.version, None)
 
 
 def _tag_version(tag: str) -> int | None:

@@ -98,6 +98,15 @@ class TableCache:
             return after.version, snapshots.fingerprint(), snapshots.dump(after)
         return None
 
+    def heard_current(self, game_id: str) -> tables.Table | None:
+        """The cached table, if the store has heard of no later version of the game (no read);
+        else None. Only for a write, whose append checks the version anyway."""
+        with self._lock:
+            cached = self._tables.get(game_id)
+        if cached is None or self.store.latest_heard(game_id) != cached.version:
+            return None
+        return cached
+
     def put(self, game_id: str, table: tables.Table) -> None:
         """Remember a table just written."""
         self._remember(game_id, table)
