@@ -24,6 +24,7 @@ PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_eng
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -37,6 +38,9 @@ WRITE = "cardhall_write"
 # connections cost no server slot, and a pool smaller than the threads closes each
 # connection opened beyond it on return, so every request past it opened a file anew.
 SQLITE_POOL_SIZE = 32
+#: How JSON columns are written: compact (no spaces after separators), Unicode as it is.
+#: Smaller rows, and a quicker encode, than json.dumps's defaults; reads are unaffected.
+JSON_SERIALIZER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def normalise_url(url: str | None) -> str:
@@ -87,8 +91,8 @@ def _postgres_engine(url: sa.URL, *, autocommit: bool) -> sa.Engine:
     # before it; reads then try once more (SqlEventStore._read), a write answers 503.
     if autocommit:  # (a connection's checkout and return then cost no round trip, nor any psycopg call)
         return sa.create_engine(url, pool_recycle=1800, isolation_level="AUTOCOMMIT", pool_reset_on_return=None,
-                                **_pool_options())
-    return sa.create_engine(url, pool_recycle=1800, **_pool_options())
+                                json_serializer=JSON_SERIALIZER, **_pool_options())
+    return sa.create_engine(url, pool_recycle=1800, json_serializer=JSON_SERIALIZER, **_pool_options())
 
 
 def _sqlite_engine(url: sa.URL, *, foreign_keys: bool) -> sa.Engine:
@@ -98,6 +102,7 @@ def _sqlite_engine(url: sa.URL, *, foreign_keys: bool) -> sa.Engine:
         url,
         connect_args={"timeout": BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
         poolclass=sa.QueuePool,
+        json_serializer=JSON_SERIALIZER,
         **_pool_options(SQLITE_POOL_SIZE),
     )
 

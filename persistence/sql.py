@@ -38,7 +38,6 @@ import contextlib
 import datetime as dt
 import fcntl
 import functools
-import json
 import os
 import sqlite3
 import threading
@@ -52,7 +51,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from persistence.cursor import decode_cursor, encode_cursor
-from persistence.engine import create_engine, normalise_url
+from persistence.engine import JSON_SERIALIZER, create_engine, normalise_url
 from persistence.notify import CHANNEL, Announcements, PostgresListener, SqlitePoller
 from persistence.port import (
     EventStore,
@@ -173,7 +172,7 @@ class _PostgresAppend(_DriverAppend):
                recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
         parameters: list[Any] = []
         for offset, event in enumerate(new_events, start=1):
-            parameters += (game_id, expected + offset, event.type, event.seat, json.dumps(event.data), recorded_at)
+            parameters += (game_id, expected + offset, event.type, event.seat, JSON_SERIALIZER(event.data), recorded_at)
         parameters += (game_id, game_id, expected, CHANNEL, f"{game_id}:{expected + len(new_events)}")
         try:
             with self.driver.pipeline():
@@ -337,6 +336,58 @@ class _SqliteWriter(NamedTuple):
     append: _SqliteAppend
 
 
+class _SqliteWrite:
+    """SQLite: a writing transaction on its process's one write connection, begun and ended on
+    pysqlite itself (a class, not a generator: it wraps every append).
+
+    Writers are serialised (``SqliteWriters``), so a process keeps one connection open for
+    them all rather than checking one out of the pool and resetting it for every write.
+    ``BEGIN IMMEDIATE`` takes the write lock up front (see :mod:`persistence.engine`). An
+    append runs on the driver's cursor alone, so this is all its transaction costs:
+    SQLAlchemy's ``begin()``/``commit()`` and their event dispatch were a third of an append.
+    Statements run through Core (creating a game, a status, a snapshot) open SQLAlchemy's
+    own bookkeeping transaction, which issues no SQL on this connection (it lacks the
+    ``cardhall_write`` option) and is closed after the COMMIT or ROLLBACK.
+    """
+
+    __slots__ = ("store", "work", "writer")
+
+    def __init__(self, store: SqlEventStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> SqlTransaction:
+        store = self.store
+        with store._outages:
+            store._writing.__enter__()
+            try:
+                writer = self.writer = store._sqlite_writer()
+                writer.driver.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                store._writing.__exit__(None, None, None)
+                raise
+        self.work = SqlTransaction(writer.connection, writer.append)
+        return self.work
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        store, writer = self.store, self.writer
+        try:
+            with store._outages:
+                if error is not None:
+                    store._sqlite_rollback(writer, error)
+                    store._outages.__exit__(kind, error, trace)  # the body's outage is a StoreUnavailable too
+                    return
+                try:
+                    writer.driver.execute("COMMIT")
+                except BaseException as failure:
+                    store._sqlite_rollback(writer, failure)
+                    raise
+                if writer.connection.in_transaction():
+                    writer.connection.commit()  # nothing left to commit in pysqlite: only SQLAlchemy's bookkeeping
+        finally:
+            store._writing.__exit__(None, None, None)
+        store._announce(self.work)
+
+
 class SqliteWriters:
     """SQLite writers queue here, each woken the moment the writer before it commits.
 
@@ -396,7 +447,7 @@ class SqlEventStore(EventStore):
         )
 
     def transaction(self) -> AbstractContextManager[Transaction]:
-        return self._sqlite_transaction() if self.dialect == "sqlite" else self._pooled_transaction()
+        return _SqliteWrite(self) if self.dialect == "sqlite" else self._pooled_transaction()
 
     @contextmanager
     def _pooled_transaction(self) -> Iterator[Transaction]:
@@ -438,35 +489,6 @@ class SqlEventStore(EventStore):
         if driver.broken or driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             connection.invalidate()
             self.engine.dispose(close=False)
-
-    @contextmanager
-    def _sqlite_transaction(self) -> Iterator[Transaction]:
-        """SQLite: a writing transaction on this process's one write connection, begun and ended on
-        pysqlite itself.
-
-        Writers are serialised (``SqliteWriters``), so a process keeps one connection open for
-        them all rather than checking one out of the pool and resetting it for every write.
-        ``BEGIN IMMEDIATE`` takes the write lock up front (see :mod:`persistence.engine`). An
-        append runs on the driver's cursor alone, so this is all its transaction costs:
-        SQLAlchemy's ``begin()``/``commit()`` and their event dispatch were a third of an append.
-        Statements run through Core (creating a game, a status, a snapshot) open SQLAlchemy's
-        own bookkeeping transaction, which issues no SQL on this connection (it lacks the
-        ``cardhall_write`` option) and is closed after the COMMIT or ROLLBACK below.
-        """
-        with self._outages, self._writing:
-            writer = self._sqlite_writer()
-            connection, driver = writer.connection, writer.driver
-            driver.execute("BEGIN IMMEDIATE")
-            try:
-                work = SqlTransaction(connection, writer.append)
-                yield work
-                driver.execute("COMMIT")
-            except BaseException as error:
-                self._sqlite_rollback(writer, error)
-                raise
-            if connection.in_transaction():
-                connection.commit()  # nothing left to commit in pysqlite: only SQLAlchemy's bookkeeping
-        self._announce(work)
 
     def _sqlite_writer(self) -> _SqliteWriter:
         writer = self._writer
