@@ -48,7 +48,8 @@ class MemoryTransaction(Transaction):
         self.state.events[game_id] = []
 
     def append(
-        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime
+        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime,
+        *, final: bool = False,
     ) -> list[StoredEvent]:
         log = self.state.events.get(game_id)
         if log is None:

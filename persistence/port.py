@@ -117,9 +117,16 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     def append(
-        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime
+        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime,
+        *, final: bool = False,
     ) -> list[StoredEvent]:
-        """Append events after ``expected_version``; VersionConflict if the game moved on."""
+        """Append events after ``expected_version``; VersionConflict if the game moved on.
+
+        ``final``: the transaction writes nothing after this. A backend may then commit with
+        the append (PostgreSQL sends the COMMIT in the same round trip when the append is the
+        transaction's only statement, so its append lock is never held across a round trip);
+        whatever the body does afterwards, the append stays committed.
+        """
 
     @abc.abstractmethod
     def last_version(self, game_id: str) -> int | None:

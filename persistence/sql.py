@@ -130,10 +130,10 @@ class _DriverAppend:
         self.time, self.json = _binders(connection.dialect)
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
         """Insert the events after version ``expected``: their positions, in order; None, inserting
         nothing, if the game is not at version ``expected`` (or is unknown). ``begin``: the
-        transaction is still to be begun, with these statements."""
+        transaction is still to be begun, with these statements; ``commit``: committed after them."""
         raise NotImplementedError
 
 
@@ -141,7 +141,9 @@ class _PostgresAppend(_DriverAppend):
     """PostgreSQL: the append lock, then one statement inserting every event with the version
     check in its ``WHERE`` and the NOTIFY in its ``SELECT``, sent together in one round trip
     (psycopg's pipeline mode; with the transaction's ``BEGIN`` too when the append opens it,
-    see ``SqlEventStore._pooled_transaction``).
+    see ``SqlEventStore._pooled_transaction``, and its ``COMMIT`` when it is also the last:
+    a final append alone in its transaction, as a move's usually is, holds the append lock
+    for no round trip at all, only while PostgreSQL runs it).
 
     Each statement of a pipeline still runs after the one before it has finished, so the
     insert, and its check, runs holding the lock. The NOTIFY is sent once per row with the
@@ -169,7 +171,7 @@ class _PostgresAppend(_DriverAppend):
                 "SELECT position, pg_notify(%s, %s) FROM new ORDER BY version")
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
         parameters: list[Any] = []
         for offset, event in enumerate(new_events, start=1):
             parameters += (game_id, expected + offset, event.type, event.seat, JSON_SERIALIZER(event.data), recorded_at)
@@ -181,6 +183,8 @@ class _PostgresAppend(_DriverAppend):
                 if not self.locked:  # one appender at a time until commit: commit order is position order
                     self.driver.execute(self.LOCK_SQL, (APPEND_LOCK_KEY,))
                 self.cursor.execute(self.insert_sql(len(new_events)), parameters)
+                if commit:
+                    self.driver.execute("COMMIT")
         except self.conflicts as error:  # UNIQUE(game_id, version): a writer got there first
             raise sa.exc.IntegrityError(self.insert_sql(len(new_events)), None, error) from error
         self.locked = True
@@ -198,7 +202,7 @@ class _SqliteAppend(_DriverAppend):
     INSERT_SQL = COLUMNS + "VALUES (?, ?, ?, ?, ?, ?)"
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any, begin: bool) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
         cursor, encode, positions = self.cursor, self.json, []
         for offset, event in enumerate(new_events, start=1):
             values = (game_id, expected + offset, event.type, event.seat, encode(event.data), bound_at)
@@ -235,6 +239,7 @@ class SqlTransaction(Transaction):
         self._connection = connection
         self._begin = begin
         self.begun = begin is None
+        self.committed = False  # by a final append (see Transaction.append)
         self.write = write
         self.dialect = connection.dialect.name
         self.appended: dict[str, int] = {}
@@ -242,6 +247,8 @@ class SqlTransaction(Transaction):
     @property
     def connection(self) -> sa.Connection:
         """The connection, its transaction begun."""
+        if self.committed:
+            raise RuntimeError("this transaction was committed with a final append")
         if not self.begun:
             assert self._begin is not None
             self._begin()
@@ -257,19 +264,27 @@ class SqlTransaction(Transaction):
             raise GameExists(game_id)
 
     def append(
-        self, game_id: str, expected_version: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime
+        self, game_id: str, expected_version: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime,
+        *, final: bool = False,
     ) -> list[StoredEvent]:
+        if self.committed:
+            raise RuntimeError("this transaction was committed with a final append")
         if not new_events:
             if self.last_version(game_id) != expected_version:
                 self._refuse(game_id, expected_version)
             return []
         write, begin = self.write, not self.begun
+        # The only statement of its transaction: it may commit it too, in the same round trip (an
+        # append refused by its version check has inserted nothing, so that commits nothing).
+        commit = final and begin and self.dialect == "postgresql"
         try:
-            positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at), begin)
+            positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at),
+                                     begin, commit)
         except sa.exc.IntegrityError as error:  # UNIQUE(game_id, version): a writer got there first
             raise VersionConflict(game_id, expected_version, None) from error
         finally:
             self.begun = True  # (if the round trip failed, the rollback finds nothing to undo)
+        self.committed = commit
         if positions is None:
             self._refuse(game_id, expected_version)
         self._notify(game_id, expected_version + len(new_events))
@@ -278,7 +293,9 @@ class SqlTransaction(Transaction):
                 for offset, (event, position) in enumerate(zip(new_events, positions, strict=True), start=1)]
 
     def _refuse(self, game_id: str, expected_version: int) -> NoReturn:
-        actual = self.last_version(game_id)
+        # (after a final append's commit, the connection is back in autocommit: a plain read)
+        actual = (self._connection if self.committed else self.connection).scalar(VERSION_OF_GAME,
+                                                                               {"game_id": game_id})
         if actual is None:
             raise UnknownGame(game_id)
         raise VersionConflict(game_id, expected_version, actual)
@@ -465,7 +482,7 @@ class SqlEventStore(EventStore):
             work = SqlTransaction(connection, _PostgresAppend(connection), begin=lambda: driver.execute("BEGIN"))
             try:
                 yield work
-                if work.begun:
+                if work.begun and not work.committed:
                     driver.execute("COMMIT")
             except BaseException:
                 self._postgres_rollback(connection, driver)

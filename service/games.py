@@ -280,8 +280,8 @@ class GameService:
                         _confirm_current(tx, game_id, table)
                         raise played
                     assert write is not None
-                    write.apply(tx)
-                    if idempotency_key is not None:
+                    write.apply(tx, final=idempotency_key is None)
+                    if idempotency_key is not None:  # (after the append, which serialises writers)
                         tx.put_idempotency(game_id, seat, idempotency_key,
                                            IdempotencyRecord(fingerprint, 201, json.loads(write.text)))
             except VersionConflict:
@@ -425,13 +425,15 @@ class _MoveWrite:
     body: dict[str, Any]
     text: str
 
-    def apply(self, tx: Transaction) -> None:
-        """Append the events (VersionConflict if the game moved on since ``before``), and the rest."""
-        tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
-        if self.before.status != self.after.status:
+    def apply(self, tx: Transaction, *, final: bool) -> None:
+        """The status and snapshot, then the events (VersionConflict if the game moved on since
+        ``before``, undoing the rest). ``final``: the transaction writes nothing after this."""
+        changed = self.before.status != self.after.status
+        if changed:
             tx.set_status(self.game_id, self.after.status)
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
+        tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)
 
 
 def _new(event: Event) -> NewEvent:

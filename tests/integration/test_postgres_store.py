@@ -79,3 +79,20 @@ def test_a_write_after_the_server_dropped_every_pooled_connection_fails_at_most_
     assert failures <= 1
     assert [event.data["n"] for event in store.read("g1")] == list(range(6))
     store.close()
+
+
+def test_a_final_append_alone_in_its_transaction_is_committed_in_its_own_round_trip(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    with store.transaction() as tx:
+        tx.create_game("g1", "craits", 2, NOW)
+    with store.transaction() as tx:
+        tx.append("g1", 0, [NewEvent("Tick", None, {})], NOW, final=True)
+        assert store.last_version("g1") == 1  # another connection sees it before the block ends
+        with pytest.raises(RuntimeError):  # and the transaction takes no more writes
+            tx.set_status("g1", "active")
+    with store.transaction() as tx:  # not alone: committed at the end, as usual
+        tx.set_status("g1", "active")
+        tx.append("g1", 1, [NewEvent("Tock", None, {})], NOW, final=True)
+        assert store.last_version("g1") == 1
+    assert store.last_version("g1") == 2 and store.get_game("g1").status == "active"
+    store.close()

@@ -101,6 +101,19 @@ def test_appending_to_an_unknown_game_raises_unknown_game(store: EventStore) -> 
     assert store.read_all() == []
 
 
+def test_a_final_append_stores_its_events_and_a_stale_one_stores_nothing(store: EventStore) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.append("g1", 0, [NewEvent("Tick", None, {"n": 1}), NewEvent("Tock", 1, {"n": 2})], at(1), final=True)
+    with pytest.raises(VersionConflict), store.transaction() as tx:
+        tx.append("g1", 1, [NewEvent("Late", None, {})], at(2), final=True)
+    with pytest.raises(VersionConflict), store.transaction() as tx:
+        tx.append("g1", 5, [NewEvent("Ahead", None, {})], at(2), final=True)
+    assert [(e.version, e.type) for e in store.read("g1")] == [(1, "Tick"), (2, "Tock")]
+    with pytest.raises(UnknownGame), store.transaction() as tx:
+        tx.append("nope", 0, [NewEvent("Tick", None, {})], at(2), final=True)
+
+
 def test_an_append_of_no_events_checks_the_version_and_changes_nothing(store: EventStore) -> None:
     new_game(store)
     append(store, "g1", 0, count=2)
