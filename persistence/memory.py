@@ -22,6 +22,7 @@ from persistence.port import (
     Transaction,
     UnknownGame,
     VersionConflict,
+    as_utc,
 )
 
 
@@ -44,6 +45,7 @@ class MemoryTransaction(Transaction):
     def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
         if game_id in self.state.games:
             raise GameExists(game_id)
+        created_at = as_utc(created_at)
         self.state.games[game_id] = GameRecord(game_id, game, players, "waiting", 0, created_at, created_at)
         self.state.events[game_id] = []
 
@@ -51,6 +53,7 @@ class MemoryTransaction(Transaction):
         self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime,
         *, final: bool = False,
     ) -> list[StoredEvent]:
+        recorded_at = as_utc(recorded_at)
         log = self.state.events.get(game_id)
         if log is None:
             raise UnknownGame(game_id)

@@ -19,6 +19,11 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 
+def as_utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` in UTC; a naive time is taken to be UTC already. Every store records times so."""
+    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
+
+
 class StoreError(Exception):
     """Base of the errors a store raises on purpose."""
 

@@ -11,17 +11,14 @@ import datetime as dt
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
+from persistence.port import as_utc
+
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-def as_utc(moment: dt.datetime) -> dt.datetime:
-    """``moment`` in UTC; a naive time is taken to be UTC already."""
-    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
 
 
 class UtcDateTime(sa.TypeDecorator[dt.datetime]):

@@ -38,6 +38,7 @@ import contextlib
 import datetime as dt
 import fcntl
 import functools
+import json
 import os
 import sqlite3
 import threading
@@ -104,6 +105,11 @@ def _game_events(game_id: str, after: int, limit: int | None) -> sa.Select[Any]:
 def _snapshot(connection: sa.Connection, game_id: str) -> Snapshot | None:
     row = connection.execute(SNAPSHOT_OF_GAME, {"game_id": game_id}).first()
     return None if row is None else Snapshot(row.version, row.fingerprint, bytes(row.blob))
+
+
+_SQLITE_COLUMNS = "SELECT position, game_id, version, type, seat, data, recorded_at FROM events"
+_SQLITE_GAME_EVENTS = _SQLITE_COLUMNS + " WHERE game_id = ? AND version > ? ORDER BY version LIMIT ?"
+_SQLITE_ALL_EVENTS = _SQLITE_COLUMNS + " WHERE position > ? ORDER BY position LIMIT ?"
 
 
 def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[StoredEvent]:
@@ -532,9 +538,13 @@ class SqlEventStore(EventStore):
             self._board.announce(game_id, version)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        if self.dialect == "sqlite":
+            return self._sqlite_events(_SQLITE_GAME_EVENTS, (game_id, after, -1 if limit is None else limit))
         return self._events(_game_events(game_id, after, limit))
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        if self.dialect == "sqlite":
+            return self._sqlite_events(_SQLITE_ALL_EVENTS, (after_position, limit))
         query = events.select().where(events.c.position > after_position)
         return self._events(query.order_by(events.c.position).limit(limit))
 
@@ -627,6 +637,16 @@ class SqlEventStore(EventStore):
 
     def _events(self, query: sa.Select[Any]) -> list[StoredEvent]:
         return self._read(lambda connection: _stored_events(connection, query))
+
+    def _sqlite_events(self, sql: str, parameters: tuple[Any, ...]) -> list[StoredEvent]:
+        """SQLite: events read on pysqlite's cursor and decoded as SQLAlchemy's JSON and DATETIME
+        result processors would (a test holds them equal), at about three times Core's rate:
+        a cold load or a long ``/events`` page is mostly this."""
+        rows = self._read(lambda connection: connection.connection.driver_connection.execute(sql, parameters)
+                          .fetchall())
+        loads, parse, utc = json.loads, dt.datetime.fromisoformat, dt.UTC
+        return [StoredEvent(game_id, version, type_name, seat, loads(data), parse(at).replace(tzinfo=utc), position)
+                for position, game_id, version, type_name, seat, data, at in rows]
 
     def _listen_connection(self) -> Any:
         """A dedicated autocommit psycopg connection, outside the pool, for LISTEN."""

@@ -74,6 +74,19 @@ def test_appended_events_read_back_whole_with_versions_from_one_and_rising_posit
     assert (record.version, record.updated_at, record.created_at) == (2, at(2), T0)
 
 
+def test_times_read_back_in_utc_to_the_microsecond_however_they_were_given(store: EventStore) -> None:
+    new_game(store)
+    given = [dt.datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=dt.UTC),
+             dt.datetime(2026, 3, 4, 7, 6, 7, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+             dt.datetime(2026, 3, 4, 5, 6, 8)]  # naive: taken as UTC
+    for version, when in enumerate(given):
+        append(store, "g1", version, when=when)
+    expected = [when.astimezone(dt.UTC) if when.tzinfo else when.replace(tzinfo=dt.UTC) for when in given]
+    assert [e.recorded_at for e in store.read("g1")] == expected
+    assert [e.recorded_at for e in store.read_all() if e.game_id == "g1"] == expected
+    assert all(e.recorded_at.utcoffset() == dt.timedelta(0) for e in store.read("g1"))
+
+
 def test_a_stale_expected_version_raises_version_conflict_and_appends_nothing(store: EventStore) -> None:
     new_game(store)
     append(store, "g1", 0, count=3)
