@@ -57,13 +57,16 @@ class Table:
     seats: tuple[Seat | None, ...]
     state: Any
     version: int
+    _status: str | None = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     @property
     def status(self) -> str:
-        """``waiting``, ``active`` or ``finished``."""
-        if None in self.seats:
-            return WAITING
-        return FINISHED if self.game.is_over(self.state) else ACTIVE
+        """``waiting``, ``active`` or ``finished`` (worked out once per table: a move asks it dozens of times)."""
+        if self._status is None:
+            status = WAITING if None in self.seats else FINISHED if self.game.is_over(self.state) else ACTIVE
+            object.__setattr__(self, "_status", status)
+            return status
+        return self._status
 
     @property
     def free_seat(self) -> int | None:

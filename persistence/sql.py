@@ -110,6 +110,8 @@ def _snapshot(connection: sa.Connection, game_id: str) -> Snapshot | None:
 _SQLITE_COLUMNS = "SELECT position, game_id, version, type, seat, data, recorded_at FROM events"
 _SQLITE_GAME_EVENTS = _SQLITE_COLUMNS + " WHERE game_id = ? AND version > ? ORDER BY version LIMIT ?"
 _SQLITE_ALL_EVENTS = _SQLITE_COLUMNS + " WHERE position > ? ORDER BY position LIMIT ?"
+_SQLITE_VERSION_OF_GAME = ("SELECT coalesce((SELECT max(version) FROM events WHERE game_id = ?), 0) "
+                           "FROM games WHERE id = ?")
 
 
 def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[StoredEvent]:
@@ -549,6 +551,10 @@ class SqlEventStore(EventStore):
         return self._events(query.order_by(events.c.position).limit(limit))
 
     def last_version(self, game_id: str) -> int | None:
+        if self.dialect == "sqlite":  # (every request for a game asks it: on the cursor, a sixth of Core's cost)
+            row = self._read(lambda connection: connection.connection.driver_connection.execute(
+                _SQLITE_VERSION_OF_GAME, (game_id, game_id)).fetchone())
+            return None if row is None else row[0]
         return self._read(lambda connection: connection.scalar(VERSION_OF_GAME, {"game_id": game_id}))
 
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
