@@ -15,6 +15,12 @@ from service.bootstrap import open_service
 
 app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"))
 
+# The garbage collector, tuned for serving. A request allocates thousands of short-lived
+# objects (events, views, dicts), nearly all freed by reference counting; at CPython's
+# default (a young collection every 700 allocations, an older one every 10 of those) the
+# collector ran several times a request. Measured (bench/http.py, PostgreSQL, one worker,
+# 128 clients, two A/B pairs): game requests/s 496 -> 560 and 524 -> 586, /healthz unchanged.
+gc.set_threshold(50_000, 20, 20)
 # The modules, the app and its schemas live as long as the process: out of the collector's
 # sight, a full collection no longer walks them all again, at any point of a request.
 gc.freeze()
