@@ -21,6 +21,12 @@ from typing import Any
 BOT_KINDS = ("random", "greedy")
 
 
+def needs_view(kind: str) -> bool:
+    """Whether a bot of ``kind`` reads more of its view than ``legal_moves`` (the ``random`` bot
+    does not: it may be shown ``{"legal_moves": [...]}`` alone, sparing a whole view per turn)."""
+    return kind != "random"
+
+
 def choose(game: str, kind: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """The move a house bot of ``kind`` makes from ``view``."""
     moves = view["legal_moves"]

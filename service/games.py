@@ -364,16 +364,19 @@ class GameService:
             return []
         to_act = tables.to_act(table)
         for seat, sitter in enumerate(table.seats):
-            if sitter is None or sitter.bot is None or seat in to_act or not tables.legal_moves(table, seat):
+            if sitter is None or sitter.bot is None or seat in to_act:
+                continue
+            moves = tables.legal_moves(table, seat)
+            if not moves:
                 continue
             rng = rng_for(table.options, table.version + 1, salt=f"bot{seat}")
-            move = bots.out_of_turn(table.game.name, sitter.bot, tables.view(table, seat), rng)
+            move = bots.out_of_turn(table.game.name, sitter.bot, _bot_view(table, seat, sitter.bot, moves), rng)
             if move is not None:
                 return tables.decide(table, seat, move)
         for seat in to_act:
             sitter = table.seats[seat]
             if sitter is not None and sitter.bot is not None:
-                view = tables.view(table, seat)
+                view = _bot_view(table, seat, sitter.bot)
                 rng = rng_for(table.options, table.version + 1, salt=f"bot{seat}")
                 return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
         return []
@@ -386,6 +389,14 @@ class GameService:
         """Liveness and database reachability (StoreUnavailable, answered 503, when it is out of reach)."""
         self.store.ping()
         return {"status": "ok", "database": "ok"}
+
+
+def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What a house bot in ``seat`` is shown: its seat's view, or only its legal moves when that
+    is all its kind reads (never more than the seat may see)."""
+    if bots.needs_view(kind):
+        return tables.view(table, seat)
+    return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
 
 
 def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None:

@@ -65,3 +65,19 @@ def test_the_greedy_bot_discards_the_card_that_keeps_the_best_value():
     draw(game, 1, "discard")
     assert greedy(game.view(1), random.Random(1)) == {"type": "discard", "card": "7D"}
     assert best_discard(["AH", "KH", "2C", "3D"], ["AH", "KH", "2C", "3D"], {}) == "2C"
+
+
+def test_the_random_bot_is_shown_only_its_legal_moves_and_plays_as_it_would_on_its_whole_view():
+    assert not bots.needs_view("random") and bots.needs_view("greedy")
+    game = LocalGame("scat", 3, {"seed": 11})
+    for step in range(60):
+        if game.over:
+            break
+        (seat,) = game.view(None)["to_act"]
+        view = game.view(seat)
+        moves_only = {"legal_moves": view["legal_moves"]}
+        whole = bots.choose("scat", "random", view, random.Random(step))
+        assert whole == bots.choose("scat", "random", moves_only, random.Random(step))
+        assert bots.out_of_turn("scat", "random", view, random.Random(step)) == bots.out_of_turn(
+            "scat", "random", moves_only, random.Random(step))
+        game.move(seat, whole)
