@@ -90,8 +90,6 @@ GAME_ROWS = sa.select(
 )
 
 # The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
-# No row for an unknown game; 0 for a game without events.
-VERSION_OF_GAME = sa.select(sa.func.coalesce(_NEWEST_VERSION, 0)).where(games.c.id == sa.bindparam("game_id"))
 SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snapshots.c.blob).where(
     snapshots.c.game_id == sa.bindparam("game_id"))
 SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
@@ -110,8 +108,17 @@ def _snapshot(connection: sa.Connection, game_id: str) -> Snapshot | None:
 _SQLITE_COLUMNS = "SELECT position, game_id, version, type, seat, data, recorded_at FROM events"
 _SQLITE_GAME_EVENTS = _SQLITE_COLUMNS + " WHERE game_id = ? AND version > ? ORDER BY version LIMIT ?"
 _SQLITE_ALL_EVENTS = _SQLITE_COLUMNS + " WHERE position > ? ORDER BY position LIMIT ?"
+# A game's version, on the driver's cursor (parameters: the game's id twice): no row for an
+# unknown game, 0 for one without events. Every read of a version and every append's check is this.
 _VERSION_SQL = "SELECT coalesce((SELECT max(version) FROM events WHERE game_id = ?), 0) FROM games WHERE id = ?"
 _DRIVER_VERSION_OF_GAME = {"sqlite": _VERSION_SQL, "postgresql": _VERSION_SQL.replace("?", "%s")}
+
+
+def _version_of(connection: sa.Connection, game_id: str) -> int | None:
+    """The game's version as ``connection`` sees it; None if no game."""
+    driver = connection.connection.driver_connection
+    row = driver.execute(_DRIVER_VERSION_OF_GAME[connection.dialect.name], (game_id, game_id)).fetchone()
+    return None if row is None else row[0]
 
 
 def _stored_events(connection: sa.Connection, query: sa.Select[Any]) -> list[StoredEvent]:
@@ -173,8 +180,7 @@ class _PostgresAppend(_DriverAppend):
         values = ", ".join([_PostgresAppend.ROW] * rows)
         return ("WITH new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
                 f"SELECT * FROM (VALUES {values}) AS v "
-                "WHERE (SELECT coalesce((SELECT max(version) FROM events WHERE game_id = %s), 0) "
-                "FROM games WHERE id = %s) = %s "
+                f"WHERE ({_DRIVER_VERSION_OF_GAME['postgresql']}) = %s "
                 "RETURNING position, version) "
                 "SELECT position, pg_notify(%s, %s) FROM new ORDER BY version")
 
@@ -205,8 +211,7 @@ class _SqliteAppend(_DriverAppend):
     version check in its ``WHERE``, the rest follow it under the same write lock."""
 
     COLUMNS = "INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
-    CHECKED_INSERT_SQL = (COLUMNS + "SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT coalesce((SELECT max(version) "
-                          "FROM events WHERE game_id = ?), 0) FROM games WHERE id = ?) = ?")
+    CHECKED_INSERT_SQL = COLUMNS + f"SELECT ?, ?, ?, ?, ?, ? WHERE ({_VERSION_SQL}) = ?"
     INSERT_SQL = COLUMNS + "VALUES (?, ?, ?, ?, ?, ?)"
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
@@ -295,7 +300,7 @@ class SqlTransaction(Transaction):
         write, begin = self.write, not self.begun
         # The only statement of its transaction: it may commit it too, in the same round trip (an
         # append refused by its version check has inserted nothing, so that commits nothing).
-        commit = final and begin and self.dialect == "postgresql"
+        commit = final and begin  # (an SQLite transaction is begun at once: never here)
         try:
             positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at),
                                      begin, commit)
@@ -313,8 +318,7 @@ class SqlTransaction(Transaction):
 
     def _refuse(self, game_id: str, expected_version: int) -> NoReturn:
         # (after a final append's commit, the connection is back in autocommit: a plain read)
-        actual = (self._connection if self.committed else self.connection).scalar(VERSION_OF_GAME,
-                                                                               {"game_id": game_id})
+        actual = _version_of(self._connection if self.committed else self.connection, game_id)
         if actual is None:
             raise UnknownGame(game_id)
         raise VersionConflict(game_id, expected_version, actual)
@@ -324,7 +328,7 @@ class SqlTransaction(Transaction):
         self.appended[game_id] = version
 
     def last_version(self, game_id: str) -> int | None:
-        return self.connection.scalar(VERSION_OF_GAME, {"game_id": game_id})
+        return _version_of(self.connection, game_id)
 
     def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
         return _stored_events(self.connection, _game_events(game_id, after, None))
@@ -406,18 +410,23 @@ class _SqliteWrite:
             with store._outages:
                 if error is not None:
                     store._sqlite_rollback(writer, error)
-                    store._outages.__exit__(kind, error, trace)  # the body's outage is a StoreUnavailable too
-                    return
-                try:
-                    writer.driver.execute("COMMIT")
-                except BaseException as failure:
-                    store._sqlite_rollback(writer, failure)
-                    raise
-                if writer.connection.in_transaction():
-                    writer.connection.commit()  # nothing left to commit in pysqlite: only SQLAlchemy's bookkeeping
+                else:
+                    self._commit(writer)
         finally:
             store._writing.__exit__(None, None, None)
+        if error is not None:
+            store._outages.__exit__(kind, error, trace)  # the body's outage is a StoreUnavailable too
+            return
         store._announce(self.work)
+
+    def _commit(self, writer: _SqliteWriter) -> None:
+        try:
+            writer.driver.execute("COMMIT")
+        except BaseException as failure:
+            self.store._sqlite_rollback(writer, failure)
+            raise
+        if writer.connection.in_transaction():
+            writer.connection.commit()  # nothing left to commit in pysqlite: only SQLAlchemy's bookkeeping
 
 
 class SqliteWriters:
@@ -559,10 +568,7 @@ class SqlEventStore(EventStore):
 
     def last_version(self, game_id: str) -> int | None:
         # Every request for a game asks it: on the driver's cursor, a fraction of Core's cost.
-        sql = _DRIVER_VERSION_OF_GAME[self.dialect]
-        row = self._read(lambda connection: connection.connection.driver_connection.execute(
-            sql, (game_id, game_id)).fetchone())
-        return None if row is None else row[0]
+        return self._read(lambda connection: _version_of(connection, game_id))
 
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
         return self._read(lambda connection: _snapshot(connection, game_id))
