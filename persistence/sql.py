@@ -153,55 +153,60 @@ class _DriverAppend:
 
 
 class _PostgresAppend(_DriverAppend):
-    """PostgreSQL: the append lock, then one statement inserting every event with the version
-    check in its ``WHERE`` and the NOTIFY in its ``SELECT``, sent together in one round trip
-    (psycopg's pipeline mode; with the transaction's ``BEGIN`` too when the append opens it,
-    see ``SqlEventStore._pooled_transaction``, and its ``COMMIT`` when it is also the last:
-    a final append alone in its transaction, as a move's usually is, holds the append lock
-    for no round trip at all, only while PostgreSQL runs it).
+    """PostgreSQL: one statement takes the append lock, inserts every event with the version
+    check in its ``WHERE`` and sends the NOTIFY in its ``SELECT``.
 
-    Each statement of a pipeline still runs after the one before it has finished, so the
-    insert, and its check, runs holding the lock. The NOTIFY is sent once per row with the
-    same payload, which PostgreSQL delivers once, at commit; no row inserted, none sent.
+    The lock is a materialised CTE that the insert's one-time filter waits on, so no
+    position is drawn from the sequence before it is held, and it is held until the
+    transaction ends: commit order is position order. A final append alone in its
+    transaction, as a move's usually is, is that one statement on the autocommit
+    connection: no ``BEGIN``, no ``COMMIT``, one round trip, and the lock is held only while
+    PostgreSQL runs it (a pipeline of ``BEGIN``, lock, insert and ``COMMIT`` was also one
+    round trip but cost psycopg two to three times the client CPU: four statements to
+    send and four results to take). An append that opens a longer transaction sends its
+    ``BEGIN`` in the same round trip (psycopg's pipeline mode).
+
+    The version check reads the snapshot its statement began with, which may predate the
+    wait for the lock: an append that committed during that wait is caught by
+    ``UNIQUE(game_id, version)`` instead (an IntegrityError, the same VersionConflict). The
+    NOTIFY is sent once per row with the same payload, which PostgreSQL delivers once, at
+    commit; no row inserted, none sent.
     """
 
-    LOCK_SQL = "SELECT pg_advisory_xact_lock(%s)"
     ROW = "(%s::varchar, %s::integer, %s::varchar, %s::integer, %s::jsonb, %s::timestamptz)"
 
     def __init__(self, connection: sa.Connection) -> None:
         super().__init__(connection)
         self.driver = connection.connection.driver_connection
         self.conflicts = connection.dialect.loaded_dbapi.IntegrityError
-        self.locked = False
 
     @staticmethod
     @functools.cache
     def insert_sql(rows: int) -> str:
         values = ", ".join([_PostgresAppend.ROW] * rows)
-        return ("WITH new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
+        return ("WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(%s)), "
+                "new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
                 f"SELECT * FROM (VALUES {values}) AS v "
-                f"WHERE ({_DRIVER_VERSION_OF_GAME['postgresql']}) = %s "
+                f"WHERE EXISTS (SELECT FROM locked) AND ({_DRIVER_VERSION_OF_GAME['postgresql']}) = %s "
                 "RETURNING position, version) "
                 "SELECT position, pg_notify(%s, %s) FROM new ORDER BY version")
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
                recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
-        parameters: list[Any] = []
+        parameters: list[Any] = [APPEND_LOCK_KEY]
         for offset, event in enumerate(new_events, start=1):
             parameters += (game_id, expected + offset, event.type, event.seat, JSON_SERIALIZER(event.data), recorded_at)
         parameters += (game_id, game_id, expected, CHANNEL, f"{game_id}:{expected + len(new_events)}")
+        sql = self.insert_sql(len(new_events))
         try:
-            with self.driver.pipeline():
-                if begin:
+            if begin and not commit:
+                with self.driver.pipeline():
                     self.driver.execute("BEGIN")
-                if not self.locked:  # one appender at a time until commit: commit order is position order
-                    self.driver.execute(self.LOCK_SQL, (APPEND_LOCK_KEY,))
-                self.cursor.execute(self.insert_sql(len(new_events)), parameters)
-                if commit:
-                    self.driver.execute("COMMIT")
+                    self.cursor.execute(sql, parameters)
+            else:  # (begin and commit: the statement is its own transaction, in autocommit)
+                self.cursor.execute(sql, parameters)
         except self.conflicts as error:  # UNIQUE(game_id, version): a writer got there first
-            raise sa.exc.IntegrityError(self.insert_sql(len(new_events)), None, error) from error
-        self.locked = True
+            raise sa.exc.IntegrityError(sql, None, error) from error
         positions = [row[0] for row in self.cursor.fetchall()]
         return positions or None
 
@@ -298,8 +303,9 @@ class SqlTransaction(Transaction):
                 self._refuse(game_id, expected_version)
             return []
         write, begin = self.write, not self.begun
-        # The only statement of its transaction: it may commit it too, in the same round trip (an
-        # append refused by its version check has inserted nothing, so that commits nothing).
+        # The only statement of its transaction: it may commit it too, in the same round trip (on
+        # PostgreSQL it is then its own transaction, in autocommit; an append refused by its
+        # version check has inserted nothing, so that commits nothing).
         commit = final and begin  # (an SQLite transaction is begun at once: never here)
         try:
             positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at),
@@ -496,9 +502,10 @@ class SqlEventStore(EventStore):
 
         The store's connections are in autocommit (a read is one statement: no BEGIN, no
         ROLLBACK, no isolation level set and reset at every checkout; see ``persistence.engine``),
-        so a write sends its own ``BEGIN``: with its first append's statements, in their one
-        round trip, or before the first other statement. A move's write is then two round
-        trips: that one and the COMMIT. Statements run through Core open SQLAlchemy's own
+        so a write sends its own ``BEGIN``: with its first append's statement, in one round
+        trip, or before the first other statement; and ``COMMIT`` at the end. A final append
+        alone in its transaction (a move's) sends neither: its one statement is its own
+        transaction (see ``_PostgresAppend``). Statements run through Core open SQLAlchemy's own
         bookkeeping transaction, which sends nothing in autocommit and is closed after ours.
         """
         with self._outages, self.engine.connect() as connection:

@@ -3,14 +3,19 @@ connections the server dropped cost a read nothing and a write at most one 503."
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import datetime as dt
+import time
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
 import sqlalchemy as sa
 
 from persistence import open_store
-from persistence.port import NewEvent, StoreUnavailable
+from persistence.port import NewEvent, StoreUnavailable, VersionConflict
+from persistence.sql import APPEND_LOCK_KEY
 from tests.pg import libpq_url
 
 pytestmark = pytest.mark.postgres
@@ -95,4 +100,60 @@ def test_a_final_append_alone_in_its_transaction_is_committed_in_its_own_round_t
         tx.append("g1", 1, [NewEvent("Tock", None, {})], NOW, final=True)
         assert store.last_version("g1") == 1
     assert store.last_version("g1") == 2 and store.get_game("g1").status == "active"
+    store.close()
+
+
+@contextlib.contextmanager
+def append_lock_held(url: str) -> Iterator[Callable[[], None]]:
+    """Hold the lock every append takes; yields its release (also called on the way out)."""
+    holder = psycopg.connect(libpq_url(url), autocommit=True)
+    holder.execute("SELECT pg_advisory_lock(%s)", [APPEND_LOCK_KEY])
+    try:
+        yield holder.close
+    finally:
+        holder.close()
+
+
+def test_a_final_append_waits_for_the_append_lock_before_it_writes(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    with store.transaction() as tx:
+        tx.create_game("g1", "craits", 2, NOW)
+
+    def append() -> list[int]:
+        with store.transaction() as tx:
+            return [event.position for event in tx.append("g1", 0, [NewEvent("Tick", None, {})], NOW, final=True)]
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool, append_lock_held(postgres_url) as release:
+        pending = pool.submit(append)
+        time.sleep(0.5)
+        waiting, version = pending.done(), store.last_version("g1")
+        release()
+        [position] = pending.result(timeout=10)
+    assert (waiting, version) == (False, 0)  # it queued on the lock, having written nothing
+    assert store.last_version("g1") == 1
+    assert [event.position for event in store.read_all()] == [position]
+    store.close()
+
+
+def test_appends_queued_on_the_lock_at_the_same_version_let_exactly_one_through(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    with store.transaction() as tx:
+        tx.create_game("g1", "craits", 2, NOW)
+
+    def append(label: str) -> str:
+        try:
+            with store.transaction() as tx:
+                tx.append("g1", 0, [NewEvent("Tick", None, {"by": label})], NOW, final=True)
+        except VersionConflict:
+            return "refused"
+        return "appended"
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool, append_lock_held(postgres_url) as release:
+        # Both statements start (and read the game at version 0) before either holds the lock.
+        outcomes = [pool.submit(append, label) for label in ("a", "b")]
+        time.sleep(0.5)
+        release()
+        results = sorted(outcome.result(timeout=10) for outcome in outcomes)
+    assert results == ["appended", "refused"]
+    assert [event.version for event in store.read("g1")] == [1]
     store.close()
