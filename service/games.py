@@ -26,12 +26,12 @@ from domain.events import Event, event_data
 from domain.game import all_games
 from persistence.port import (
     EventStore,
-    GameRecord,
     IdempotencyRecord,
     NewEvent,
     StoredEvent,
     Transaction,
     VersionConflict,
+    as_utc,
 )
 from service.chance import resolve, rng_for
 from service.errors import (
@@ -111,11 +111,13 @@ class GameService:
         return table
 
     def summary(
-        self, game_id: str, table: tables.Table | None = None, record: GameRecord | None = None
+        self, game_id: str, table: tables.Table | None = None, created_at: dt.datetime | None = None
     ) -> dict[str, Any]:
-        """The game summary of the API."""
+        """The game summary of the API (``created_at`` read from the store unless given)."""
         table = table or self.table(game_id)
-        record = record or self.store.get_game(game_id)
+        if created_at is None:
+            record = self.store.get_game(game_id)
+            created_at = record.created_at if record else None
         return {
             "id": game_id,
             "game": table.game.name,
@@ -128,7 +130,7 @@ class GameService:
             ],
             "status": table.status,
             "version": table.version,
-            "created_at": record.created_at if record else None,
+            "created_at": created_at,
             "result": table.game.result(table.state) if table.status == tables.FINISHED else None,
         }
 
@@ -142,7 +144,7 @@ class GameService:
             raise BadRequest(str(error)) from error
         return {
             "games": [
-                self.summary(record.id, self.cache.get(record.id, version=record.version), record)
+                self.summary(record.id, self.cache.get(record.id, version=record.version), record.created_at)
                 for record in page.games
             ],
             "next_cursor": page.next_cursor,
@@ -208,7 +210,7 @@ class GameService:
             tx.create_game(game_id, game, players, now)
             tx.append(game_id, 0, [_new(created)], now)
         self.cache.put(game_id, table)
-        return self.summary(game_id, table)
+        return self.summary(game_id, table, as_utc(now))  # (as the store gives it back)
 
     def join(self, game_id: str, name: str | None = None, bot: str | None = None) -> dict[str, Any]:
         """Take the next free seat for a person (a token, once) or seat a house bot."""
@@ -216,22 +218,24 @@ class GameService:
             raise InvalidOptions(f"unknown bot {bot!r}; house bots: {', '.join(bots.BOT_KINDS)}")
         token = None if bot is not None else self.new_token()
         for _ in range(MAX_ATTEMPTS):
+            # Decided, like a move, outside the write transaction, on the table as last
+            # committed: the append refuses it if anyone wrote since. A game never goes back
+            # to waiting, so a table that is not waiting refuses the seat even if stale.
+            table = self.cache.heard_current(game_id) or self.table(game_id)
+            if table.status != tables.WAITING:
+                raise SeatUnavailable(f"the game is {table.status}: no seat is free")
+            seated = tables.take_seat(table, name=name, bot=bot)
+            after, decided = self._play_out(table, [seated])
             try:
                 with self.store.transaction() as tx:
-                    table = self.table(game_id, within=tx)
-                    if table.status != tables.WAITING:
-                        raise SeatUnavailable(f"the game is {table.status}: no seat is free")
-                    seated = tables.take_seat(table, name=name, bot=bot)
-                    after, decided = self._play_out(table, [seated])
-                    self._append(tx, game_id, table, after, decided)
-                    table = after
-                    if token is not None:
+                    self._append(tx, game_id, table, after, decided, final=token is None)
+                    if token is not None:  # (after the append, which refuses a seat taken since)
                         tx.add_token(game_id, seated.seat, hash_token(token))
             except VersionConflict:
                 self.cache.forget(game_id)
                 continue
-            self.cache.put(game_id, table)
-            return {"seat": seated.seat, "token": token, "version": table.version}
+            self.cache.put(game_id, after)
+            return {"seat": seated.seat, "token": token, "version": after.version}
         raise StaleVersion("the game kept changing while taking a seat; try again")
 
     def move(
@@ -342,14 +346,15 @@ class GameService:
         return table, decided
 
     def _append(
-        self, tx: Transaction, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event]
-    ) -> list[tuple[StoredEvent, Event]]:
-        """Append what was decided on ``before`` (VersionConflict if the game moved on); what was appended."""
-        stored = tx.append(game_id, before.version, [_new(event) for event in decided], self.clock())
+        self, tx: Transaction, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event],
+        *, final: bool,
+    ) -> None:
+        """Write what was decided on ``before``, the append last (VersionConflict, undoing it all, if
+        the game moved on). ``final``: the transaction writes nothing after it."""
         if before.status != after.status:
             tx.set_status(game_id, after.status)
         self.cache.save_snapshot(tx, game_id, before.version, after)
-        return list(zip(stored, decided, strict=True))
+        tx.append(game_id, before.version, [_new(event) for event in decided], self.clock(), final=final)
 
     def _consequences(self, table: tables.Table) -> list[Event]:
         """What the game does next by itself: a chance outcome, or a house bot's move.

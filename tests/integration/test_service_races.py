@@ -1,9 +1,15 @@
-"""The service decides a move outside its write transaction: a race must never turn into a wrong refusal."""
+"""The service decides a move or a seat outside its write transaction: a race must never turn into a wrong
+refusal or a seat given twice."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
+
 from domain import table as tables
+from domain.errors import SeatUnavailable
 from persistence.memory import MemoryEventStore
+from persistence.port import EventStore
 from service.games import GameService
 
 
@@ -22,3 +28,28 @@ def test_a_move_refused_on_a_table_another_writer_has_moved_on_is_decided_again_
     games.table = lambda gid: next(loads, None) or real_table(gid)  # the race: a load just before a commit
     outcome = games.move(game_id, tokens[second], tables.legal_moves(fresh, second)[0])
     assert outcome.status == 201 and outcome.body["version"] > fresh.version
+
+
+def test_people_joining_one_game_at_once_each_get_their_own_seat_until_it_is_full(store: EventStore):
+    games = GameService(store)
+    game_id = games.create_game("scat", 6, {})["id"]
+    start = threading.Barrier(10)
+
+    def join(number: int) -> dict | str:
+        start.wait()
+        try:
+            return games.join(game_id, name=f"p{number}")
+        except SeatUnavailable:
+            return "full"
+
+    with concurrent.futures.ThreadPoolExecutor(10) as pool:
+        outcomes = list(pool.map(join, range(10)))
+    seated = [outcome for outcome in outcomes if outcome != "full"]
+    assert sorted(outcome["seat"] for outcome in seated) == list(range(6))
+    assert outcomes.count("full") == 4
+    for outcome in seated:  # every token acts for the seat it was given
+        assert games.seat_of(game_id, outcome["token"], required=True) == outcome["seat"]
+    names = {outcome["seat"]: f"p{number}" for number, outcome in enumerate(outcomes) if outcome != "full"}
+    table = games.table(game_id)
+    assert table.status == tables.ACTIVE
+    assert [seat.name for seat in table.seats] == [names[seat] for seat in range(6)]
