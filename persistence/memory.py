@@ -80,6 +80,8 @@ class MemoryTransaction(Transaction):
         return self.state.events.get(game_id, [])[after:]
 
     def set_status(self, game_id: str, status: str) -> None:
+        if game_id not in self.state.games:
+            raise UnknownGame(game_id)
         self.state.games[game_id] = dataclasses.replace(self.state.games[game_id], status=status)
 
     def add_token(self, game_id: str, seat: int, token_hash: str) -> None:

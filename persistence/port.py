@@ -128,9 +128,11 @@ class Transaction(abc.ABC):
         """Append events after ``expected_version``; VersionConflict if the game moved on.
 
         ``final``: the transaction writes nothing after this. A backend may then commit with
-        the append (PostgreSQL sends the COMMIT in the same round trip when the append is the
-        transaction's only statement, so its append lock is never held across a round trip);
-        whatever the body does afterwards, the append stays committed.
+        the append (on PostgreSQL, when the append is the transaction's only statement, it is
+        one statement in autocommit, so its append lock is never held across a round trip;
+        the game's status and snapshot written just before it ride in that statement);
+        whatever the body does afterwards, the append stays committed. After a VersionConflict
+        the transaction is to be abandoned (what was written before the append may be undone).
         """
 
     @abc.abstractmethod
@@ -143,7 +145,7 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     def set_status(self, game_id: str, status: str) -> None:
-        """Update the listing's status of a game."""
+        """Update the listing's status of a game; UnknownGame if there is none."""
 
     @abc.abstractmethod
     def add_token(self, game_id: str, seat: int, token_hash: str) -> None:

@@ -44,9 +44,9 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, NamedTuple, NoReturn, TypeVar
+from typing import Any, ClassVar, NamedTuple, NoReturn, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -144,11 +144,17 @@ class _DriverAppend:
         self.cursor = connection.connection.driver_connection.cursor()
         self.time, self.json = _binders(connection.dialect)
 
+    #: Whether the game's status and snapshot can be written by the append's own statement.
+    carries = False
+
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool,
+               carried: Mapping[str, tuple[Any, ...]] | None = None) -> list[int] | None:
         """Insert the events after version ``expected``: their positions, in order; None, inserting
         nothing, if the game is not at version ``expected`` (or is unknown). ``begin``: the
-        transaction is still to be begun, with these statements; ``commit``: committed after them."""
+        transaction is still to be begun, with these statements; ``commit``: committed after them.
+        ``carried`` (only if ``carries``): the game's ``status`` and ``snapshot`` writes, made
+        with the events and only if they are inserted."""
         raise NotImplementedError
 
 
@@ -174,6 +180,15 @@ class _PostgresAppend(_DriverAppend):
     """
 
     ROW = "(%s::varchar, %s::integer, %s::varchar, %s::integer, %s::jsonb, %s::timestamptz)"
+    #: Writes an append may carry, each made only if the events were inserted.
+    CARRIED: ClassVar[dict[str, str]] = {
+        "status": "status AS (UPDATE games SET status = %s::varchar WHERE id = %s AND EXISTS (SELECT FROM new))",
+        "snapshot": ("snapshot AS (INSERT INTO snapshots (game_id, version, fingerprint, blob, created_at) "
+                     "SELECT %s::varchar, %s::integer, %s::varchar, %s::bytea, %s::timestamptz "
+                     "WHERE EXISTS (SELECT FROM new) ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, "
+                     "fingerprint = excluded.fingerprint, blob = excluded.blob, created_at = excluded.created_at)"),
+    }
+    carries = True
 
     def __init__(self, connection: sa.Connection) -> None:
         super().__init__(connection)
@@ -182,22 +197,28 @@ class _PostgresAppend(_DriverAppend):
 
     @staticmethod
     @functools.cache
-    def insert_sql(rows: int) -> str:
+    def insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
         values = ", ".join([_PostgresAppend.ROW] * rows)
+        also = "".join(f", {_PostgresAppend.CARRIED[name]}" for name in carried)
         return ("WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(%s)), "
                 "new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
                 f"SELECT * FROM (VALUES {values}) AS v "
                 f"WHERE EXISTS (SELECT FROM locked) AND ({_DRIVER_VERSION_OF_GAME['postgresql']}) = %s "
-                "RETURNING position, version) "
+                f"RETURNING position, version){also} "
                 "SELECT position, pg_notify(%s, %s) FROM new ORDER BY version")
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool,
+               carried: Mapping[str, tuple[Any, ...]] | None = None) -> list[int] | None:
         parameters: list[Any] = [APPEND_LOCK_KEY]
         for offset, event in enumerate(new_events, start=1):
             parameters += (game_id, expected + offset, event.type, event.seat, JSON_SERIALIZER(event.data), recorded_at)
-        parameters += (game_id, game_id, expected, CHANNEL, f"{game_id}:{expected + len(new_events)}")
-        sql = self.insert_sql(len(new_events))
+        parameters += (game_id, game_id, expected)
+        names = tuple(name for name in self.CARRIED if carried and name in carried)
+        for name in names:
+            parameters += carried[name]  # type: ignore[index]
+        parameters += (CHANNEL, f"{game_id}:{expected + len(new_events)}")
+        sql = self.insert_sql(len(new_events), names)
         try:
             if begin and not commit:
                 with self.driver.pipeline():
@@ -220,7 +241,8 @@ class _SqliteAppend(_DriverAppend):
     INSERT_SQL = COLUMNS + "VALUES (?, ?, ?, ?, ?, ?)"
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent],
-               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool) -> list[int] | None:
+               recorded_at: dt.datetime, bound_at: Any, begin: bool, commit: bool,
+               carried: Mapping[str, tuple[Any, ...]] | None = None) -> list[int] | None:
         cursor, encode, positions = self.cursor, self.json, []
         for offset, event in enumerate(new_events, start=1):
             values = (game_id, expected + offset, event.type, event.seat, encode(event.data), bound_at)
@@ -261,6 +283,14 @@ class SqlTransaction(Transaction):
     ``begin``, if given, begins the transaction on the database: it is called before the
     first statement, unless that is an append, which begins it in its own round trip.
     Without it the transaction is begun already.
+
+    Where the append can carry them (PostgreSQL), a game's status and snapshot written
+    before anything was sent are held back and written by the append of that game, in its
+    own statement and only if it inserts: a move that ends a game, or is due a snapshot, is
+    then one statement like any other (it was four round trips: ``BEGIN``, the update, the
+    append, ``COMMIT``). Any other statement, or the end of the transaction, first writes
+    what is held. A refused append raises, and the transaction is then to be abandoned,
+    as every caller does.
     """
 
     def __init__(self, connection: sa.Connection, write: _DriverAppend,
@@ -272,17 +302,38 @@ class SqlTransaction(Transaction):
         self.write = write
         self.dialect = connection.dialect.name
         self.appended: dict[str, int] = {}
+        self.held: dict[str, tuple[Any, ...]] = {}  # status and snapshot, for the next append
+        self.held_for: str | None = None  # (the game they are of)
 
     @property
     def connection(self) -> sa.Connection:
-        """The connection, its transaction begun."""
+        """The connection, its transaction begun (and what was held back written)."""
         if self.committed:
             raise RuntimeError("this transaction was committed with a final append")
         if not self.begun:
             assert self._begin is not None
             self._begin()
             self.begun = True
+            self.flush()
         return self._connection
+
+    def flush(self) -> None:
+        """Write what was held back for an append, in its own statements."""
+        held, self.held, self.held_for = self.held, {}, None
+        if "status" in held:
+            self._set_status(*held["status"])
+        if "snapshot" in held:
+            self._put_snapshot(*held["snapshot"])
+
+    def _hold(self, game_id: str) -> bool:
+        """Whether a write of ``game_id``'s status or snapshot can wait for its append."""
+        if not self.write.carries or self.begun or self.committed:
+            return False
+        if self.held_for not in (None, game_id):
+            self.connection  # noqa: B018 (another game's writes go first, in order)
+            return False
+        self.held_for = game_id
+        return True
 
     def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
         row = {"id": game_id, "game": game, "players": players, "status": "waiting", "created_at": created_at}
@@ -302,6 +353,9 @@ class SqlTransaction(Transaction):
             if self.last_version(game_id) != expected_version:
                 self._refuse(game_id, expected_version)
             return []
+        if self.held_for not in (None, game_id):
+            self.connection  # noqa: B018 (another game's held writes: written first)
+        carried, self.held, self.held_for = self.held, {}, None
         write, begin = self.write, not self.begun
         # The only statement of its transaction: it may commit it too, in the same round trip (on
         # PostgreSQL it is then its own transaction, in autocommit; an append refused by its
@@ -309,7 +363,7 @@ class SqlTransaction(Transaction):
         commit = final and begin  # (an SQLite transaction is begun at once: never here)
         try:
             positions = write.insert(game_id, expected_version, new_events, recorded_at, write.time(recorded_at),
-                                     begin, commit)
+                                     begin, commit, carried)
         except sa.exc.IntegrityError as error:  # UNIQUE(game_id, version): a writer got there first
             raise VersionConflict(game_id, expected_version, None) from error
         finally:
@@ -340,6 +394,12 @@ class SqlTransaction(Transaction):
         return _stored_events(self.connection, _game_events(game_id, after, None))
 
     def set_status(self, game_id: str, status: str) -> None:
+        if self._hold(game_id):
+            self.held["status"] = (status, game_id)
+        else:
+            self._set_status(status, game_id)
+
+    def _set_status(self, status: str, game_id: str) -> None:
         result = self.connection.execute(games.update().where(games.c.id == game_id).values(status=status))
         if result.rowcount != 1:
             raise UnknownGame(game_id)
@@ -362,8 +422,16 @@ class SqlTransaction(Transaction):
         ))
 
     def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
-        row = {"game_id": game_id, "version": version, "fingerprint": fingerprint, "blob": bytes(blob),
-               "created_at": dt.datetime.now(dt.UTC)}
+        row = (game_id, version, fingerprint, bytes(blob), dt.datetime.now(dt.UTC))
+        if self._hold(game_id):
+            self.held["snapshot"] = row
+        else:
+            self._put_snapshot(*row)
+
+    def _put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes,
+                      created_at: dt.datetime) -> None:
+        row = {"game_id": game_id, "version": version, "fingerprint": fingerprint, "blob": blob,
+               "created_at": created_at}
         self.connection.execute(_snapshot_upsert(self.dialect), row)
 
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
@@ -513,6 +581,8 @@ class SqlEventStore(EventStore):
             work = SqlTransaction(connection, _PostgresAppend(connection), begin=lambda: driver.execute("BEGIN"))
             try:
                 yield work
+                if work.held:
+                    work.flush()  # held back for an append that never came
                 if work.begun and not work.committed:
                     driver.execute("COMMIT")
             except BaseException:

@@ -96,10 +96,16 @@ def test_a_final_append_alone_in_its_transaction_is_committed_in_its_own_round_t
         with pytest.raises(RuntimeError):  # and the transaction takes no more writes
             tx.set_status("g1", "active")
     with store.transaction() as tx:  # not alone: committed at the end, as usual
-        tx.set_status("g1", "active")
+        tx.add_token("g1", 0, "a" * 64)
         tx.append("g1", 1, [NewEvent("Tock", None, {})], NOW, final=True)
         assert store.last_version("g1") == 1
-    assert store.last_version("g1") == 2 and store.get_game("g1").status == "active"
+    assert store.last_version("g1") == 2 and store.seat_for_token("a" * 64) == ("g1", 0)
+    with store.transaction() as tx:  # a status and snapshot before it ride in its statement
+        tx.set_status("g1", "active")
+        tx.put_snapshot("g1", 3, "f" * 64, b"snap")
+        tx.append("g1", 2, [NewEvent("Tick", None, {})], NOW, final=True)
+        assert store.last_version("g1") == 3 and store.get_game("g1").status == "active"
+        assert store.latest_snapshot("g1").version == 3
     store.close()
 
 

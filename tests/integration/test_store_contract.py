@@ -277,6 +277,49 @@ def test_a_conflict_inside_a_transaction_rolls_back_its_earlier_writes(store: Ev
     assert store.read("g1") == [] and store.last_version("g1") == 0
 
 
+def test_a_status_and_snapshot_written_before_a_refused_append_are_rolled_back_with_it(store: EventStore) -> None:
+    new_game(store)
+    append(store, "g1", 0, count=2)
+    for final in (False, True):
+        with pytest.raises(VersionConflict), store.transaction() as tx:
+            tx.set_status("g1", "finished")
+            tx.put_snapshot("g1", 3, "d" * 64, b"three")
+            tx.append("g1", 1, [NewEvent("CardPlayed", 0, {})], at(1), final=final)
+        assert store.get_game("g1").status == "waiting" and store.latest_snapshot("g1") is None
+        assert store.last_version("g1") == 2
+
+
+def test_a_status_and_snapshot_written_before_an_append_are_stored_with_its_events(store: EventStore) -> None:
+    new_game(store)
+    new_game(store, "g2")
+    for final in (False, True):
+        version = store.last_version("g1")
+        with store.transaction() as tx:
+            tx.set_status("g2", "active")  # another game's write first: in order, not lost
+            tx.set_status("g1", "active" if final else "finished")
+            tx.put_snapshot("g1", version + 1, "e" * 64, b"snap")
+            tx.append("g1", version, [NewEvent("CardPlayed", 0, {})], at(1), final=final)
+        assert store.get_game("g1").status == ("active" if final else "finished")
+        assert store.get_game("g2").status == "active"
+        assert store.latest_snapshot("g1") == Snapshot(version + 1, "e" * 64, b"snap")
+        assert store.last_version("g1") == version + 1
+
+
+def test_a_status_or_snapshot_written_without_an_append_is_stored_at_commit(store: EventStore) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.set_status("g1", "active")
+        tx.put_snapshot("g1", 0, "f" * 64, b"empty")
+    assert store.get_game("g1").status == "active"
+    assert store.latest_snapshot("g1") == Snapshot(0, "f" * 64, b"empty")
+    with store.transaction() as tx:
+        tx.set_status("g1", "finished")
+        tx.add_token("g1", 0, "b" * 64)  # (another statement after it)
+    assert store.get_game("g1").status == "finished" and store.seat_for_token("b" * 64) == ("g1", 0)
+    with pytest.raises(UnknownGame), store.transaction() as tx:
+        tx.set_status("nope", "active")
+
+
 def test_wait_wakes_up_on_an_append_from_another_thread(store: EventStore) -> None:
     new_game(store)
     append(store, "g1", 0)
