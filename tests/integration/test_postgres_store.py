@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import datetime as dt
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -162,4 +163,23 @@ def test_appends_queued_on_the_lock_at_the_same_version_let_exactly_one_through(
         results = sorted(outcome.result(timeout=10) for outcome in outcomes)
     assert results == ["appended", "refused"]
     assert [event.version for event in store.read("g1")] == [1]
+    store.close()
+
+
+def test_a_burst_of_concurrent_requests_reuses_the_connections_it_opened(postgres_url: str) -> None:
+    """No overflow: a connection handed back is kept, not closed and opened anew by the next request."""
+    store = open_store(postgres_url)
+    together = threading.Barrier(12)
+
+    def backends() -> set[int]:
+        seen = set()
+        for _ in range(5):  # five bursts: twelve requests at once, then none
+            together.wait()
+            with store.engine.connect() as connection:
+                seen.add(connection.exec_driver_sql("SELECT pg_backend_pid() FROM pg_sleep(0.01)").scalar())
+        return seen
+
+    with concurrent.futures.ThreadPoolExecutor(12) as pool:
+        seen = set().union(*pool.map(lambda _: backends(), range(12)))
+    assert len(seen) <= 12  # one session per concurrent request at most, however many requests
     store.close()
