@@ -79,7 +79,8 @@ SQLITE_POLL_SECONDS = 0.05
 RECHECK_SECONDS = {"sqlite": 1.0, "postgresql": 5.0}
 
 # A game's version is its newest event's: appends write the events alone (see SqlTransaction.append).
-_NEWEST_VERSION = sa.select(sa.func.max(events.c.version)).where(events.c.game_id == games.c.id).scalar_subquery()
+_NEWEST_VERSION = (sa.select(events.c.version).where(events.c.game_id == games.c.id)  # (not max(): see _VERSION_SQL)
+                   .order_by(events.c.version.desc()).limit(1).scalar_subquery())
 _NEWEST_EVENT_AT = (sa.select(events.c.recorded_at).where(events.c.game_id == games.c.id)
                     .order_by(events.c.version.desc()).limit(1).scalar_subquery())
 # The listing's rows: the games row, its version and the time of its newest event (else its creation).
@@ -110,7 +111,12 @@ _SQLITE_GAME_EVENTS = _SQLITE_COLUMNS + " WHERE game_id = ? AND version > ? ORDE
 _SQLITE_ALL_EVENTS = _SQLITE_COLUMNS + " WHERE position > ? ORDER BY position LIMIT ?"
 # A game's version, on the driver's cursor (parameters: the game's id twice): no row for an
 # unknown game, 0 for one without events. Every read of a version and every append's check is this.
-_VERSION_SQL = "SELECT coalesce((SELECT max(version) FROM events WHERE game_id = ?), 0) FROM games WHERE id = ?"
+# The newest row, not max(): PostgreSQL keeps a prepared statement's generic plan, and the one
+# it makes for max() while the table is still small (a new database) aggregates every index
+# entry of the game, each with a heap fetch until the table is vacuumed: a read cost 2.7 ms
+# at 20,000 events against 0.13 ms for this form, whose every plan reads one index entry.
+_VERSION_SQL = ("SELECT coalesce((SELECT version FROM events WHERE game_id = ? ORDER BY version DESC LIMIT 1), 0) "
+                "FROM games WHERE id = ?")
 _DRIVER_VERSION_OF_GAME = {"sqlite": _VERSION_SQL, "postgresql": _VERSION_SQL.replace("?", "%s")}
 
 

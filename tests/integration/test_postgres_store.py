@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from persistence import open_store
 from persistence.port import NewEvent, StoreUnavailable, VersionConflict
-from persistence.sql import APPEND_LOCK_KEY
+from persistence.sql import _DRIVER_VERSION_OF_GAME, APPEND_LOCK_KEY
 from tests.pg import libpq_url
 
 pytestmark = pytest.mark.postgres
@@ -182,4 +182,33 @@ def test_a_burst_of_concurrent_requests_reuses_the_connections_it_opened(postgre
     with concurrent.futures.ThreadPoolExecutor(12) as pool:
         seen = set().union(*pool.map(lambda _: backends(), range(12)))
     assert len(seen) <= 12  # one session per concurrent request at most, however many requests
+    store.close()
+
+
+def _index_rows(plan: dict) -> list[int]:
+    """Rows each scan of the events table's (game_id, version) index gave, in a JSON plan."""
+    rows = [plan["Actual Rows"]] if plan.get("Index Name") == "uq_events_game_id_version" else []
+    for child in plan.get("Plans", []):
+        rows += _index_rows(child)
+    return rows
+
+
+def test_a_games_version_reads_one_index_entry_however_long_the_game_even_on_a_generic_plan(
+    postgres_url: str,
+) -> None:
+    """PostgreSQL keeps a prepared statement's generic plan; the one it made for max(version)
+    while the table was empty aggregated every event of the game (2.7 ms a read at 20,000)."""
+    store = open_store(postgres_url)
+    with store.transaction() as tx:
+        tx.create_game("long", "craits", 2, NOW)
+    for version in range(0, 600, 100):
+        with store.transaction() as tx:
+            tx.append("long", version, [NewEvent("Tick", None, {})] * 100, NOW)
+    version_sql = _DRIVER_VERSION_OF_GAME["postgresql"].replace("%s", "$1", 1).replace("%s", "$2", 1)
+    with psycopg.connect(libpq_url(postgres_url), autocommit=True) as connection:
+        connection.execute("SET plan_cache_mode = force_generic_plan")
+        connection.execute(f"PREPARE version_of(text, text) AS {version_sql}")
+        [[[plan]]] = connection.execute("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE version_of('long', 'long')").fetchall()
+        assert connection.execute("EXECUTE version_of('long', 'long')").fetchone() == (600,)
+    assert _index_rows(plan["Plan"]) == [1]
     store.close()
