@@ -175,10 +175,22 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[obje
         table.add_column(column, justify="left" if index == 0 else "right")
     for row in rows:
         table.add_row(*(str(cell) for cell in row))
-    console = Console(width=max(180, Console().width))
+    console = Console(width=max(220, Console().width))
     console.print(table)
     if note:
         console.print(note)
+
+
+def machine_cpu_seconds() -> float | None:
+    """CPU seconds the whole machine has spent busy (every process, the kernel included) since
+    boot, from ``/proc/stat``; None where there is no such file."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(value) for value in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # (guest time is counted in user already)
 
 
 def load_average() -> str:

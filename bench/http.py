@@ -19,7 +19,10 @@ client (asyncio, one keep-alive HTTP/1.1 connection per client, see
 
 Moves/s counts the clients' moves (each POST also appends the house bots' turns).
 Move latency is the POST's round trip as the client sees it. Client and server
-share the machine, so the client's own CPU use is printed too.
+share the machine, so the client's own CPU use is printed too, and the whole
+machine's CPU time per request of each phase (``/proc/stat``: every process —
+server, database, client — and the kernel): where the machine is saturated, the
+ratio of those two is what bounds game/healthz.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class Tally:
     games: int = 0
     errors: int = 0
     latencies: list[float] = dataclasses.field(default_factory=list)
+    machine_cpu: float | None = None  # the whole machine's busy CPU seconds during the phase
 
 
 class Connection:
@@ -149,6 +153,7 @@ async def run_phase(port: int, clients: int, args: argparse.Namespace, work: Any
     for connection in connections:  # connect before the clock starts
         await connection.request("GET", "/healthz")
     tally.requests = 0
+    machine = _common.machine_cpu_seconds()
     cpu, started = time.process_time(), time.monotonic()
     deadline = started + args.seconds
     results = await asyncio.gather(
@@ -157,6 +162,8 @@ async def run_phase(port: int, clients: int, args: argparse.Namespace, work: Any
         return_exceptions=True)
     elapsed = time.monotonic() - started
     client_cpu = (time.process_time() - cpu) / elapsed
+    after = _common.machine_cpu_seconds()
+    tally.machine_cpu = None if machine is None or after is None else after - machine
     for connection in connections:
         connection.close()
     failures = [result for result in results if isinstance(result, BaseException)]
@@ -176,6 +183,8 @@ def measure(port: int, clients: int, args: argparse.Namespace) -> dict[str, floa
     games, games_s, games_cpu = asyncio.run(run_phase(port, clients, args, play_games))
     after, after_s, after_cpu = asyncio.run(run_phase(port, clients, half, hammer_health))
     health = Tally(requests=before.requests + after.requests, errors=before.errors + after.errors)
+    if before.machine_cpu is not None and after.machine_cpu is not None:
+        health.machine_cpu = before.machine_cpu + after.machine_cpu
     health_s, health_cpu = before_s + after_s, max(before_cpu, after_cpu)
     health_rate, game_rate = health.requests / health_s, games.requests / games_s
     return {
@@ -189,7 +198,16 @@ def measure(port: int, clients: int, args: argparse.Namespace) -> dict[str, floa
         "p99": _common.percentile(games.latencies, 0.99) * 1000,
         "errors": health.errors + games.errors,
         "client_cpu": max(health_cpu, games_cpu),
+        "healthz_ms": _per_request_ms(health),
+        "game_ms": _per_request_ms(games),
     }
+
+
+def _per_request_ms(tally: Tally) -> str:
+    """The whole machine's CPU milliseconds per request of a phase ("-" where unknown)."""
+    if tally.machine_cpu is None or not tally.requests:
+        return "-"
+    return f"{tally.machine_cpu * 1000 / tally.requests:.2f}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -218,12 +236,13 @@ def main(argv: list[str] | None = None) -> None:
                         rows.append([backend, workers, clients, f"{row['healthz']:,.0f}", f"{row['requests']:,.0f}",
                                      f"{row['ratio']:.0%}", f"{row['moves']:,.0f}", row["games"],
                                      f"{row['p50']:.1f}", f"{row['p95']:.1f}", f"{row['p99']:.1f}",
-                                     row["errors"], f"{row['client_cpu']:.0%}"])
+                                     row["errors"], f"{row['client_cpu']:.0%}", row["healthz_ms"], row["game_ms"]])
     _common.print_table(
         f"HTTP: {args.game}, {args.players} players (1 client + {args.players - 1} {args.bot} house bots), "
         f"{args.seconds:g} s per phase, {args.threads} threads per worker",
         ["database", "workers", "clients", "healthz req/s", "game req/s", "game/healthz", "moves/s",
-         "games done", "move p50 ms", "p95 ms", "p99 ms", "errors", "client CPU"],
+         "games done", "move p50 ms", "p95 ms", "p99 ms", "errors", "client CPU",
+         "machine CPU ms per healthz", "per game req"],
         rows, note=_common.load_average())
 
 

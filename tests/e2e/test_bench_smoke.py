@@ -25,6 +25,7 @@ def run_script(name: str, *args: str) -> str:
 def test_the_http_benchmark_plays_games_on_sqlite_and_prints_its_table() -> None:
     out = run_script("http.py", "--clients", "2", "--workers", "1", "--databases", "sqlite", "--seconds", "1")
     assert "HTTP:" in out and "healthz req/s" in out and "game/healthz" in out
+    assert "machine CPU ms per healthz" in out and "per game req" in out
     assert "│ sqlite" in out
 
 
