@@ -333,13 +333,16 @@ class SqlTransaction(Transaction):
 
     def _hold(self, game_id: str) -> bool:
         """Whether a write of ``game_id``'s status or snapshot can wait for its append."""
+        self._flush_other(game_id)
         if not self.write.carries or self.begun or self.committed:
-            return False
-        if self.held_for not in (None, game_id):
-            self.connection  # noqa: B018 (another game's writes go first, in order)
             return False
         self.held_for = game_id
         return True
+
+    def _flush_other(self, game_id: str) -> None:
+        """Write what is held for another game than ``game_id``, first, in order."""
+        if self.held_for not in (None, game_id):
+            self.connection  # noqa: B018 (begins the transaction, which writes what is held)
 
     def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
         row = {"id": game_id, "game": game, "players": players, "status": "waiting", "created_at": created_at}
@@ -359,8 +362,7 @@ class SqlTransaction(Transaction):
             if self.last_version(game_id) != expected_version:
                 self._refuse(game_id, expected_version)
             return []
-        if self.held_for not in (None, game_id):
-            self.connection  # noqa: B018 (another game's held writes: written first)
+        self._flush_other(game_id)
         carried, self.held, self.held_for = self.held, {}, None
         write, begin = self.write, not self.begun
         # The only statement of its transaction: it may commit it too, in the same round trip (on

@@ -226,9 +226,10 @@ class GameService:
                 raise SeatUnavailable(f"the game is {table.status}: no seat is free")
             seated = tables.take_seat(table, name=name, bot=bot)
             after, decided = self._play_out(table, [seated])
+            write = self._write(game_id, table, after, decided)
             try:
                 with self.store.transaction() as tx:
-                    self._append(tx, game_id, table, after, decided, final=token is None)
+                    write.apply(tx, final=token is None)
                     if token is not None:  # (after the append, which refuses a seat taken since)
                         tx.add_token(game_id, seated.seat, hash_token(token))
             except VersionConflict:
@@ -265,7 +266,7 @@ class GameService:
             played = self._play(table, seat, move)
             # Everything but the writing is done before the write transaction opens: it holds
             # the write lock (every appender queues on it), so it does no more than write.
-            write = None if isinstance(played, DomainError) else self._prepare(game_id, table, seat, *played)
+            prepared = None if isinstance(played, DomainError) else self._prepare(game_id, table, seat, *played)
             try:
                 with self.store.transaction() as tx:
                     if idempotency_key is not None:
@@ -283,16 +284,16 @@ class GameService:
                     if isinstance(played, DomainError):
                         _confirm_current(tx, game_id, table)
                         raise played
-                    assert write is not None
-                    write.apply(tx, final=idempotency_key is None)
+                    assert prepared is not None
+                    prepared.write.apply(tx, final=idempotency_key is None)
                     if idempotency_key is not None:  # (after the append, which serialises writers)
                         tx.put_idempotency(game_id, seat, idempotency_key,
-                                           IdempotencyRecord(fingerprint, 201, json.loads(write.text)))
+                                           IdempotencyRecord(fingerprint, 201, json.loads(prepared.text)))
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
                 continue
-            self.cache.put(game_id, write.after)
-            return MoveOutcome(201, write.body, text=write.text)
+            self.cache.put(game_id, prepared.write.after)
+            return MoveOutcome(201, prepared.body, text=prepared.text)
         raise StaleVersion("the game kept changing while deciding this move; try again")
 
     def _play(
@@ -322,15 +323,14 @@ class GameService:
 
     def _prepare(
         self, game_id: str, before: tables.Table, seat: int, after: tables.Table, decided: list[Event]
-    ) -> _MoveWrite:
+    ) -> _Move:
         """A move's write, ready to apply: the events, the snapshot if one is due, and the answer
         (the caller's view and the events as it may see them, as JSON text)."""
-        now = self.clock()
+        write = self._write(game_id, before, after, decided)
         body = tables.view(after, seat)
-        body["events"] = [_render(after, event, version, now, seat)
+        body["events"] = [_render(after, event, version, write.recorded_at, seat)
                           for version, event in enumerate(decided, start=before.version + 1)]
-        return _MoveWrite(game_id, before, after, [_new(event) for event in decided], now,
-                          self.cache.snapshot_due(before.version, after), body, _COMPACT.encode(body))
+        return _Move(write, body, _COMPACT.encode(body))
 
     def _play_out(self, table: tables.Table, events: list[Event]) -> tuple[tables.Table, list[Event]]:
         """``events`` and everything they set off (chance, house bots): the table after them, and them all."""
@@ -345,16 +345,10 @@ class GameService:
             pending = self._consequences(table)
         return table, decided
 
-    def _append(
-        self, tx: Transaction, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event],
-        *, final: bool,
-    ) -> None:
-        """Write what was decided on ``before``, the append last (VersionConflict, undoing it all, if
-        the game moved on). ``final``: the transaction writes nothing after it."""
-        if before.status != after.status:
-            tx.set_status(game_id, after.status)
-        self.cache.save_snapshot(tx, game_id, before.version, after)
-        tx.append(game_id, before.version, [_new(event) for event in decided], self.clock(), final=final)
+    def _write(self, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event]) -> _Write:
+        """The write taking the game from ``before`` to ``after`` by ``decided``, snapshot included if due."""
+        return _Write(game_id, before, after, [_new(event) for event in decided], self.clock(),
+                      self.cache.snapshot_due(before.version, after))
 
     def _consequences(self, table: tables.Table) -> list[Event]:
         """What the game does next by itself: a chance outcome, or a house bot's move.
@@ -429,8 +423,8 @@ def _render(table: tables.Table, event: Event, version: int, recorded_at: dt.dat
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _MoveWrite:
-    """A decided move's write, prepared outside the write transaction."""
+class _Write:
+    """What a decision writes (a move's, a seat's), prepared outside the write transaction."""
 
     game_id: str
     before: tables.Table
@@ -438,18 +432,25 @@ class _MoveWrite:
     events: list[NewEvent]
     recorded_at: dt.datetime
     snapshot: tuple[int, str, bytes] | None
-    body: dict[str, Any]
-    text: str
 
     def apply(self, tx: Transaction, *, final: bool) -> None:
         """The status and snapshot, then the events (VersionConflict if the game moved on since
         ``before``, undoing the rest). ``final``: the transaction writes nothing after this."""
-        changed = self.before.status != self.after.status
-        if changed:
+        if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Move:
+    """A decided move: its write, and its answer (the caller's view and the events as it may
+    see them, JSON-ready and as JSON text)."""
+
+    write: _Write
+    body: dict[str, Any]
+    text: str
 
 
 def _new(event: Event) -> NewEvent:

@@ -84,13 +84,6 @@ class TableCache:
             return None
         return snapshots.load(snapshot.blob, snapshot.version)
 
-    def save_snapshot(self, tx: Transaction, game_id: str, before_version: int, after: tables.Table) -> None:
-        """Within the write taking the game from ``before_version`` to ``after``: store a snapshot of
-        ``after`` if the write crossed a multiple of ``snapshot_every``."""
-        due = self.snapshot_due(before_version, after)
-        if due is not None:
-            tx.put_snapshot(game_id, *due)
-
     def snapshot_due(self, before_version: int, after: tables.Table) -> tuple[int, str, bytes] | None:
         """The snapshot (version, fingerprint, blob) a write taking the game from ``before_version`` to
         ``after`` must store: one of ``after`` if it crosses a multiple of ``snapshot_every``, else None."""
