@@ -19,7 +19,7 @@ SQLite (one file, one host):
   atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
 PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_engine``), sized by
-``CARDHALL_DB_POOL_SIZE`` (default 8; SQLite 32) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 0).
+``CARDHALL_DB_POOL_SIZE`` (default 4; SQLite 32) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 0).
 """
 
 from __future__ import annotations
@@ -81,16 +81,19 @@ def _env_int(name: str, default: int) -> int:
     return int(os.environ.get(name) or default)
 
 
-# PostgreSQL: at most 8 connections a worker, all kept once opened. SQLAlchemy closes an
+# PostgreSQL: at most 4 connections a worker, all kept once opened. SQLAlchemy closes an
 # overflow connection when it is handed back, so a pool of 5 with 10 overflow opened and
 # closed connections without end whenever more than 5 requests held one: 196-233 new
 # PostgreSQL sessions in 8 s of /healthz at 8 clients on one worker; 6-7 with no overflow.
-# Fewer than the 32 threads: the requests past 8 queue in the pool (a few microseconds)
-# rather than as PostgreSQL backends, where on a small machine they contend for the cores,
-# the append lock and the database's own locks. Measured (bench/http.py, PostgreSQL, two
-# workers on two cores, three A/B pairs): 15 -> 8 game requests/s 791-897 -> 846-952,
-# machine CPU per game request 2.00-2.19 -> 1.83-2.09 ms; one worker unchanged.
-POSTGRES_POOL_SIZE = 8
+# Far fewer than the 32 threads, which are there for waiting requests (they hold no
+# connection): the requests past the pool's size queue for a connection inside the worker
+# (microseconds) rather than as PostgreSQL backends, which contend for the database's cores,
+# the append lock and its own locks (PostgreSQL's rule of thumb: about twice its cores in
+# active connections). Measured (bench/http.py, PostgreSQL on the same two cores, two
+# workers, 32 and 128 clients, three A/B pairs each): game requests/s, pool 15 -> 8:
+# 765-897 -> 812-952; pool 8 -> 4: 741-923 -> 784-1,023; machine CPU per game request
+# 1.92-2.35 -> 1.75-2.23 ms. One worker: no change either way.
+POSTGRES_POOL_SIZE = 4
 
 
 def _pool_options(size: int = POSTGRES_POOL_SIZE) -> dict[str, Any]:
