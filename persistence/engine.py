@@ -86,8 +86,8 @@ def _env_int(name: str, default: int) -> int:
 # closed connections without end whenever more than 5 requests held one: 196-233 new
 # PostgreSQL sessions in 8 s of /healthz at 8 clients on one worker; 6-7 with no overflow.
 # Far fewer than the 32 threads, which are there for waiting requests (they hold no
-# connection): the requests past the pool's size queue for a connection inside the worker
-# (microseconds) rather than as PostgreSQL backends, which contend for the database's cores,
+# connection): the requests past the pool's size wait their turn inside the worker, asleep
+# (next to no CPU), rather than as PostgreSQL backends, which contend for the database's cores,
 # the append lock and its own locks (PostgreSQL's rule of thumb: about twice its cores in
 # active connections). Measured (bench/http.py, PostgreSQL on the same two cores, two
 # workers, 32 and 128 clients, three A/B pairs each): game requests/s, pool 15 -> 8:
