@@ -175,7 +175,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[obje
         table.add_column(column, justify="left" if index == 0 else "right")
     for row in rows:
         table.add_row(*(str(cell) for cell in row))
-    console = Console(width=max(220, Console().width))
+    console = Console(width=max(250, Console().width))
     console.print(table)
     if note:
         console.print(note)

@@ -5,6 +5,7 @@ No figure is checked: these are smoke tests, not benchmarks.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,13 @@ def test_the_http_benchmark_plays_games_on_sqlite_and_prints_its_table() -> None
     assert "HTTP:" in out and "healthz req/s" in out and "game/healthz" in out
     assert "machine CPU ms per healthz" in out and "per game req" in out
     assert "│ sqlite" in out
+
+
+def test_the_http_benchmark_repeats_each_row_and_prints_every_runs_ratio() -> None:
+    out = run_script("http.py", "--clients", "2", "--workers", "1", "--databases", "sqlite", "--seconds", "0.5",
+                     "--repeat", "2")
+    assert "the median of 2 runs a row" in out and "game/healthz, each run" in out
+    assert re.search(r"│ +\d+% \d+% │", out), out
 
 
 @pytest.mark.postgres
