@@ -231,6 +231,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=1,
                         help="measure each row this many times, in rounds, and print the run with the median ratio")
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     rows = []
     with contextlib.ExitStack() as stack:
         databases = _common.Databases(stack)
