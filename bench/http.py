@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
                         for clients in client_counts:
                             runs[clients].append(measure(server.port, clients, args))
                     for clients in client_counts:
-                        rows.append([backend, workers, clients, *_row(runs[clients], args.repeat)])
+                        rows.append([backend, workers, clients, *_row(runs[clients])])
     _common.print_table(
         f"HTTP: {args.game}, {args.players} players (1 client + {args.players - 1} {args.bot} house bots), "
         f"{args.seconds:g} s per phase, {args.threads} threads per worker"
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
         rows, note=_common.load_average())
 
 
-def _row(runs: list[dict[str, Any]], repeat: int) -> list[Any]:
+def _row(runs: list[dict[str, Any]]) -> list[Any]:
     """A row's cells: the run with the median game/healthz (the lower middle of an even count),
     its errors the sum of every run's, and with several runs each run's ratio in the order run."""
     middle = sorted(runs, key=lambda run: run["ratio"])[(len(runs) - 1) // 2]
@@ -265,7 +265,7 @@ def _row(runs: list[dict[str, Any]], repeat: int) -> list[Any]:
              f"{middle['moves']:,.0f}", middle["games"], f"{middle['p50']:.1f}", f"{middle['p95']:.1f}",
              f"{middle['p99']:.1f}", sum(run["errors"] for run in runs), f"{middle['client_cpu']:.0%}",
              middle["healthz_ms"], middle["game_ms"]]
-    if repeat > 1:
+    if len(runs) > 1:
         cells.append(" ".join(f"{run['ratio']:.0%}" for run in runs))
     return cells
 
