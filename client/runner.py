@@ -39,7 +39,7 @@ def start(client: CardhallClient, name: str, *, game_id: str | None = None, new:
 
 def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, sse: bool = False) -> View:
     """Play the seat ``me`` acts for until the game ends; report each round or hand; the final view."""
-    reporter = Reporter(say)
+    reporter = Reporter(say, me, game_id)
     while True:
         view = me.wait_for_turn(game_id, sse=sse)
         reporter.update(view)
@@ -62,23 +62,33 @@ def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say
 
 
 class Reporter:
-    """One line per finished Craits round or settled Scat hand, and one for the result."""
+    """One line per finished Craits round or settled Scat hand, and one for the result.
 
-    def __init__(self, say: Say) -> None:
+    Between two of this seat's turns any number of rounds or hands may end (house bots play
+    on in the same request, and a seat that is out of a Scat game never has a turn again):
+    the report catches up on all of them from the log, whoever's turn it is.
+    """
+
+    SCAT_HAND_ENDS = frozenset({"HandSettled", "HandVoided"})
+
+    def __init__(self, say: Say, me: CardhallClient, game_id: str) -> None:
         self.say = say
+        self.me = me
+        self.game_id = game_id
         self.rounds_seen = 0
-        self.hand_seen: int | None = None
+        self.version_seen = 0
 
     def update(self, view: View) -> None:
         state = view["state"] or {}
         if "round_scores" in state:
             self._craits(state)
-        if state.get("last_settlement"):
-            self._scat(state)
+        if "last_settlement" in state:
+            self._scat(view["version"])
         if view["status"] == "finished" and view["result"]:
             self._result(view)
 
     def _craits(self, state: dict[str, Any]) -> None:
+        # round_scores lists every finished round, so the rounds not yet reported are all there.
         totals = [0] * len(state["scores"])
         for number, scores in enumerate(state["round_scores"], start=1):
             totals = [total + score for total, score in zip(totals, scores, strict=True)]
@@ -86,14 +96,29 @@ class Reporter:
                 self.say(f"round {number}/{state['rounds']}: scores {scores}, totals {totals}")
         self.rounds_seen = len(state["round_scores"])
 
-    def _scat(self, state: dict[str, Any]) -> None:
+    def _scat(self, version: int) -> None:
+        # last_settlement holds only the latest hand: each hand that ended since the last report
+        # is read from the view as it stood right after its settlement.
+        for settled_at in self._hand_ends(version):
+            self._hand(self.me.state(self.game_id, at=settled_at)["state"])
+
+    def _hand_ends(self, version: int) -> list[int]:
+        """The versions of the hand endings after the last report, up to ``version``."""
+        ends = []
+        while self.version_seen < version:
+            page = self.me.events(self.game_id, after=self.version_seen, limit=1000)["events"]
+            if not page:
+                break
+            ends += [event["version"] for event in page
+                     if event["type"] in self.SCAT_HAND_ENDS and event["version"] <= version]
+            self.version_seen = min(page[-1]["version"], version)
+        return ends
+
+    def _hand(self, state: dict[str, Any]) -> None:
         settled = state["last_settlement"]
-        if settled.get("hand_number") == self.hand_seen:
-            return
-        self.hand_seen = settled.get("hand_number")
         losers = ", ".join(f"seat {seat} -{lost}" for seat, lost in enumerate(settled.get("lost") or []) if lost)
-        self.say(f"hand {self.hand_seen} ({settled.get('reason')}): {losers or 'nobody lost a life'}; "
-                 f"lives {state['lives']}")
+        self.say(f"hand {settled.get('hand_number')} ({settled.get('reason')}): "
+                 f"{losers or 'nobody lost a life'}; lives {state['lives']}")
 
     def _result(self, view: View) -> None:
         result = view["result"] or {}

@@ -30,11 +30,42 @@ def test_the_runner_joins_a_scat_game_and_reports_every_settled_hand(live_server
         cardhall.seat_bot(game_id, "greedy")
         code = main(["bot", "run", str(EXAMPLES / "random_scat.py"), "--server", live_server, "--game", game_id,
                      "--sse"])
-        summary = cardhall.game(game_id)
+        final = cardhall.state(game_id)["state"]
     lines = capsys.readouterr().out.splitlines()
-    assert code == 0 and summary["status"] == "finished"
-    assert any(line.startswith("hand 1 (") for line in lines)
+    assert code == 0 and final["result"] is not None
+    assert _hands_reported(lines) == list(range(1, final["hand_number"] + 1))
     assert lines[-1].startswith("game over: winners") and "seat 1 (this bot)" in lines[-1]
+
+
+def _stacked_deck(*holdings: tuple[int, list[str]], players: int = 3) -> list[str]:
+    """A full deck whose deal gives each (position in the deal order, cards) those three cards."""
+    deck: list[str | None] = [None] * 52
+    for position, cards in holdings:
+        for round_, card in enumerate(cards):
+            deck[round_ * players + position] = card
+    rest = iter(card for card in (rank + suit for suit in "CDHS" for rank in "A23456789TJQK") if card not in deck)
+    return [card if card is not None else next(rest) for card in deck]
+
+
+def test_the_runner_reports_the_hands_settled_after_its_seat_is_out(live_server, capsys):
+    # Seats 0 and 1 are greedy house bots, each dealt a 31 in turn, which they declare at once (S11):
+    # the runner (seat 2, one life) is out after hand 2 and never has a turn; the bots play on alone.
+    first = _stacked_deck((0, ["AH", "KH", "QH"]), (2, ["2C", "3D", "5S"]))  # dealer 2: seat 0 is dealt first
+    second = _stacked_deck((0, ["AS", "KS", "QS"]), (1, ["2D", "3C", "5H"]))  # dealer 0: seat 1 is dealt first
+    with CardhallClient(live_server) as cardhall:
+        game_id = cardhall.create_game("scat", 3, {"lives": 1, "first_dealer": 2, "decks": [first, second]})["id"]
+        cardhall.seat_bot(game_id, "greedy")
+        cardhall.seat_bot(game_id, "greedy")
+        code = main(["bot", "run", str(EXAMPLES / "random_scat.py"), "--server", live_server, "--game", game_id])
+        final = cardhall.state(game_id)["state"]
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0 and 2 in final["out"] and final["hand_number"] >= 3
+    assert _hands_reported(lines) == list(range(1, final["hand_number"] + 1))
+    assert lines[-1].startswith("game over:") and "seat 2 (this bot) lost" in lines[-1]
+
+
+def _hands_reported(lines: list[str]) -> list[int]:
+    return [int(line.split()[1]) for line in lines if line.startswith("hand ")]
 
 
 def test_a_move_the_rules_refuse_is_reported_and_replaced_by_a_legal_one(live_server, capsys, tmp_path):
