@@ -210,7 +210,7 @@ class Scat(Game):
 
     # -- what a seat sees, and the end ---------------------------------------------
     def view(self, state: ScatState, seat: int | None, reveal_all: bool = False) -> dict[str, Any]:
-        return render(state, seat, reveal_all, value_of)
+        return {**render(state, seat, reveal_all, value_of), "result": self.result(state)}
 
     def redact(self, event: Event, seat: int | None, reveal_all: bool = False) -> dict[str, Any] | None:
         data = Game.redact(self, event, seat, reveal_all)

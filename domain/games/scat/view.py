@@ -42,6 +42,7 @@ def render(
     hands = [list(hand) if see else None for hand, see in zip(state.hands, visible)]
     return {
         "dealer": state.dealer,
+        "dealer_draws": [[[drawer, card] for drawer, card in draw] for draw in state.dealer_draws],
         "hand": None if seat is None else list(state.hands[seat]),
         "hand_sizes": [len(hand) for hand in state.hands],
         "top_card": state.discard[-1] if state.discard else None,
