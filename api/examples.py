@@ -45,6 +45,7 @@ PROBLEM_TEXT = {
     404: "not_found: no such game",
     409: "seat_unavailable, game_not_active, not_your_turn or version_conflict",
     412: "precondition_failed: If-Match names another version",
+    415: "unsupported_media_type: the body is not sent as application/json",
     422: "validation_error, illegal_move (with the rule id) or idempotency_conflict",
     503: "unavailable: the database cannot be reached",
 }

@@ -11,6 +11,7 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.json.provider import DefaultJSONProvider
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import bearer_token, etag, service
@@ -64,6 +65,13 @@ SSE_EVENT = {
     },
 }
 OPTIONAL_BEARER = [{"bearerAuth": []}, {}]
+
+
+@blp.before_request
+def _bodies_are_json() -> None:
+    """A body sent as anything but JSON is refused as such (415), not read as an empty one ("missing field")."""
+    if request.method in ("POST", "PUT", "PATCH") and not request.is_json:
+        raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
 
 def ready(body: dict[str, Any], text: str | None = None) -> Response:
@@ -130,7 +138,7 @@ class Games(MethodView):
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
-    @problems(400, 422)
+    @problems(400, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Create a game. Options that fix chance (seed, decks) stay hidden until it is over."""
         summary = service().create_game(body["game"], body["players"], body["options"])
@@ -154,7 +162,7 @@ class Seats(MethodView):
     @blp.arguments(JoinSchema(), examples=examples.JOIN)
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.JOIN_SCHEMA}}})
     @blp.response(201, JoinResultSchema)
-    @problems(400, 404, 409, 422)
+    @problems(400, 404, 409, 415, 422)
     def post(self, body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
         """Take the next free seat (a token, shown once) or seat a house bot. The last seat starts the game."""
         return service().join(game_id, name=body.get("name"), bot=body.get("bot")), 201
@@ -180,7 +188,7 @@ class Moves(MethodView):
     @blp.arguments(MoveSchema(), examples=examples.MOVES)
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=BEARER)
-    @problems(400, 401, 403, 404, 409, 412, 422)
+    @problems(400, 401, 403, 404, 409, 412, 415, 422)
     def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict]:
         """Make a move for the token's seat; everything it sets off is appended with it."""
         move = dict(body)
