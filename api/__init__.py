@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from api import errors
+from api import assets, errors
 from api.schemas import ProblemSchema
 from service.games import GameService
 
@@ -37,7 +37,9 @@ SETTINGS = {
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
     "OPENAPI_SWAGGER_UI_PATH": "/docs",
-    "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+    "OPENAPI_SWAGGER_UI_URL": assets.SWAGGER_UI_URL,
+    # Swagger UI would otherwise send the document to an outside validator for its badge.
+    "OPENAPI_SWAGGER_UI_CONFIG": {"validatorUrl": None},
     "API_SPEC_OPTIONS": {
         "info": {
             "description": "Card games as a service: Craits and Scat (31) for bots and people. "
@@ -66,6 +68,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)
+    app.register_blueprint(assets.blp)
     _add_links(api)
     return app
 
