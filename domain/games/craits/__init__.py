@@ -1,8 +1,8 @@
 """Craits: a shedding game like Crazy Eights, over 15 (or 8) rounds of shrinking hands.
 
-The rules are ``shared/rules/craits.md``; rule ids (C1 … C17) are cited where
-each one is applied, and ``docs/rules-notes.md`` records every reading we chose
-where the text is open. In short:
+The rules are ``docs/rules/craits.md``; rule ids (C1 … C17) are cited where
+each one is applied; each reading we chose where the text is open stands there
+beside its rule (``docs/rules-notes.md`` indexes them). In short:
 
 * a dealer is drawn (C4); each round the deal passes left and deals 8, 7, … 1,
   … 8 cards (C3, C5); the up-card acts as the dealer's first play (C6);

@@ -1,4 +1,4 @@
-"""Scat (31, Blitz), rules S1–S13 of ``shared/rules/scat.md``.
+"""Scat (31, Blitz), rules S1–S13 of ``docs/rules/scat.md``.
 
 Two to nine players (S1) start with three lives each (S2, option ``lives``); a
 player who has lost them all is *on the county*, still playing, and the next
@@ -20,7 +20,7 @@ last player left wins (S12). Hands are secret until shown (S13).
 The package: ``hands`` (values and lives arithmetic), ``records`` (moves and
 events), ``state`` (the fold), ``view`` (what a seat sees), ``game`` (the
 rules behind :class:`domain.game.Game`). Decisions where the source is silent
-are in ``docs/rules-notes.md``, section Scat.
+stand beside their rules in ``docs/rules/scat.md``.
 """
 
 from domain.games.scat.game import Scat
