@@ -1,7 +1,8 @@
 """Growth benchmark: does a move get slower as a game's log grows?
 
 Usage: ``python3 bench/growth.py [--games 4] [--database sqlite|postgresql] [--low 20] [--high 2000]
-[--window 100]`` — or ``--profile`` to profile the move path in-process instead.
+[--window 100]`` — or ``--profile`` to profile the move path in-process instead (``--profile`` needs the
+``bench`` extra, for pyinstrument: ``pip install -e '.[bench]'``).
 
 A long game: Craits, 5 players, the full 15 rounds: one person seat (this
 client, playing uniformly random legal moves) and four random house bots, so a

@@ -1,6 +1,7 @@
 """Store benchmark: our SQLite event store against the eventsourcing library's SQLite recorders, in one run.
 
-Usage: ``python3 bench/store.py [--appends 3000] [--rounds 5] [--synchronous NORMAL|FULL] [--seed S]``.
+Usage: ``python3 bench/store.py [--appends 3000] [--rounds 5] [--synchronous NORMAL|FULL] [--seed S]``
+(needs the ``bench`` extra, for eventsourcing: ``pip install -e '.[bench]'``).
 
 All write the same payloads — the events of one seeded random Craits game (5
 players, about 2,000 events), cycled — to a fresh SQLite file in WAL mode with
