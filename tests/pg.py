@@ -3,19 +3,23 @@
 Where the server comes from, in order:
 
 1. ``CARDHALL_TEST_POSTGRES_URL`` (any database on a server where the user may
-   create databases) — each session creates its own database there and drops it;
+   create databases) — each session creates its own databases there and drops them;
 2. PostgreSQL server binaries on this machine (``pg_ctl``/``initdb`` on PATH or
-   in ``/usr/lib/postgresql/*/bin``) — a throwaway cluster in a temporary
-   directory, on a unix socket only, run as the ``postgres`` user when we are root;
+   in ``/usr/lib/postgresql/*/bin``) — one throwaway cluster for the whole run, on a
+   unix socket only, run as the ``postgres`` user when we are root. Under pytest-xdist
+   the first worker that needs it starts it and the others find it (a file lock in a
+   folder the run's processes share); the process that started the run stops it;
 3. neither — the ``postgres`` tests are deselected, and the run says so and
    how many (``CARDHALL_REQUIRE_POSTGRES=1`` turns that into an error, as in CI).
 
 Fixtures: ``postgres_server_url`` (session), ``postgres_database`` (a factory
-of fresh empty databases, dropped at the end of the session).
+of fresh empty databases: each worker makes its own, so workers never share one).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import glob
 import os
 import pwd
@@ -30,6 +34,8 @@ import pytest
 
 ENV_URL = "CARDHALL_TEST_POSTGRES_URL"
 ENV_REQUIRE = "CARDHALL_REQUIRE_POSTGRES"
+ENV_RUN_FOLDER = "CARDHALL_TEST_RUN_FOLDER"  # shared by a run's processes: the xdist controller and its workers
+_RUN_FOLDER = pytest.StashKey[str]()
 _deselected: dict[str, object] = {}
 
 
@@ -70,9 +76,9 @@ def libpq_url(url: str) -> str:
 class Cluster:
     """A throwaway PostgreSQL cluster in a temporary directory, reachable on a unix socket."""
 
-    def __init__(self, binaries: Path) -> None:
+    def __init__(self, binaries: Path, root: Path | None = None) -> None:
         self.binaries = binaries
-        self.root = Path(tempfile.mkdtemp(prefix="cardhall-pg-"))
+        self.root = root or Path(tempfile.mkdtemp(prefix="cardhall-pg-"))
         self.data = self.root / "data"
         self.as_postgres = os.geteuid() == 0
 
@@ -130,27 +136,60 @@ def drop_database(server_url: str, database_url: str) -> None:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(scope="session")
-def postgres_server_url() -> Iterator[str]:
-    """A PostgreSQL server for the session: the configured one, or a throwaway cluster."""
-    if os.environ.get(ENV_URL):
-        yield sqlalchemy_url(os.environ[ENV_URL])
+def run_cluster_url(folder: Path, binaries: Path) -> str:
+    """The run's throwaway cluster: the first process to ask starts it, the others wait for it and share it."""
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        url = folder / "url"
+        if not url.exists():
+            cluster = Cluster(binaries)
+            (folder / "cluster").write_text(str(cluster.root))
+            cluster.start()
+            url.write_text(cluster.url)
+        return url.read_text()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The process that starts the run (not an xdist worker) makes the folder its processes share."""
+    if not hasattr(config, "workerinput"):
+        config.stash[_RUN_FOLDER] = os.environ[ENV_RUN_FOLDER] = tempfile.mkdtemp(prefix="cardhall-test-run-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """At the very end of the run, stop the run's cluster if a worker started one."""
+    folder = config.stash.get(_RUN_FOLDER, None)
+    if folder is None:
         return
+    os.environ.pop(ENV_RUN_FOLDER, None)
+    started = Path(folder) / "cluster"
+    binaries = server_binaries()
+    try:
+        if started.exists() and binaries is not None:
+            with contextlib.suppress(subprocess.CalledProcessError):  # it never came up: nothing to stop
+                Cluster(binaries, Path(started.read_text())).stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> str:
+    """A PostgreSQL server for the run: the configured one, or the run's throwaway cluster."""
+    if os.environ.get(ENV_URL):
+        return sqlalchemy_url(os.environ[ENV_URL])
     reason = unavailable_reason()
     binaries = server_binaries()
     if reason or binaries is None:
         pytest.fail(f"no PostgreSQL for a test marked postgres: {reason}")
-    cluster = Cluster(binaries)
-    cluster.start()
-    try:
-        yield cluster.url
-    finally:
-        cluster.stop()
+    return run_cluster_url(Path(os.environ[ENV_RUN_FOLDER]), binaries)
 
 
 @pytest.fixture(scope="session")
 def postgres_database(postgres_server_url: str) -> Iterator[Callable[[], str]]:
-    """A factory of fresh empty databases (SQLAlchemy URLs), all dropped when the session ends."""
+    """A factory of fresh empty databases (SQLAlchemy URLs).
+
+    On a configured server they are dropped when the session ends; the run's throwaway
+    cluster is deleted whole instead (dropping each database first only costs time).
+    """
     made: list[str] = []
 
     def make() -> str:
@@ -158,8 +197,9 @@ def postgres_database(postgres_server_url: str) -> Iterator[Callable[[], str]]:
         return made[-1]
 
     yield make
-    for url in made:
-        drop_database(postgres_server_url, url)
+    if os.environ.get(ENV_URL):
+        for url in made:
+            drop_database(postgres_server_url, url)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

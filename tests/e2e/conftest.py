@@ -19,21 +19,17 @@ BACKENDS = [
 ]
 
 
-def _store_url(backend: str, tmp_path: Any, request: pytest.FixtureRequest) -> str:
+def _store_url(backend: str, request: pytest.FixtureRequest) -> str:
+    """An empty migrated database of the backend (see tests/stores.py), or the memory store."""
     if backend == "memory":
         return "memory://"
-    if backend == "sqlite":
-        return f"sqlite:///{tmp_path / 'cardhall.db'}"
-    return request.getfixturevalue("postgres_database")()
+    return request.getfixturevalue("sqlite_url" if backend == "sqlite" else "postgres_url")
 
 
 @pytest.fixture(params=BACKENDS)
-def games(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[GameService]:
+def games(request: pytest.FixtureRequest) -> Iterator[GameService]:
     """A game service on each backend, its schema migrated with Alembic."""
-    url = _store_url(request.param, tmp_path, request)
-    if not url.startswith("memory"):
-        persistence.upgrade(url)
-    service = GameService(persistence.open_store(url), max_wait=2.0)
+    service = GameService(persistence.open_store(_store_url(request.param, request)), max_wait=2.0)
     yield service
     service.store.close()
 

@@ -157,14 +157,31 @@ def play_game(players: int, short: bool, seed: int) -> list[Event]:
     return log
 
 
-@pytest.mark.parametrize(
-    ("players", "short", "games"),
-    [(2, True, 520), (3, True, 440), (4, True, 380), (5, True, 360),
-     (2, False, 100), (3, False, 80), (4, False, 70), (5, False, 60)],
-)
-def test_random_complete_games_keep_every_invariant(players, short, games):
-    for index in range(games):
+GAMES = {(2, True): 520, (3, True): 440, (4, True): 380, (5, True): 360,
+         (2, False): 100, (3, False): 80, (4, False): 70, (5, False): 60}
+GAMES_PER_TEST = {True: 60, False: 15}  # about the same time per test, so parallel workers share them evenly
+
+
+def batches():  # type: ignore[no-untyped-def]
+    """Every game of GAMES by player count and length, in batches of GAMES_PER_TEST."""
+    for (players, short), games in GAMES.items():
+        size = GAMES_PER_TEST[short]
+        for first in range(0, games, size):
+            indexes = range(first, min(first + size, games))
+            yield pytest.param(players, short, indexes,
+                               id=f"{players}p-{'short' if short else 'full'}-{first}-{indexes[-1]}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("players", "short", "indexes"), batches())
+def test_random_complete_games_keep_every_invariant(players, short, indexes):
+    for index in indexes:
         play_game(players, short, seed=players * 100_000 + short * 10_000 + index)
+
+
+def test_the_batches_play_every_game_once():
+    played = [(param.values[0], param.values[1], index) for param in batches() for index in param.values[2]]
+    assert len(played) == len(set(played)) == sum(GAMES.values())
 
 
 @given(st.lists(st.sampled_from(DECK), max_size=12, unique=True))

@@ -25,8 +25,8 @@ from domain.events import event_data
 from service.chance import resolve
 from tests.unit.scat_support import reference_value
 
-CASES = 20
-GAMES_PER_CASE = 100
+CASES = 40  # 2,000 games in all, in tests short enough for parallel workers to share evenly
+GAMES_PER_CASE = 50
 KNOCK_PROBABILITY = 0.8
 UNIVERSE_EXTRA = (
     {"type": "knock"},
@@ -184,6 +184,7 @@ class Referee:
         assert tables.replay(tables.decode("scat", *entry) for entry in stored).state == self.table.state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(CASES))
 def test_random_games_keep_every_invariant_to_the_end(case):
     rng = random.Random(f"scat:{case}")
