@@ -112,7 +112,9 @@ def test_postgres_notify_from_another_process_wakes_a_waiter(postgres_url: str) 
     store = open_store(postgres_url)
     create_games(store, ["g1"])
     latency = latency_of_a_wake_up(store, postgres_url)
-    assert latency < 1.0  # NOTIFY woke it, not the five-second re-read
+    # NOTIFY woke it, not the five-second re-read; the margin allows for a spawned appender that starts
+    # late on a machine busy with parallel test workers.
+    assert latency < 2.5
     store.close()
 
 
