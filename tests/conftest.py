@@ -18,6 +18,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown (and unused) without it
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: WORKERS_PER_CORE workers for each core this process may use."""
     return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
