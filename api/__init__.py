@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from api import errors
+from api import errors, parsing
 from api.schemas import ProblemSchema
 from service.games import GameService
 
@@ -21,7 +21,7 @@ class CardhallApi(Api):
     def _register_responses(self) -> None:
         from flask_smorest.spec import prepare_response
 
-        for status in (400, 401, 403, 404, 409, 412, 422, 503):
+        for status in (400, 401, 403, 404, 409, 412, 413, 422, 429, 503):
             response = {"description": errors.CODE_OF_STATUS.get(status, "error"), "schema": ProblemSchema}
             prepare_response(response, self.spec, errors.PROBLEM)
             self.spec.components.response(str(status), response, lazy=True)
@@ -48,7 +48,7 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
-    "MAX_CONTENT_LENGTH": 1 << 20,
+    "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
 
@@ -62,7 +62,9 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json.sort_keys = False
     app.extensions["cardhall"] = games
+    app.url_map.converters["game_id"] = parsing.GameIdConverter
     api = CardhallApi(app)
+    api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)

@@ -34,6 +34,8 @@ STATUS_OF_CODE = {
     "precondition_failed": 412,
     "illegal_move": 422,
     "idempotency_conflict": 422,
+    "payload_too_large": 413,
+    "rate_limited": 429,
     "unavailable": 503,
 }
 
@@ -49,6 +51,7 @@ CODE_OF_STATUS = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "validation_error",
+    429: "rate_limited",
     503: "unavailable",
 }
 

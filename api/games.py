@@ -7,14 +7,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request, stream_with_context, url_for
+from flask import Response, current_app, stream_with_context, url_for
 from flask.json.provider import DefaultJSONProvider
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from api import examples, jsonschema
 from api.context import bearer_token, etag, service
 from api.errors import PROBLEM
+from api.parsing import Blueprint
 from api.schemas import (
     CreateGameSchema,
     EventsQuerySchema,
@@ -30,6 +30,7 @@ from api.schemas import (
     MoveSchema,
     ProblemSchema,
     StateQuerySchema,
+    StreamHeadersSchema,
     StreamQuerySchema,
     ViewSchema,
 )
@@ -137,7 +138,7 @@ class Games(MethodView):
         return summary, 201, {"Location": url_for("games.Game", game_id=summary["id"]), "ETag": etag(summary["version"])}
 
 
-@blp.route("/games/<string:game_id>")
+@blp.route("/games/<game_id:game_id>")
 class Game(MethodView):
     @blp.doc(operationId="getGame")
     @blp.response(200, GameSummarySchema, headers={"ETag": {"schema": {"type": "string"}}})
@@ -148,7 +149,7 @@ class Game(MethodView):
         return summary, 200, {"ETag": etag(summary["version"])}
 
 
-@blp.route("/games/<string:game_id>/seats")
+@blp.route("/games/<game_id:game_id>/seats")
 class Seats(MethodView):
     @blp.doc(operationId="takeSeat")
     @blp.arguments(JoinSchema(), examples=examples.JOIN)
@@ -160,7 +161,7 @@ class Seats(MethodView):
         return service().join(game_id, name=body.get("name"), bot=body.get("bot")), 201
 
 
-@blp.route("/games/<string:game_id>/state")
+@blp.route("/games/<game_id:game_id>/state")
 class State(MethodView):
     @blp.doc(operationId="getState")
     @blp.arguments(StateQuerySchema(), location="query")
@@ -173,11 +174,12 @@ class State(MethodView):
         return ready(view), 200, {"ETag": etag(view["version"])}
 
 
-@blp.route("/games/<string:game_id>/moves")
+@blp.route("/games/<game_id:game_id>/moves")
 class Moves(MethodView):
     @blp.doc(operationId="makeMove")
     @blp.arguments(MoveHeadersSchema(), location="headers")
     @blp.arguments(MoveSchema(), examples=examples.MOVES)
+    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.move_schema()}}})
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=BEARER)
     @problems(400, 401, 403, 404, 409, 412, 422)
@@ -199,7 +201,7 @@ class Moves(MethodView):
         return ready(outcome.body, outcome.text), outcome.status, extra
 
 
-@blp.route("/games/<string:game_id>/events")
+@blp.route("/games/<game_id:game_id>/events")
 class Events(MethodView):
     @blp.doc(operationId="getEvents")
     @blp.arguments(EventsQuerySchema(), location="query")
@@ -212,23 +214,21 @@ class Events(MethodView):
                                  wait=query["wait"])
 
 
-@blp.route("/games/<string:game_id>/events/stream")
+@blp.route("/games/<game_id:game_id>/events/stream")
 class EventStream(MethodView):
     @blp.doc(operationId="streamEvents")
+    @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
     @blp.response(200, SSE_EVENT, content_type="text/event-stream",
                   description="Server-Sent Events: id = version, event = type, data = the event as JSON")
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(401, 403, 404, 422)
-    def get(self, query: dict[str, Any], game_id: str) -> Response:
+    def get(self, headers: dict[str, Any], query: dict[str, Any], game_id: str) -> Response:
         """The events as Server-Sent Events, resuming after ``Last-Event-ID``; closes once the game is over."""
         games = service()
         token = bearer_token()
         games.events(game_id, token, after=0, limit=1)  # checks the game and the token before streaming
-        after = query.get("after")
-        if after is None:
-            last_id = request.headers.get("Last-Event-ID", "0").strip()
-            after = int(last_id) if last_id.isdigit() else 0
+        after = query.get("after", headers.get("last_event_id", 0))
         heartbeat = current_app.config["CARDHALL_SSE_HEARTBEAT"]
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
         stream = _sse(games, game_id, token, after, timeout, heartbeat)

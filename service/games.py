@@ -246,10 +246,13 @@ class GameService:
         move: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        if_match: str | None = None,
+        if_match: str | tuple[int, ...] | None = None,
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
-        """Make a move for the token's seat; see the module docstring for the order of checks."""
+        """Make a move for the token's seat; see the module docstring for the order of checks.
+
+        ``if_match``: ``"*"`` (any version) or the versions an ``If-Match`` header names (none: never matches).
+        """
         seat = self._acting_seat(game_id, token)
         fingerprint = request_fingerprint(
             {"move": dict(move), "expected_version": expected_version, "if_match": if_match}
@@ -275,9 +278,10 @@ class GameService:
                             return self._replayed(earlier, fingerprint)
                     # A refusal is given only on the game's current table: on one someone has
                     # since moved on, it is decided again.
-                    if if_match is not None and _tag_version(if_match) != table.version:
+                    if if_match is not None and if_match != "*" and table.version not in if_match:
                         _confirm_current(tx, game_id, table)
-                        raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
+                        raise PreconditionFailed(f"If-Match names versions {list(if_match)}; "
+                                                 f"the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
                         _confirm_current(tx, game_id, table)
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
@@ -402,12 +406,6 @@ def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None
     """VersionConflict unless ``table`` is the game's stored version."""
     if tx.last_version(game_id) != table.version:
         raise VersionConflict(game_id, table.version, None)
-
-
-def _tag_version(tag: str) -> int | None:
-    """The version an ETag such as ``"12"`` (or ``W/"12"``) names; None if it names none."""
-    tag = tag.strip().removeprefix("W/").strip('"')
-    return int(tag) if tag.isdigit() else None
 
 
 def _render(table: tables.Table, event: Event, version: int, recorded_at: dt.datetime,
