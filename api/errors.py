@@ -21,6 +21,8 @@ from service.errors import OUTAGES
 log = logging.getLogger(__name__)
 
 PROBLEM = "application/problem+json"
+#: What a 503 asks a client to wait before trying again.
+RETRY_AFTER_SECONDS = 1
 
 STATUS_OF_CODE = {
     "validation_error": 422,
@@ -73,7 +75,10 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
 def domain_problem(error: DomainError) -> Response:
     """The problem for an error the domain or service raised."""
     status = STATUS_OF_CODE.get(error.code, 422)
-    return problem(status, error.code, error.message, rule=error.rule)
+    response = problem(status, error.code, error.message, rule=error.rule)
+    if status == 503:
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 def http_problem(error: HTTPException) -> Response:
@@ -94,7 +99,7 @@ def outage_problem(error: Exception) -> Response:
     """The database is out of reach: 503, worth retrying, logged."""
     log.warning("database unavailable: %s", error)
     response = problem(503, "unavailable", "the database cannot be reached now; retry shortly")
-    response.headers["Retry-After"] = "1"
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 

@@ -53,6 +53,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from persistence.cursor import decode_cursor, encode_cursor
 from persistence.engine import JSON_SERIALIZER, create_engine, normalise_url
+from persistence.migrate import head_revision
 from persistence.notify import CHANNEL, Announcements, PostgresListener, SqlitePoller
 from persistence.port import (
     EventStore,
@@ -93,6 +94,7 @@ GAME_ROWS = sa.select(
 # The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
 SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snapshots.c.blob).where(
     snapshots.c.game_id == sa.bindparam("game_id"))
+_SCHEMA_REVISION = sa.text("SELECT version_num FROM alembic_version")
 SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
 
 
@@ -549,6 +551,7 @@ class SqlEventStore(EventStore):
 
     def __init__(self, url: str) -> None:
         self.engine = create_engine(normalise_url(url), autocommit=True)
+        self.head_revision = head_revision()  # (taken now: a deploy that changes the files does not change this process)
         self.dialect = self.engine.dialect.name
         self._outages = _OutageIsUnavailable(self.engine.dialect)
         self._writing: AbstractContextManager[Any] = (
@@ -708,6 +711,15 @@ class SqlEventStore(EventStore):
     def ping(self) -> None:
         self._read(lambda connection: connection.execute(sa.text("SELECT 1")))
 
+    def schema_problem(self) -> str | None:
+        try:
+            revision = self._read(lambda connection: connection.execute(_SCHEMA_REVISION).scalar())
+        except sa.exc.DBAPIError as error:  # (never migrated: no alembic_version table)
+            return f"the database has no schema revision ({type(error.orig).__name__})"
+        if revision != self.head_revision:
+            return f"the database schema is at revision {revision}; this code needs {self.head_revision}"
+        return None
+
     def close(self) -> None:
         self._waker.close()
         if self._writer is not None:
@@ -769,9 +781,35 @@ class SqlEventStore(EventStore):
         return psycopg.connect(*args, **kwargs, autocommit=True)
 
 
+#: SQLSTATE classes of PostgreSQL errors that mean the database is out of reach, not that a
+#: statement is wrong: connection exceptions, operator intervention (shutdown, restart),
+#: insufficient resources (too many connections, disk full).
+POSTGRES_OUTAGE_STATES = ("08", "57P", "53")
+#: SQLite primary result codes that mean the same: busy, locked, I/O error, cannot open the file.
+SQLITE_OUTAGE_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR,
+                                 sqlite3.SQLITE_CANTOPEN})
+
+
+def is_outage(driver_error: BaseException) -> bool:
+    """Whether a driver error means the database is out of reach (worth a retry), not a bug.
+
+    A missing table is an OperationalError on SQLite and a ProgrammingError on PostgreSQL;
+    either way it is a bug or a deployment mistake, and answering it as "unavailable, retry"
+    would hide it: only connection-class errors count.
+    """
+    code = getattr(driver_error, "sqlite_errorcode", None)
+    if isinstance(driver_error, sqlite3.Error):
+        return code is not None and code & 0xFF in SQLITE_OUTAGE_CODES
+    state = getattr(driver_error, "sqlstate", None)
+    if state is None:  # psycopg raises errors of its own, without a state, when a connection fails or is closed
+        return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
+    return state.startswith(POSTGRES_OUTAGE_STATES)
+
+
 class _OutageIsUnavailable:
     """Turns the database being out of reach (refused or dropped connections, an exhausted pool,
-    a lock not granted in time) into StoreUnavailable, which the service answers with 503.
+    a lock not granted in time: see :func:`is_outage`) into StoreUnavailable, which the service
+    answers with 503. Any other database error stays what it is: a bug, answered 500 and logged.
 
     The driver's own errors too, from statements run on the driver's cursor (appends,
     ``BEGIN IMMEDIATE``). A plain class, not a generator: it wraps every read and write.
@@ -786,9 +824,9 @@ class _OutageIsUnavailable:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _trace: Any) -> None:
         if error is None:
             return
-        if isinstance(error, (sa.exc.OperationalError, sa.exc.InterfaceError)):
+        if isinstance(error, sa.exc.DBAPIError) and (error.connection_invalidated or is_outage(error.orig)):
             raise StoreUnavailable(str(error.orig).strip() or type(error.orig).__name__) from error
-        if isinstance(error, self.driver_errors):
+        if isinstance(error, self.driver_errors) and is_outage(error):
             raise StoreUnavailable(str(error).strip() or type(error).__name__) from error
         if isinstance(error, sa.exc.TimeoutError):
             raise StoreUnavailable(f"no database connection became free in time: {error}") from error

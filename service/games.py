@@ -42,6 +42,7 @@ from service.errors import (
     PreconditionFailed,
     StaleVersion,
     Unauthorized,
+    Unavailable,
 )
 from service.tables import TableCache, decode
 from service.tokens import TokenSeats
@@ -389,8 +390,12 @@ class GameService:
         return self.store.wait(game_id, after, min(timeout, self.max_wait))
 
     def health(self) -> dict[str, Any]:
-        """Liveness and database reachability (StoreUnavailable, answered 503, when it is out of reach)."""
+        """Liveness, database reachability (StoreUnavailable when it is out of reach) and its schema
+        (Unavailable unless it is at the revision this code needs): both answered 503."""
         self.store.ping()
+        problem = self.store.schema_problem()
+        if problem is not None:
+            raise Unavailable(problem)
         return {"status": "ok", "database": "ok"}
 
 
