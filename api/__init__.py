@@ -8,6 +8,7 @@ from flask import Flask
 from flask_smorest import Api
 
 from api import errors, parsing
+from api.followers import Followers
 from api.schemas import ProblemSchema
 from service.games import GameService
 
@@ -48,6 +49,7 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
+    "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: half the threads, see api.followers)
     "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
@@ -62,6 +64,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json.sort_keys = False
     app.extensions["cardhall"] = games
+    app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]))
     app.url_map.converters["game_id"] = parsing.GameIdConverter
     api = CardhallApi(app)
     api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)

@@ -48,5 +48,6 @@ PROBLEM_TEXT = {
     413: "payload_too_large: the body is over 64 KiB",
     422: "validation_error, illegal_move (with the rule id) or idempotency_conflict",
     429: "rate_limited: too many requests from this client; see Retry-After",
-    503: "unavailable: the database cannot be reached",
+    503: "unavailable: the database cannot be reached, or (a long-poll or stream) the server follows as many "
+         "games as it can; see Retry-After",
 }

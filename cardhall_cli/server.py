@@ -16,6 +16,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
                         help="threads per worker: long-polls and streams each hold one (default 32)")
+    parser.add_argument("--max-followers", type=int, default=None,
+                        help="long-polls and streams a worker serves at once; past it they get 503 "
+                             "(default half the threads, so the other half always serve everything else)")
 
 
 @command("serve", _serve_arguments)
@@ -27,6 +30,7 @@ def serve(args: argparse.Namespace) -> int:
     open_service(url, migrate=True).store.close()
     os.environ["CARDHALL_DATABASE_URL"] = url
     os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
+    os.environ["CARDHALL_MAX_FOLLOWERS"] = str(args.max_followers or max(1, args.threads // 2))
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",

@@ -15,8 +15,10 @@ import datetime as dt
 import hashlib
 import json
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import bots
@@ -50,6 +52,11 @@ from service.tokens import TokenSeats
 MAX_LIMIT_EVENTS = 1000
 MAX_BOT_EVENTS = 100_000  # a runaway guard: every game ends long before
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
+GONE_CHECK_SECONDS = 1.0  # how often a wait asks whether its caller is still there
+
+
+def _never() -> bool:
+    return False
 
 
 def utcnow() -> dt.datetime:
@@ -182,13 +189,19 @@ class GameService:
         return tables.replay(decode(game, event) for event in stored)
 
     def events(
-        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0
+        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,
+        gone: Callable[[], bool] = _never, hold: Callable[[], AbstractContextManager[Any]] = nullcontext,
     ) -> dict[str, Any]:
-        """The log as the caller may see it, optionally waiting for an event after ``after``."""
+        """The log as the caller may see it, optionally waiting for an event after ``after``.
+
+        A wait holds ``hold()`` while it waits (a follower's slot) and ends early once ``gone()``
+        says the caller left (see :meth:`wait`).
+        """
         table = self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
         if wait > 0 and table.version <= after:
-            self.store.wait(game_id, after, min(wait, self.max_wait))
+            with hold():
+                self.wait(game_id, after, wait, gone)
             table = self.table(game_id)
         stored = self.store.read(game_id, after=after, limit=min(limit, MAX_LIMIT_EVENTS))
         return {
@@ -385,9 +398,17 @@ class GameService:
                 return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
         return []
 
-    def wait(self, game_id: str, after: int, timeout: float) -> bool:
-        """Block until the game has an event after ``after`` (True) or ``timeout`` passes (False)."""
-        return self.store.wait(game_id, after, min(timeout, self.max_wait))
+    def wait(self, game_id: str, after: int, timeout: float, gone: Callable[[], bool] = _never) -> bool:
+        """Block until the game has an event after ``after`` (True), ``timeout`` passes, or ``gone()``
+        says the caller left (False): asked every GONE_CHECK_SECONDS, so a caller that went away
+        holds nothing for long."""
+        deadline = time.monotonic() + min(timeout, self.max_wait)
+        while True:
+            remaining = deadline - time.monotonic()
+            if self.store.wait(game_id, after, max(0.0, min(remaining, GONE_CHECK_SECONDS))):
+                return True
+            if remaining <= GONE_CHECK_SECONDS or gone():
+                return False
 
     def health(self) -> dict[str, Any]:
         """Liveness, database reachability (StoreUnavailable when it is out of reach) and its schema

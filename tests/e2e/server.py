@@ -53,6 +53,8 @@ def start_server(
     port: int | None = None,
     startup: float = 30.0,
     log_name: str = "server.log",
+    threads: int = 16,
+    options: tuple[str, ...] = (),
 ) -> ServerProcess:
     """Start ``cardhall serve`` and wait until ``/healthz`` answers 200.
 
@@ -64,7 +66,7 @@ def start_server(
     database = database or f"sqlite:///{directory / 'cardhall.db'}"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "cardhall_cli", "serve", "--port", str(port),
-               "--database", database, "--threads", "16", "--workers", str(workers)]
+               "--database", database, "--threads", str(threads), "--workers", str(workers), *options]
     with open(log_path, "ab") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
