@@ -23,6 +23,7 @@ from flask import current_app, request
 
 from service.errors import Unavailable
 
+
 class Followers:
     """The slots of one process's followers."""
 
