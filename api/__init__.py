@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from api import errors, parsing
+from api import errors, limits, parsing
 from api.followers import Followers
 from api.schemas import ProblemSchema
 from service.games import GameService
@@ -49,7 +49,10 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
-    "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: half the threads, see api.followers)
+    "CARDHALL_MAX_FOLLOWERS": 16,
+    "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
+    "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
+    "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: half the threads, see api.followers)
     "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
@@ -72,6 +75,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)
     _add_links(api)
+    limits.install(app)
     return app
 
 

@@ -14,7 +14,8 @@ from api import create_app
 from service.bootstrap import open_service
 
 #: The app's settings an operator gives through the environment (``cardhall serve`` sets them from its options).
-FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS",)
+FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS", "CARDHALL_RATE_LIMIT", "CARDHALL_CREATE_RATE_LIMIT",
+                    "CARDHALL_RATE_LIMIT_STORAGE")
 
 app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"),
                  **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})

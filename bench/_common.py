@@ -49,7 +49,8 @@ class Server:
         """Start and wait until ``/healthz`` answers 200."""
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         command = [sys.executable, "-m", "cardhall_cli", "serve", "--host", HOST, "--port", str(self.port),
-                   "--database", self.database, "--workers", str(self.workers), "--threads", str(self.threads)]
+                   "--database", self.database, "--workers", str(self.workers), "--threads", str(self.threads),
+                   "--rate-limit", "off"]  # (a benchmark is one client at full speed: never throttled)
         log = open(self.directory / "server.log", "ab")  # noqa: SIM115  (the child keeps it)
         with log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,

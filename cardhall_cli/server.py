@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 from cardhall_cli import command
 
@@ -16,6 +18,12 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
                         help="threads per worker: long-polls and streams each hold one (default 32)")
+    parser.add_argument("--rate-limit", default=None, metavar="SPEC|off",
+                        help="each client's request limit, e.g. '50/second;1500/minute' (the default), or "
+                             "'off' (benchmarks); counted across workers when there are several")
+    parser.add_argument("--sqlite-synchronous", choices=["full", "normal"], default=None,
+                        help="SQLite durability: full (the default) never loses an acknowledged move; normal "
+                             "commits faster but a power loss or OS crash may drop the last moves acknowledged")
     parser.add_argument("--max-followers", type=int, default=None,
                         help="long-polls and streams a worker serves at once; past it they get 503 "
                              "(default half the threads, so the other half always serve everything else)")
@@ -26,11 +34,18 @@ def serve(args: argparse.Namespace) -> int:
     """Start the HTTP server (gunicorn), migrating the database first."""
     from service.bootstrap import database_url, open_service
 
+    if args.sqlite_synchronous is not None:  # (the migrations' connections too)
+        os.environ["CARDHALL_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
     url = database_url(args.database)
     open_service(url, migrate=True).store.close()
     os.environ["CARDHALL_DATABASE_URL"] = url
     os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
     os.environ["CARDHALL_MAX_FOLLOWERS"] = str(args.max_followers or max(1, args.threads // 2))
+    if args.rate_limit is not None:
+        os.environ["CARDHALL_RATE_LIMIT"] = args.rate_limit
+    if args.workers > 1 and "CARDHALL_RATE_LIMIT_STORAGE" not in os.environ:  # (one worker: its memory)
+        counters = Path(tempfile.gettempdir()) / f"cardhall-ratelimits-{args.port}.db"
+        os.environ["CARDHALL_RATE_LIMIT_STORAGE"] = f"cardhall+sqlite://{counters}"
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",

@@ -140,9 +140,9 @@ class _DriverAppend:
     writes the events table's page and its ``(game_id, version)`` index's page, not a
     third (bumping a version column on the games row cost a fifth of an append on
     SQLite). The version check reads the newest version under the append's lock, and
-    ``UNIQUE(game_id, version)`` backs it. Appends are CPU-bound (SQLite in WAL with
-    synchronous=NORMAL does not wait for the disk), and SQLAlchemy Core's per-statement
-    work cost several times the statements themselves. Values are bound with the
+    ``UNIQUE(game_id, version)`` backs it. Appends were CPU-bound (SQLite in WAL with
+    synchronous=NORMAL does not wait for the disk; FULL, the default now, waits once per
+    commit), and SQLAlchemy Core's per-statement work cost several times the statements themselves. Values are bound with the
     columns' own SQLAlchemy processors, so the rows are stored exactly as Core would
     store them.
     """
