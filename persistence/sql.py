@@ -73,6 +73,12 @@ from persistence.schema import UtcDateTime, as_utc, events, games, idempotency, 
 
 _T = TypeVar("_T")
 
+# An append's statement text depends on its count of events. A game of house bots appends
+# up to ~2,000 at once, and a text was kept for every count ever seen (~165 MB a worker):
+# the texts of the most recent few counts are kept, and psycopg prepares (and keeps, up to
+# 100 per connection) only those of small appends, which are nearly all of them.
+STATEMENT_TEXTS = 64
+PREPARED_ROWS = 16
 # The advisory lock every append takes (any constant no other code uses; "append" in ASCII).
 APPEND_LOCK_KEY = 0x617070656E64
 SQLITE_POLL_SECONDS = 0.05
@@ -204,7 +210,7 @@ class _PostgresAppend(_DriverAppend):
         self.conflicts = connection.dialect.loaded_dbapi.IntegrityError
 
     @staticmethod
-    @functools.cache
+    @functools.lru_cache(maxsize=STATEMENT_TEXTS)
     def insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
         values = ", ".join([_PostgresAppend.ROW] * rows)
         also = "".join(f", {_PostgresAppend.CARRIED[name]}" for name in carried)
@@ -227,13 +233,14 @@ class _PostgresAppend(_DriverAppend):
             parameters += carried[name]  # type: ignore[index]
         parameters += (CHANNEL, f"{game_id}:{expected + len(new_events)}")
         sql = self.insert_sql(len(new_events), names)
+        prepare = None if len(new_events) <= PREPARED_ROWS else False  # (None: psycopg decides, as for any statement)
         try:
             if begin and not commit:
                 with self.driver.pipeline():
                     self.driver.execute("BEGIN")
-                    self.cursor.execute(sql, parameters)
+                    self.cursor.execute(sql, parameters, prepare=prepare)
             else:  # (begin and commit: the statement is its own transaction, in autocommit)
-                self.cursor.execute(sql, parameters)
+                self.cursor.execute(sql, parameters, prepare=prepare)
         except self.conflicts as error:  # UNIQUE(game_id, version): a writer got there first
             raise sa.exc.IntegrityError(sql, None, error) from error
         positions = [row[0] for row in self.cursor.fetchall()]
