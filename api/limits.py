@@ -21,9 +21,11 @@ are never limited.
 from __future__ import annotations
 
 import hashlib
+import math
+import time
 
-from flask import Flask, request
-from flask_limiter import ApplicationLimit, HeaderNames, Limiter
+from flask import Flask, Response, request
+from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 
@@ -69,12 +71,25 @@ def install(app: Flask) -> Limiter | None:
                              exempt_when=_unlimited),
         ],
         storage_uri=app.config["CARDHALL_RATE_LIMIT_STORAGE"],
-        headers_enabled=True,
-        header_name_mapping={HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLimit-Remaining",
-                             HeaderNames.RESET: "RateLimit-Reset", HeaderNames.RETRY_AFTER: "Retry-After"},
-        retry_after="delta-seconds",
+        headers_enabled=False,  # (its own put Retry-After on every answer and RateLimit-Reset as a time: see below)
     )
     create = app.view_functions["games.Games"]
     app.view_functions["games.Games"] = limiter.limit(app.config["CARDHALL_CREATE_RATE_LIMIT"], methods=["POST"],
                                                       key_func=client_key)(create)
+    app.after_request(lambda response: _headers(limiter, response))
     return limiter
+
+
+def _headers(limiter: Limiter, response: Response) -> Response:
+    """The limit nearest to being met: ``RateLimit-Limit``, ``-Remaining``, ``-Reset`` (seconds until
+    the window starts again); on a 429, ``Retry-After`` (the same seconds)."""
+    current = limiter.current_limit
+    if current is None:
+        return response
+    reset = max(1, math.ceil(current.reset_at - time.time()))
+    response.headers["RateLimit-Limit"] = str(current.limit.amount)
+    response.headers["RateLimit-Remaining"] = str(current.remaining)
+    response.headers["RateLimit-Reset"] = str(reset)
+    if response.status_code == 429:
+        response.headers["Retry-After"] = str(reset)
+    return response

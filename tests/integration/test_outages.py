@@ -19,11 +19,21 @@ def url(request: pytest.FixtureRequest) -> str:
     return request.getfixturevalue(f"{request.param}_url")
 
 
-def client(url: str):  # type: ignore[no-untyped-def]
-    return create_app(GameService(persistence.open_store(url))).test_client()
+@pytest.fixture
+def client():  # type: ignore[no-untyped-def]
+    """A test client of an app over the store at a URL; the stores are closed at the end."""
+    services: list[GameService] = []
+
+    def make(url: str):  # type: ignore[no-untyped-def]
+        services.append(GameService(persistence.open_store(url)))
+        return create_app(services[-1], CARDHALL_RATE_LIMIT="off").test_client()
+
+    yield make
+    for service in services:
+        service.store.close()
 
 
-def test_a_missing_table_is_answered_as_a_bug_not_as_the_database_being_unavailable(url):
+def test_a_missing_table_is_answered_as_a_bug_not_as_the_database_being_unavailable(url, client):
     http = client(url)
     game_id = http.post("/v1/games", json={"game": "craits", "players": 2}).json["id"]
     engine = sa.create_engine(url)
@@ -39,7 +49,7 @@ def test_a_missing_table_is_answered_as_a_bug_not_as_the_database_being_unavaila
         engine.dispose()
 
 
-def test_healthz_is_503_while_the_schema_is_not_at_the_head_revision(url):
+def test_healthz_is_503_while_the_schema_is_not_at_the_head_revision(url, client):
     http = client(url)
     assert http.get("/healthz").status_code == 200
     downgrade(url, "0002")
@@ -52,7 +62,7 @@ def test_healthz_is_503_while_the_schema_is_not_at_the_head_revision(url):
     assert http.get("/healthz").status_code == 200
 
 
-def test_an_unreachable_postgresql_is_503_unavailable_with_retry_after():
+def test_an_unreachable_postgresql_is_503_unavailable_with_retry_after(client):
     http = client("postgresql+psycopg://nobody@127.0.0.1:9/none?connect_timeout=2")
     for path in ("/healthz", "/v1/games/abc/state"):
         answer = http.get(path)
@@ -60,7 +70,7 @@ def test_an_unreachable_postgresql_is_503_unavailable_with_retry_after():
         assert answer.headers["Retry-After"]
 
 
-def test_an_sqlite_file_that_cannot_be_opened_is_503_unavailable(tmp_path):
+def test_an_sqlite_file_that_cannot_be_opened_is_503_unavailable(tmp_path, client):
     (tmp_path / "cardhall.db").mkdir()  # a directory where the file should be
     http = client(f"sqlite:///{tmp_path / 'cardhall.db'}")
     answer = http.get("/healthz")
