@@ -46,6 +46,10 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and "CARDHALL_RATE_LIMIT_STORAGE" not in os.environ:  # (one worker: its memory)
         counters = Path(tempfile.gettempdir()) / f"cardhall-ratelimits-{args.port}.db"
         os.environ["CARDHALL_RATE_LIMIT_STORAGE"] = f"cardhall+sqlite://{counters}"
+    # glibc gives each thread that allocates its own malloc arena (up to 8 per core), and arenas
+    # seldom give memory back, so a worker's RSS creeps up as more of its threads serve; two
+    # arenas bound that (docs/performance.md, "Soak"), and under the GIL their lock is no contention.
+    os.environ.setdefault("MALLOC_ARENA_MAX", "2")
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",
