@@ -19,6 +19,7 @@ import flask_smorest
 from flask import Request
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.routing import BaseConverter
 
 MAX_DEPTH = 32
@@ -119,10 +120,25 @@ class Parser(FlaskParser):
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
             return core.missing
+        data = req.get_data(cache=True)
+        if _cut_short(req, data):
+            raise RequestEntityTooLarge()
         try:
-            return loads(req.get_data(cache=True))
+            return loads(data)
         except BodyRefused as error:
             abort(400, exc=error, messages={"json": [str(error)]})
+
+
+def _cut_short(req: Request, data: bytes) -> bool:
+    """Whether a body sent without a length (chunked) went on past ``MAX_CONTENT_LENGTH``.
+
+    Werkzeug stops reading such a body at the limit and hands over what it read, cut
+    short (it raises 413 up front only for a ``Content-Length`` over the limit): then one
+    more byte of the server's input tells a body of exactly the limit from a longer one.
+    """
+    limit = req.max_content_length
+    return (limit is not None and req.content_length is None and len(data) >= limit
+            and bool(req.environ["wsgi.input"].read(1)))
 
 
 class Blueprint(flask_smorest.Blueprint):
