@@ -58,7 +58,7 @@ def test_a_name_is_1_to_64_printable_characters(http, name):
 
 def test_an_idempotency_key_is_at_most_255_visible_characters(http):
     game_id, tokens = http.started(seed=3)
-    seat, token, view = http.actor(game_id, tokens)
+    _, token, view = http.actor(game_id, tokens)
     for key in ("k" * 256, "bad\x7fkey"):
         assert_problem(http.move(game_id, token, view["legal_moves"][0], **{"Idempotency-Key": key}),
                        422, "validation_error")
