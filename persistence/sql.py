@@ -75,10 +75,11 @@ _T = TypeVar("_T")
 
 # An append's statement text depends on its count of events. A game of house bots appends
 # up to ~2,000 at once, and a text was kept for every count ever seen (~165 MB a worker):
-# the texts of the most recent few counts are kept, and psycopg prepares (and keeps, up to
-# 100 per connection) only those of small appends, which are nearly all of them.
-STATEMENT_TEXTS = 64
+# only the texts of small appends (nearly all of them) are kept, and only they are prepared
+# by psycopg (which keeps up to 100 per connection); a big one is built afresh, in far less
+# time than its rows take to write.
 PREPARED_ROWS = 16
+STATEMENT_TEXTS = 4 * PREPARED_ROWS  # (each count with and without the status and snapshot it may carry)
 # The advisory lock every append takes (any constant no other code uses; "append" in ASCII).
 APPEND_LOCK_KEY = 0x617070656E64
 SQLITE_POLL_SECONDS = 0.05
@@ -210,8 +211,19 @@ class _PostgresAppend(_DriverAppend):
         self.conflicts = connection.dialect.loaded_dbapi.IntegrityError
 
     @staticmethod
-    @functools.lru_cache(maxsize=STATEMENT_TEXTS)
     def insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
+        """The append statement for ``rows`` events: kept for small counts, built afresh for big ones."""
+        if rows <= PREPARED_ROWS:
+            return _PostgresAppend._kept_insert_sql(rows, carried)
+        return _PostgresAppend._built_insert_sql(rows, carried)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=STATEMENT_TEXTS)
+    def _kept_insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
+        return _PostgresAppend._built_insert_sql(rows, carried)
+
+    @staticmethod
+    def _built_insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
         values = ", ".join([_PostgresAppend.ROW] * rows)
         also = "".join(f", {_PostgresAppend.CARRIED[name]}" for name in carried)
         return ("WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(%s)), "

@@ -28,7 +28,7 @@ def test_appends_of_a_hundred_sizes_keep_a_bounded_set_of_statement_texts(postgr
             with store.transaction() as tx:
                 tx.append("g", version, [NewEvent("Noted", None, {"n": n}) for n in range(size)], now, final=True)
             version += size
-        assert _PostgresAppend.insert_sql.cache_info().currsize <= STATEMENT_TEXTS
+        assert _PostgresAppend._kept_insert_sql.cache_info().currsize <= STATEMENT_TEXTS
         assert store.last_version("g") == sum(range(1, 101))
         assert [event.data["n"] for event in store.read("g", after=version - 100)] == list(range(100))
     finally:
