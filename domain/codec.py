@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -40,43 +40,78 @@ def _key(key: Any) -> str:
 
 def decode(hint: Any, data: Any) -> Any:
     """The value of declared type ``hint`` that :func:`encode` gave ``data`` for; ValueError if it does not fit."""
+    return _decoder(hint)(data)
+
+
+@functools.cache
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    """A function decoding data of declared type ``hint``, built once per type (a snapshot holds thousands of values)."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any or origin in (Mapping, dict) or hint in (Mapping, dict):
-        return data
+        return _same
     if origin in (typing.Union, types.UnionType):
-        return _decode_union(args, data)
+        return _union_decoder(args)
     if origin is tuple:
-        if not isinstance(data, list):
-            raise ValueError(f"expected a list for {hint}, got {type(data).__name__}")
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(decode(args[0], item) for item in data)
-        if len(args) != len(data):
-            raise ValueError(f"expected {len(args)} items for {hint}, got {len(data)}")
-        return tuple(decode(arg, item) for arg, item in zip(args, data, strict=True))
+            item = _decoder(args[0])
+            return lambda data: tuple(map(item, _list(data, hint)))
+        items = tuple(_decoder(arg) for arg in args)
+        return lambda data: tuple(decode_item(value) for decode_item, value in zip(items, _list(data, hint, len(items)),
+                                                                                   strict=True))
     if dataclasses.is_dataclass(hint):
-        if not isinstance(data, dict):
-            raise ValueError(f"expected an object for {hint.__name__}, got {type(data).__name__}")
         hints = _hints(hint)
-        return hint(**{field.name: decode(hints[field.name], data[field.name]) for field in _init_fields(hint)})
-    if hint in _PLAIN and isinstance(data, hint) and not (hint is int and isinstance(data, bool)):
+        fields = tuple((field.name, _decoder(hints[field.name])) for field in _init_fields(hint))
+
+        def decode_dataclass(data: Any) -> Any:
+            values = _object(data, hint)
+            return hint(**{name: decode_field(values[name]) for name, decode_field in fields})
+
+        return decode_dataclass
+    if hint in _PLAIN:
+        return functools.partial(_plain, hint)
+    raise TypeError(f"cannot decode a declared {hint}")
+
+
+def _same(data: Any) -> Any:
+    return data
+
+
+def _union_decoder(args: tuple[Any, ...]) -> Callable[[Any], Any]:
+    nullable = type(None) in args
+    choices = tuple(_decoder(arg) for arg in args if arg is not type(None))
+
+    def decode_union(data: Any) -> Any:
+        if data is None and nullable:
+            return None
+        errors = []
+        for choice in choices:
+            try:
+                return choice(data)
+            except (ValueError, KeyError, TypeError) as error:
+                errors.append(str(error))
+        raise ValueError(f"{data!r} fits none of {args}: {'; '.join(errors)}")
+
+    return decode_union
+
+
+def _list(data: Any, hint: Any, length: int | None = None) -> list[Any]:
+    if not isinstance(data, list) or (length is not None and len(data) != length):
+        raise ValueError(f"expected a list for {hint}, got {data!r}")
+    return data
+
+
+def _object(data: Any, hint: type) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValueError(f"expected an object for {hint.__name__}, got {type(data).__name__}")
+    return data
+
+
+def _plain(hint: type, data: Any) -> Any:
+    if isinstance(data, hint) and not (hint is int and isinstance(data, bool)):
         return data
     if hint is float and isinstance(data, int) and not isinstance(data, bool):
         return float(data)
-    raise ValueError(f"expected {hint}, got {data!r}")
-
-
-def _decode_union(args: tuple[Any, ...], data: Any) -> Any:
-    if data is None and type(None) in args:
-        return None
-    errors = []
-    for arg in args:
-        if arg is type(None):
-            continue
-        try:
-            return decode(arg, data)
-        except (ValueError, KeyError, TypeError) as error:
-            errors.append(str(error))
-    raise ValueError(f"{data!r} fits none of {args}: {'; '.join(errors)}")
+    raise ValueError(f"expected {hint.__name__}, got {data!r}")
 
 
 @functools.cache
