@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from typing import Any
 
 import flask_smorest
@@ -37,7 +38,7 @@ class BodyRefused(ValueError):
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
-        duplicated = sorted({key for key, _ in pairs if sum(1 for other, _ in pairs if other == key) > 1})
+        duplicated = sorted(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
         raise BodyRefused(f"duplicate keys: {', '.join(map(repr, duplicated))}")
     return result
 
