@@ -49,10 +49,10 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
-    "CARDHALL_MAX_FOLLOWERS": 16,
+    "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: half the threads, see api.followers)
     "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
     "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
-    "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: half the threads, see api.followers)
+    "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
     "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
