@@ -7,7 +7,8 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from api import assets, errors
+from api import assets, errors, limits, parsing
+from api.followers import Followers
 from api.schemas import ProblemSchema
 from service.games import GameService
 
@@ -21,7 +22,7 @@ class CardhallApi(Api):
     def _register_responses(self) -> None:
         from flask_smorest.spec import prepare_response
 
-        for status in (400, 401, 403, 404, 409, 412, 422, 503):
+        for status in (400, 401, 403, 404, 409, 412, 413, 422, 429, 503):
             response = {"description": errors.CODE_OF_STATUS.get(status, "error"), "schema": ProblemSchema}
             prepare_response(response, self.spec, errors.PROBLEM)
             self.spec.components.response(str(status), response, lazy=True)
@@ -50,7 +51,11 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
-    "MAX_CONTENT_LENGTH": 1 << 20,
+    "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: half the threads, see api.followers)
+    "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
+    "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
+    "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
+    "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
 
@@ -64,12 +69,16 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json.sort_keys = False
     app.extensions["cardhall"] = games
+    app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]))
+    app.url_map.converters["game_id"] = parsing.GameIdConverter
     api = CardhallApi(app)
+    api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)
     app.register_blueprint(assets.blp)
     _add_links(api)
+    limits.install(app)
     return app
 
 

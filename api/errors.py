@@ -21,6 +21,8 @@ from service.errors import OUTAGES
 log = logging.getLogger(__name__)
 
 PROBLEM = "application/problem+json"
+#: What a 503 asks a client to wait before trying again.
+RETRY_AFTER_SECONDS = 1
 
 STATUS_OF_CODE = {
     "validation_error": 422,
@@ -34,6 +36,8 @@ STATUS_OF_CODE = {
     "precondition_failed": 412,
     "illegal_move": 422,
     "idempotency_conflict": 422,
+    "payload_too_large": 413,
+    "rate_limited": 429,
     "unavailable": 503,
 }
 
@@ -49,6 +53,7 @@ CODE_OF_STATUS = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "validation_error",
+    429: "rate_limited",
     503: "unavailable",
 }
 
@@ -70,7 +75,10 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
 def domain_problem(error: DomainError) -> Response:
     """The problem for an error the domain or service raised."""
     status = STATUS_OF_CODE.get(error.code, 422)
-    return problem(status, error.code, error.message, rule=error.rule)
+    response = problem(status, error.code, error.message, rule=error.rule)
+    if status == 503:
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 def http_problem(error: HTTPException) -> Response:
@@ -91,7 +99,7 @@ def outage_problem(error: Exception) -> Response:
     """The database is out of reach: 503, worth retrying, logged."""
     log.warning("database unavailable: %s", error)
     response = problem(503, "unavailable", "the database cannot be reached now; retry shortly")
-    response.headers["Retry-After"] = "1"
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 

@@ -39,13 +39,16 @@ MOVES = {
 }
 
 PROBLEM_TEXT = {
-    400: "validation_error: the body is not JSON",
+    400: "validation_error: the body is not JSON, or JSON past the limits (depth, duplicate keys, numbers)",
     401: "unauthorized: no bearer token, or an unknown one",
     403: "forbidden: the token acts for another game",
     404: "not_found: no such game",
     409: "seat_unavailable, game_not_active, not_your_turn or version_conflict",
     412: "precondition_failed: If-Match names another version",
+    413: "payload_too_large: the body is over 64 KiB",
     415: "unsupported_media_type: the body is not sent as application/json",
     422: "validation_error, illegal_move (with the rule id) or idempotency_conflict",
-    503: "unavailable: the database cannot be reached",
+    429: "rate_limited: too many requests from this client; see Retry-After",
+    503: "unavailable: the database cannot be reached, or (a long-poll or stream) the server follows as many "
+         "games as it can; see Retry-After",
 }

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context, url_for
 from flask.json.provider import DefaultJSONProvider
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import bearer_token, etag, service
 from api.errors import PROBLEM
+from api.followers import client_gone, followers
+from api.parsing import Blueprint
 from api.schemas import (
     CreateGameSchema,
     EventsQuerySchema,
@@ -31,6 +32,7 @@ from api.schemas import (
     MoveSchema,
     ProblemSchema,
     StateQuerySchema,
+    StreamHeadersSchema,
     StreamQuerySchema,
     ViewSchema,
 )
@@ -101,10 +103,10 @@ def _compact(provider: Any) -> bool:
 
 
 def problems(*statuses: int):  # type: ignore[no-untyped-def]
-    """Document problem+json answers for these statuses."""
+    """Document problem+json answers for these statuses (and 429: every operation here is rate limited)."""
 
     def decorate(view):  # type: ignore[no-untyped-def]
-        for status in statuses:
+        for status in (*statuses, 429):
             view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
                                     description=examples.PROBLEM_TEXT[status])(view)
         return view
@@ -138,14 +140,14 @@ class Games(MethodView):
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
-    @problems(400, 415, 422)
+    @problems(400, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Create a game. Options that fix chance (seed, decks) stay hidden until it is over."""
         summary = service().create_game(body["game"], body["players"], body["options"])
         return summary, 201, {"Location": url_for("games.Game", game_id=summary["id"]), "ETag": etag(summary["version"])}
 
 
-@blp.route("/games/<string:game_id>")
+@blp.route("/games/<game_id:game_id>")
 class Game(MethodView):
     @blp.doc(operationId="getGame")
     @blp.response(200, GameSummarySchema, headers={"ETag": {"schema": {"type": "string"}}})
@@ -156,19 +158,19 @@ class Game(MethodView):
         return summary, 200, {"ETag": etag(summary["version"])}
 
 
-@blp.route("/games/<string:game_id>/seats")
+@blp.route("/games/<game_id:game_id>/seats")
 class Seats(MethodView):
     @blp.doc(operationId="takeSeat")
     @blp.arguments(JoinSchema(), examples=examples.JOIN)
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.JOIN_SCHEMA}}})
     @blp.response(201, JoinResultSchema)
-    @problems(400, 404, 409, 415, 422)
+    @problems(400, 404, 409, 413, 415, 422)
     def post(self, body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
         """Take the next free seat (a token, shown once) or seat a house bot. The last seat starts the game."""
         return service().join(game_id, name=body.get("name"), bot=body.get("bot")), 201
 
 
-@blp.route("/games/<string:game_id>/state")
+@blp.route("/games/<game_id:game_id>/state")
 class State(MethodView):
     @blp.doc(operationId="getState")
     @blp.arguments(StateQuerySchema(), location="query")
@@ -181,14 +183,15 @@ class State(MethodView):
         return ready(view), 200, {"ETag": etag(view["version"])}
 
 
-@blp.route("/games/<string:game_id>/moves")
+@blp.route("/games/<game_id:game_id>/moves")
 class Moves(MethodView):
     @blp.doc(operationId="makeMove")
     @blp.arguments(MoveHeadersSchema(), location="headers")
     @blp.arguments(MoveSchema(), examples=examples.MOVES)
+    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.move_schema()}}})
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=BEARER)
-    @problems(400, 401, 403, 404, 409, 412, 415, 422)
+    @problems(400, 401, 403, 404, 409, 412, 413, 415, 422)
     def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict]:
         """Make a move for the token's seat; everything it sets off is appended with it."""
         move = dict(body)
@@ -207,44 +210,47 @@ class Moves(MethodView):
         return ready(outcome.body, outcome.text), outcome.status, extra
 
 
-@blp.route("/games/<string:game_id>/events")
+@blp.route("/games/<game_id:game_id>/events")
 class Events(MethodView):
     @blp.doc(operationId="getEvents")
     @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.doc(security=OPTIONAL_BEARER)
-    @problems(401, 403, 404, 422)
+    @problems(401, 403, 404, 422, 503)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists."""
         return service().events(game_id, bearer_token(), after=query["after"], limit=query["limit"],
-                                 wait=query["wait"])
+                                 wait=query["wait"], gone=client_gone(), hold=followers().slot)
 
 
-@blp.route("/games/<string:game_id>/events/stream")
+@blp.route("/games/<game_id:game_id>/events/stream")
 class EventStream(MethodView):
     @blp.doc(operationId="streamEvents")
+    @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
     @blp.response(200, SSE_EVENT, content_type="text/event-stream",
                   description="Server-Sent Events: id = version, event = type, data = the event as JSON")
     @blp.doc(security=OPTIONAL_BEARER)
-    @problems(401, 403, 404, 422)
-    def get(self, query: dict[str, Any], game_id: str) -> Response:
+    @problems(401, 403, 404, 422, 503)
+    def get(self, headers: dict[str, Any], query: dict[str, Any], game_id: str) -> Response:
         """The events as Server-Sent Events, resuming after ``Last-Event-ID``; closes once the game is over."""
         games = service()
         token = bearer_token()
         games.events(game_id, token, after=0, limit=1)  # checks the game and the token before streaming
-        after = query.get("after")
-        if after is None:
-            last_id = request.headers.get("Last-Event-ID", "0").strip()
-            after = int(last_id) if last_id.isdigit() else 0
+        after = query.get("after", headers.get("last_event_id", 0))
         heartbeat = current_app.config["CARDHALL_SSE_HEARTBEAT"]
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
-        stream = _sse(games, game_id, token, after, timeout, heartbeat)
-        return Response(stream_with_context(stream), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        slots = followers()
+        slots.take()  # (last: a stream refused for any other reason holds no slot)
+        stream = _sse(games, game_id, token, after, timeout, heartbeat, client_gone())
+        response = Response(stream_with_context(stream), mimetype="text/event-stream",
+                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response.call_on_close(slots.give_back)
+        return response
 
 
-def _sse(games, game_id: str, token: str | None, after: int, timeout: float, heartbeat: float) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def _sse(games, game_id: str, token: str | None, after: int, timeout: float, heartbeat: float,  # type: ignore[no-untyped-def]
+         gone: Callable[[], bool]) -> Iterator[str]:
     deadline = time.monotonic() + timeout
     yield f"retry: 1000\n: streaming events of {game_id} after {after}\n\n"
     while True:
@@ -258,5 +264,7 @@ def _sse(games, game_id: str, token: str | None, after: int, timeout: float, hea
         if games.table(game_id).status == "finished" or time.monotonic() >= deadline:
             return
         wait = min(heartbeat, max(deadline - time.monotonic(), 0))
-        if not games.wait(game_id, after, wait):
+        if not games.wait(game_id, after, wait, gone):
+            if gone():
+                return
             yield ": heartbeat\n\n"

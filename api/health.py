@@ -7,10 +7,10 @@ from typing import Any
 import yaml
 from flask import Response, current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from api.context import service
 from api.errors import PROBLEM
+from api.parsing import Blueprint
 from api.schemas import HealthSchema, ProblemSchema
 
 blp = Blueprint("health", __name__, description="Liveness and the API's own description.")

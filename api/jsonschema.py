@@ -9,9 +9,11 @@ server accepts.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from domain.cards import DECK
+from api.schemas import MAX_VERSION, NAME_PATTERN
+from domain.cards import DECK, SUITS
 from domain.game import all_games
 
 DECK_SCHEMA = {
@@ -66,7 +68,7 @@ JOIN_SCHEMA = {
             "type": "object",
             "additionalProperties": False,
             "required": ["name"],
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}},
+            "properties": {"name": {"type": "string", "pattern": NAME_PATTERN}},
         },
         {
             "title": "a house bot",
@@ -77,3 +79,38 @@ JOIN_SCHEMA = {
         },
     ]
 }
+
+
+def move_field_schema(kind: str, choices: tuple[str, ...]) -> dict[str, Any]:
+    """The JSON Schema of a move field of ``kind`` (see domain.moves)."""
+    return {
+        "card": {"enum": list(DECK)},
+        "suit": {"enum": list(SUITS)},
+        "seat": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
+        "bool": {"type": "boolean"},
+        "choice": {"enum": list(choices)},
+    }[kind]
+
+
+def move_schema() -> dict[str, Any]:
+    """One branch per game and move type, from the games' own move classes: a move of another
+    game than the one in the path is refused (422 ``validation_error``), as the branch titles say."""
+    branches = []
+    for name, game in sorted(all_games().items()):
+        for move_type, cls in game.moves.classes.items():
+            fields = dataclasses.fields(cls)
+            properties = {field.name: move_field_schema(field.metadata["kind"], field.metadata["choices"])
+                          for field in fields}
+            branches.append({
+                "title": f"{name}: {move_type}",
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["type", *(field.name for field in fields if field.default is dataclasses.MISSING)],
+                "properties": {
+                    "type": {"const": move_type},
+                    **properties,
+                    "expected_version": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION,
+                                         "description": "Refuse the move unless the game is at this version"},
+                },
+            })
+    return {"anyOf": branches}

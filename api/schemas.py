@@ -2,12 +2,55 @@
 
 from __future__ import annotations
 
+import re
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
 STATUSES = ("waiting", "active", "finished")
 #: The form of a listing cursor (a keyset position, see persistence.cursor); any such string is valid.
 CURSOR_PATTERN = r"^[0-9]{1,17}~[A-Za-z0-9_-]{1,64}$"
+#: The largest version a query, header or body may name: versions are stored as 32-bit integers.
+MAX_VERSION = 2**31 - 1
+#: A name: 1-64 printable characters (no control characters; lone surrogates are refused with the JSON, see api.parsing).
+NAME_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]{1,64}$"
+#: An Idempotency-Key: 1-255 visible ASCII characters or spaces.
+IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
+#: A game type's name, as a listing filter.
+GAME_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+_ASCII_INTEGER = re.compile(r"[0-9]{1,10}")
+_ASCII_NUMBER = re.compile(r"[0-9]{1,10}(\.[0-9]{1,20})?([eE][-+]?[0-9]{1,3})?")
+_ENTITY_TAG = re.compile(r'(W/)?"([0-9]{1,10})"')
+
+
+class QueryInteger(fields.Integer):
+    """An integer in a query or header: ASCII digits only (``int()`` also takes ``١٢``, ``1_0`` and `` 7 ``)."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> int:
+        if not isinstance(value, str) or not _ASCII_INTEGER.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class QueryNumber(fields.Float):
+    """A number of seconds in a query: ASCII digits, optionally a decimal point and more."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> float:
+        if not isinstance(value, str) or not _ASCII_NUMBER.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class EntityTags(fields.String):
+    """``If-Match``: ``*`` (any version), else the versions its entity tags name (``"12"``, ``W/"12"``,
+    a comma-separated list). A tag of any other form names no version, so it never matches."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> str | tuple[int, ...]:
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        if text == "*":
+            return "*"
+        tags = (_ENTITY_TAG.fullmatch(tag.strip()) for tag in text.split(","))
+        return tuple(int(tag.group(2)) for tag in tags if tag is not None)
 
 
 class JsonInteger(fields.Integer):
@@ -104,8 +147,8 @@ class GameSummarySchema(ma.Schema):
 
 class GameListQuerySchema(Strict):
     status = fields.String(validate=validate.OneOf(STATUSES))
-    game = fields.String(validate=validate.Length(min=1, max=64))
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
+    game = fields.String(validate=validate.Regexp(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
+    limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
     cursor = fields.String(
         validate=validate.Regexp(CURSOR_PATTERN),
         metadata={"description": "next_cursor of the previous page", "pattern": CURSOR_PATTERN},
@@ -118,7 +161,7 @@ class GameListSchema(ma.Schema):
 
 
 class JoinSchema(Strict):
-    name = fields.String(validate=validate.Length(min=1, max=64), metadata={"example": "alice"})
+    name = fields.String(validate=validate.Regexp(NAME_PATTERN), metadata={"example": "alice", "pattern": NAME_PATTERN})
     bot = fields.String(validate=validate.OneOf(("random", "greedy")), metadata={"example": "greedy"})
 
     @ma.validates_schema
@@ -134,8 +177,8 @@ class JoinResultSchema(ma.Schema):
 
 
 class StateQuerySchema(Strict):
-    at = fields.Integer(
-        validate=validate.Range(min=1), metadata={"description": "The view as it stood after event N"}
+    at = QueryInteger(
+        validate=validate.Range(min=1, max=MAX_VERSION), metadata={"description": "The view as it stood after event N"}
     )
 
 
@@ -158,19 +201,23 @@ class MoveSchema(Strict):
     card = fields.String(metadata={"description": "A card code, e.g. 8S"})
     suit = fields.String(metadata={"description": "C, D, H or S (Craits: with an 8, a 9, or choose_suit)"})
     announce = fields.Boolean(metadata={"description": "Craits: announce one card left with this play (C12)"})
-    target = JsonInteger(metadata={"description": "Craits: the seat called out (C12)"})
+    target = JsonInteger(validate=validate.Range(min=0, max=MAX_VERSION),
+                         metadata={"description": "Craits: the seat called out (C12)"})
     source = fields.String(metadata={"description": "Scat draw: stock or discard"})
     expected_version = JsonInteger(
-        validate=validate.Range(min=0), metadata={"description": "Refuse the move unless the game is at this version"}
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        metadata={"description": "Refuse the move unless the game is at this version"},
     )
 
 
 class MoveHeadersSchema(Lenient):
-    if_match = fields.String(data_key="If-Match", metadata={"description": 'A version as an ETag, e.g. "12"'})
+    if_match = EntityTags(data_key="If-Match",
+                          metadata={"description": 'The version the move expects as an ETag, e.g. "12"; * matches any'})
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
-        validate=validate.Length(min=1, max=255),
-        metadata={"description": "Retries with the same key and body return the first answer"},
+        validate=validate.Regexp(IDEMPOTENCY_KEY_PATTERN),
+        metadata={"description": "Retries with the same key and body return the first answer",
+                  "pattern": IDEMPOTENCY_KEY_PATTERN},
     )
 
 
@@ -187,9 +234,9 @@ class MoveResultSchema(ViewSchema):
 
 
 class EventsQuerySchema(Strict):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
-    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30),
+    after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION))
+    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=1000))
+    wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=30),
                         metadata={"description": "Seconds to wait for an event after 'after'"})
 
 
@@ -199,9 +246,15 @@ class EventsSchema(ma.Schema):
 
 
 class StreamQuerySchema(Strict):
-    after = fields.Integer(validate=validate.Range(min=0), metadata={"description": "Start after this version"})
-    timeout = fields.Float(load_default=300, validate=validate.Range(min=0, max=3600),
+    after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION),
+                         metadata={"description": "Start after this version"})
+    timeout = QueryNumber(load_default=300, validate=validate.Range(min=0, max=3600),
                            metadata={"description": "Close the stream after this many seconds"})
+
+
+class StreamHeadersSchema(Lenient):
+    last_event_id = QueryInteger(data_key="Last-Event-ID", validate=validate.Range(min=0, max=MAX_VERSION),
+                                 metadata={"description": "Resume after this version (when the query has no after)"})
 
 
 class HealthSchema(ma.Schema):

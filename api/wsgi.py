@@ -13,7 +13,12 @@ import os
 from api import create_app
 from service.bootstrap import open_service
 
-app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"))
+#: The app's settings an operator gives through the environment (``cardhall serve`` sets them from its options).
+FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS", "CARDHALL_RATE_LIMIT", "CARDHALL_CREATE_RATE_LIMIT",
+                    "CARDHALL_RATE_LIMIT_STORAGE")
+
+app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"),
+                 **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
 
 # The garbage collector, tuned for serving. A request allocates thousands of short-lived
 # objects (events, views, dicts), nearly all freed by reference counting; at CPython's

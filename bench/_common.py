@@ -38,9 +38,10 @@ def free_port() -> int:
 class Server:
     """A ``cardhall serve`` process (gunicorn, gthread) on 127.0.0.1; ``restart`` keeps its database."""
 
-    def __init__(self, database: str, directory: Path, *, workers: int = 1, threads: int = 32) -> None:
+    def __init__(self, database: str, directory: Path, *, workers: int = 1, threads: int = 32,
+                 rate_limit: str = "off") -> None:
         self.database, self.directory = database, directory
-        self.workers, self.threads = workers, threads
+        self.workers, self.threads, self.rate_limit = workers, threads, rate_limit
         self.port = free_port()
         self.base_url = f"http://{HOST}:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -49,7 +50,8 @@ class Server:
         """Start and wait until ``/healthz`` answers 200."""
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         command = [sys.executable, "-m", "cardhall_cli", "serve", "--host", HOST, "--port", str(self.port),
-                   "--database", self.database, "--workers", str(self.workers), "--threads", str(self.threads)]
+                   "--database", self.database, "--workers", str(self.workers), "--threads", str(self.threads),
+                   "--rate-limit", self.rate_limit]  # (off by default: a benchmark is one client at full speed)
         log = open(self.directory / "server.log", "ab")  # noqa: SIM115  (the child keeps it)
         with log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
@@ -92,9 +94,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def running(database: str, directory: Path, *, workers: int = 1, threads: int = 32) -> Iterator[Server]:
+def running(database: str, directory: Path, *, workers: int = 1, threads: int = 32,
+            rate_limit: str = "off") -> Iterator[Server]:
     """A started :class:`Server`, stopped at the end."""
-    server = Server(database, directory, workers=workers, threads=threads)
+    server = Server(database, directory, workers=workers, threads=threads, rate_limit=rate_limit)
     server.start()
     try:
         yield server

@@ -164,7 +164,7 @@ def profile(args: argparse.Namespace) -> None:
         url = f"sqlite:///{directory}/profile.db"
         persistence.upgrade(url)
         games = GameService(persistence.open_store(url))
-        client = create_app(games).test_client()
+        client = create_app(games, CARDHALL_RATE_LIMIT="off").test_client()
 
         def send(method: str, path: str, body: dict[str, Any] | None, headers: dict[str, str] | None) -> Any:
             response = client.open(path, method=method, json=body, headers=headers)

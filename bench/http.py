@@ -223,6 +223,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--databases", default="sqlite,postgresql", help="sqlite and/or postgresql")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each phase")
     parser.add_argument("--threads", type=int, default=32, help="threads per worker (the serve default)")
+    parser.add_argument("--rate-limit", default="off",
+                        help="the server's --rate-limit (default off; a limit never met measures the limiter's cost)")
     parser.add_argument("--game", default="scat", choices=["scat", "craits"],
                         help="scat (a game is about 15 moves of the client) or craits (short: about 100)")
     parser.add_argument("--players", type=int, default=3, help="one person seat, the rest house bots")
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
         for backend in args.databases.split(","):
             for workers in map(int, args.workers.split(",")):
                 with _common.running(databases.new(backend), databases.workdir(),
-                                     workers=workers, threads=args.threads) as server:
+                                     workers=workers, threads=args.threads, rate_limit=args.rate_limit) as server:
                     client_counts = list(map(int, args.clients.split(",")))
                     runs: dict[int, list[dict[str, Any]]] = {clients: [] for clients in client_counts}
                     for _ in range(args.repeat):  # (rounds over every client count: a drifting load spreads over all)

@@ -179,7 +179,8 @@ class CardhallClient:
 
     def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None,
               headers: Mapping[str, str] | None = None, timeout: float | None = None, safe: bool = True) -> Any:
-        """Send a request; retry connection failures (and, when ``safe`` to repeat, timeouts and 5xx)."""
+        """Send a request; retry connection failures (and, when ``safe`` to repeat, timeouts and 5xx), and
+        after the wait a 429 (always: it did nothing) or a 503 (when ``safe``) names in ``Retry-After``."""
         query = {key: value for key, value in (params or {}).items() if value is not None}
         all_headers = {**self._auth(), **(headers or {})}
         for attempt in range(self.retries + 1):
@@ -191,6 +192,10 @@ class CardhallClient:
                 if last_try or not (safe or isinstance(failure, httpx.ConnectError)):
                     raise ServerError(0, "unreachable", f"{method} {path}: {failure!r}") from failure
             else:
+                told = _retry_after(response)
+                if told is not None and not last_try and (response.status_code == 429 or safe):
+                    time.sleep(told)  # rate limited (nothing was done) or the server is busy: as told
+                    continue
                 if response.status_code < 500 or not safe or last_try:
                     return _answer(response)
             time.sleep(self.backoff * 2**attempt)
@@ -200,6 +205,18 @@ class CardhallClient:
 def _my_turn_or_over(view: View) -> bool:
     """Whether the game waits for this seat or has ended (a waiting game is waited out: seats fill up)."""
     return view["status"] == "finished" or (view["status"] == "active" and view["seat"] in view["to_act"])
+
+
+#: The longest a client waits when a 429 or 503 says ``Retry-After``.
+MAX_RETRY_AFTER = 60.0
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """The seconds a 429 or 503 asks to wait, if it says (as a number)."""
+    value = response.headers.get("Retry-After", "")
+    if response.status_code not in (429, 503) or not value.isascii() or not value.isdigit():
+        return None
+    return min(float(value), MAX_RETRY_AFTER)
 
 
 def _answer(response: httpx.Response) -> Any:

@@ -22,9 +22,11 @@ Registering a module's ``GAME`` object in :data:`GAMES` is all a new game needs.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain import codec
 from domain.events import Event, EventCatalog, event_data
 from domain.moves import Move, MoveParser
 from domain.options import COMMON_OPTIONS, OptionSpec, validate_options
@@ -118,6 +120,14 @@ class Game:
         raise NotImplementedError
 
     # -- defaults a game may override -------------------------------------
+    def encode_state(self, state: Any) -> Any:
+        """The state as plain JSON data (for snapshots)."""
+        return codec.encode(state)
+
+    def decode_state(self, data: Any) -> Any:
+        """The state :meth:`encode_state` gave ``data`` for, rebuilt as the type :meth:`start` declares."""
+        return codec.decode(typing.get_type_hints(type(self).start)["return"], data)
+
     def redact(self, event: Event, seat: int | None, reveal_all: bool = False) -> dict[str, Any] | None:
         """The event's data as ``seat`` may see it; ``None`` data means hidden."""
         if not reveal_all and event.type_name() in self.secret_events:

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from domain import codec
 from domain.errors import GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
 from domain.events import Event, EventCatalog, event_data
 from domain.game import ChanceRequest, Game, all_games, get_game
@@ -116,6 +117,21 @@ def evolve(table: Table | None, event: Event) -> Table:
         seats = table.seats[: event.seat] + (Seat(event.name, event.bot),) + table.seats[event.seat + 1 :]
         return dataclasses.replace(table, seats=seats, version=table.version + 1)
     return dataclasses.replace(table, state=table.game.evolve(table.state, event), version=table.version + 1)
+
+
+def to_data(table: Table) -> dict[str, Any]:
+    """The table as plain JSON data, its state by its game's own codec (see :func:`from_data`)."""
+    return {"game": table.game.name, "players": table.players, "options": codec.encode(table.options),
+            "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
+            "version": table.version}
+
+
+def from_data(data: Mapping[str, Any]) -> Table:
+    """The table :func:`to_data` gave ``data`` for; ValueError, KeyError or TypeError if it is not such data."""
+    game = get_game(data["game"])
+    return Table(game, codec.decode(int, data["players"]), dict(data["options"]),
+                 codec.decode(tuple[Seat | None, ...], data["seats"]), game.decode_state(data["state"]),
+                 codec.decode(int, data["version"]))
 
 
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:

@@ -6,10 +6,14 @@ SQLite (one file, one host):
   blocks readers;
 - ``busy_timeout`` 30 s: a writer waiting for the write lock queues instead of
   failing with "database is locked";
-- ``synchronous=NORMAL``: in WAL mode a commit is durable against a crash of
-  the process and atomic always; only a power loss or OS crash can lose the
-  last transactions (never corrupt the file). That trade buys several times the
-  commit rate of ``FULL``;
+- ``synchronous=FULL`` (``CARDHALL_SQLITE_SYNCHRONOUS``, ``cardhall serve
+  --sqlite-synchronous``): every commit reaches the disk before it is
+  acknowledged, so not even a power loss or an OS crash loses an acknowledged
+  move. ``normal`` is the operator's other choice: in WAL mode a commit is then
+  durable against a crash of the process and atomic always, but a power loss or
+  OS crash can drop the last transactions acknowledged — and the versions they
+  had are then given again to other events, so what followers saw as immutable
+  changes. It commits faster (docs/performance.md has the measured cost);
 - ``foreign_keys=ON``;
 - pysqlite's own transaction handling is switched off and the engine issues
   ``BEGIN`` itself: ``BEGIN IMMEDIATE`` for writing transactions (connections
@@ -45,6 +49,14 @@ SQLITE_PAGE_SIZE = 2048
 #: How JSON columns are written: compact (no spaces after separators), Unicode as it is.
 #: Smaller rows, and a quicker encode, than json.dumps's defaults; reads are unaffected.
 JSON_SERIALIZER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def sqlite_synchronous() -> str:
+    """The SQLite ``synchronous`` setting: ``CARDHALL_SQLITE_SYNCHRONOUS`` (full or normal), FULL by default."""
+    value = (os.environ.get("CARDHALL_SQLITE_SYNCHRONOUS") or "full").strip().upper()
+    if value not in ("FULL", "NORMAL"):
+        raise ValueError(f"CARDHALL_SQLITE_SYNCHRONOUS must be full or normal, not {value.lower()!r}")
+    return value
 
 
 def normalise_url(url: str | None) -> str:
@@ -132,7 +144,7 @@ def _sqlite_engine(url: sa.URL, *, foreign_keys: bool) -> sa.Engine:
         cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
         cursor.execute(f"PRAGMA page_size = {SQLITE_PAGE_SIZE}")  # (a new file's; an existing file keeps its own)
         cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute(f"PRAGMA synchronous = {sqlite_synchronous()}")
         cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
         cursor.close()
 

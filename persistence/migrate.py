@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 
 import migrations
 from persistence.engine import WRITE, create_engine, normalise_url
@@ -40,6 +41,11 @@ def current_revision(url: str | None = None) -> str | None:
     """The revision the database is at, None if it was never migrated."""
     with _locked_connection(normalise_url(url)) as connection:
         return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    """The revision the code's migrations end at."""
+    return ScriptDirectory.from_config(alembic_config("memory://")).get_current_head()
 
 
 def _run(url: str | None, migrate: Callable[[Config], None]) -> None:

@@ -221,6 +221,11 @@ class EventStore(abc.ABC):
     def ping(self) -> None:
         """Raise StoreUnavailable if the database cannot be reached."""
 
+    def schema_problem(self) -> str | None:
+        """Why the database's schema is not the one this code needs (not migrated to the head
+        revision), or None when it is. A store without a schema has none."""
+        return None
+
     def close(self) -> None:  # noqa: B027  (optional: a store with nothing to release keeps this)
         """Release connections."""
 

@@ -53,6 +53,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from persistence.cursor import decode_cursor, encode_cursor
 from persistence.engine import JSON_SERIALIZER, create_engine, normalise_url
+from persistence.migrate import head_revision
 from persistence.notify import CHANNEL, Announcements, PostgresListener, SqlitePoller
 from persistence.port import (
     EventStore,
@@ -72,6 +73,13 @@ from persistence.schema import UtcDateTime, as_utc, events, games, idempotency, 
 
 _T = TypeVar("_T")
 
+# An append's statement text depends on its count of events. A game of house bots appends
+# up to ~2,000 at once, and a text was kept for every count ever seen (~165 MB a worker):
+# only the texts of small appends (nearly all of them) are kept, and only they are prepared
+# by psycopg (which keeps up to 100 per connection); a big one is built afresh, in far less
+# time than its rows take to write.
+PREPARED_ROWS = 16
+STATEMENT_TEXTS = 4 * PREPARED_ROWS  # (each count with and without the status and snapshot it may carry)
 # The advisory lock every append takes (any constant no other code uses; "append" in ASCII).
 APPEND_LOCK_KEY = 0x617070656E64
 SQLITE_POLL_SECONDS = 0.05
@@ -93,6 +101,7 @@ GAME_ROWS = sa.select(
 # The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
 SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snapshots.c.blob).where(
     snapshots.c.game_id == sa.bindparam("game_id"))
+_SCHEMA_REVISION = sa.text("SELECT version_num FROM alembic_version")
 SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
 
 
@@ -138,9 +147,9 @@ class _DriverAppend:
     writes the events table's page and its ``(game_id, version)`` index's page, not a
     third (bumping a version column on the games row cost a fifth of an append on
     SQLite). The version check reads the newest version under the append's lock, and
-    ``UNIQUE(game_id, version)`` backs it. Appends are CPU-bound (SQLite in WAL with
-    synchronous=NORMAL does not wait for the disk), and SQLAlchemy Core's per-statement
-    work cost several times the statements themselves. Values are bound with the
+    ``UNIQUE(game_id, version)`` backs it. Appends were CPU-bound (SQLite in WAL with
+    synchronous=NORMAL does not wait for the disk; FULL, the default now, waits once per
+    commit), and SQLAlchemy Core's per-statement work cost several times the statements themselves. Values are bound with the
     columns' own SQLAlchemy processors, so the rows are stored exactly as Core would
     store them.
     """
@@ -202,8 +211,19 @@ class _PostgresAppend(_DriverAppend):
         self.conflicts = connection.dialect.loaded_dbapi.IntegrityError
 
     @staticmethod
-    @functools.cache
     def insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
+        """The append statement for ``rows`` events: kept for small counts, built afresh for big ones."""
+        if rows <= PREPARED_ROWS:
+            return _PostgresAppend._kept_insert_sql(rows, carried)
+        return _PostgresAppend._built_insert_sql(rows, carried)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=STATEMENT_TEXTS)
+    def _kept_insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
+        return _PostgresAppend._built_insert_sql(rows, carried)
+
+    @staticmethod
+    def _built_insert_sql(rows: int, carried: tuple[str, ...] = ()) -> str:
         values = ", ".join([_PostgresAppend.ROW] * rows)
         also = "".join(f", {_PostgresAppend.CARRIED[name]}" for name in carried)
         return ("WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(%s)), "
@@ -225,13 +245,14 @@ class _PostgresAppend(_DriverAppend):
             parameters += carried[name]  # type: ignore[index]
         parameters += (CHANNEL, f"{game_id}:{expected + len(new_events)}")
         sql = self.insert_sql(len(new_events), names)
+        prepare = None if len(new_events) <= PREPARED_ROWS else False  # (None: psycopg decides, as for any statement)
         try:
             if begin and not commit:
                 with self.driver.pipeline():
                     self.driver.execute("BEGIN")
-                    self.cursor.execute(sql, parameters)
+                    self.cursor.execute(sql, parameters, prepare=prepare)
             else:  # (begin and commit: the statement is its own transaction, in autocommit)
-                self.cursor.execute(sql, parameters)
+                self.cursor.execute(sql, parameters, prepare=prepare)
         except self.conflicts as error:  # UNIQUE(game_id, version): a writer got there first
             raise sa.exc.IntegrityError(sql, None, error) from error
         positions = [row[0] for row in self.cursor.fetchall()]
@@ -549,6 +570,7 @@ class SqlEventStore(EventStore):
 
     def __init__(self, url: str) -> None:
         self.engine = create_engine(normalise_url(url), autocommit=True)
+        self.head_revision = head_revision()  # (taken now: a deploy that changes the files does not change this process)
         self.dialect = self.engine.dialect.name
         self._outages = _OutageIsUnavailable(self.engine.dialect)
         self._writing: AbstractContextManager[Any] = (
@@ -708,6 +730,15 @@ class SqlEventStore(EventStore):
     def ping(self) -> None:
         self._read(lambda connection: connection.execute(sa.text("SELECT 1")))
 
+    def schema_problem(self) -> str | None:
+        try:
+            revision = self._read(lambda connection: connection.execute(_SCHEMA_REVISION).scalar())
+        except sa.exc.DBAPIError as error:  # (never migrated: no alembic_version table)
+            return f"the database has no schema revision ({type(error.orig).__name__})"
+        if revision != self.head_revision:
+            return f"the database schema is at revision {revision}; this code needs {self.head_revision}"
+        return None
+
     def close(self) -> None:
         self._waker.close()
         if self._writer is not None:
@@ -769,9 +800,35 @@ class SqlEventStore(EventStore):
         return psycopg.connect(*args, **kwargs, autocommit=True)
 
 
+#: SQLSTATE classes of PostgreSQL errors that mean the database is out of reach, not that a
+#: statement is wrong: connection exceptions, operator intervention (shutdown, restart),
+#: insufficient resources (too many connections, disk full).
+POSTGRES_OUTAGE_STATES = ("08", "57P", "53")
+#: SQLite primary result codes that mean the same: busy, locked, I/O error, cannot open the file.
+SQLITE_OUTAGE_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR,
+                                 sqlite3.SQLITE_CANTOPEN})
+
+
+def is_outage(driver_error: BaseException) -> bool:
+    """Whether a driver error means the database is out of reach (worth a retry), not a bug.
+
+    A missing table is an OperationalError on SQLite and a ProgrammingError on PostgreSQL;
+    either way it is a bug or a deployment mistake, and answering it as "unavailable, retry"
+    would hide it: only connection-class errors count.
+    """
+    code = getattr(driver_error, "sqlite_errorcode", None)
+    if isinstance(driver_error, sqlite3.Error):
+        return code is not None and code & 0xFF in SQLITE_OUTAGE_CODES
+    state = getattr(driver_error, "sqlstate", None)
+    if state is None:  # psycopg raises errors of its own, without a state, when a connection fails or is closed
+        return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
+    return state.startswith(POSTGRES_OUTAGE_STATES)
+
+
 class _OutageIsUnavailable:
     """Turns the database being out of reach (refused or dropped connections, an exhausted pool,
-    a lock not granted in time) into StoreUnavailable, which the service answers with 503.
+    a lock not granted in time: see :func:`is_outage`) into StoreUnavailable, which the service
+    answers with 503. Any other database error stays what it is: a bug, answered 500 and logged.
 
     The driver's own errors too, from statements run on the driver's cursor (appends,
     ``BEGIN IMMEDIATE``). A plain class, not a generator: it wraps every read and write.
@@ -786,9 +843,9 @@ class _OutageIsUnavailable:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _trace: Any) -> None:
         if error is None:
             return
-        if isinstance(error, (sa.exc.OperationalError, sa.exc.InterfaceError)):
+        if isinstance(error, sa.exc.DBAPIError) and (error.connection_invalidated or is_outage(error.orig)):
             raise StoreUnavailable(str(error.orig).strip() or type(error.orig).__name__) from error
-        if isinstance(error, self.driver_errors):
+        if isinstance(error, self.driver_errors) and is_outage(error):
             raise StoreUnavailable(str(error).strip() or type(error).__name__) from error
         if isinstance(error, sa.exc.TimeoutError):
             raise StoreUnavailable(f"no database connection became free in time: {error}") from error

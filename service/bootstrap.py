@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import persistence
+import persistence.ratelimits
 from service.games import GameService
 
 DEFAULT_URL = "sqlite:///cardhall.db"

@@ -52,3 +52,9 @@ class BadRequest(DomainError):
     """A query or body value the service cannot use (e.g. a bad cursor)."""
 
     code = "validation_error"
+
+
+class Unavailable(DomainError):
+    """The server cannot serve this now (its schema is not current, it is full of followers): retry later."""
+
+    code = "unavailable"

@@ -15,8 +15,10 @@ import datetime as dt
 import hashlib
 import json
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import bots
@@ -42,6 +44,7 @@ from service.errors import (
     PreconditionFailed,
     StaleVersion,
     Unauthorized,
+    Unavailable,
 )
 from service.tables import TableCache, decode
 from service.tokens import TokenSeats
@@ -49,6 +52,11 @@ from service.tokens import TokenSeats
 MAX_LIMIT_EVENTS = 1000
 MAX_BOT_EVENTS = 100_000  # a runaway guard: every game ends long before
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
+GONE_CHECK_SECONDS = 1.0  # how often a wait asks whether its caller is still there
+
+
+def _never() -> bool:
+    return False
 
 
 def utcnow() -> dt.datetime:
@@ -181,13 +189,19 @@ class GameService:
         return tables.replay(decode(game, event) for event in stored)
 
     def events(
-        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0
+        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,
+        gone: Callable[[], bool] = _never, hold: Callable[[], AbstractContextManager[Any]] = nullcontext,
     ) -> dict[str, Any]:
-        """The log as the caller may see it, optionally waiting for an event after ``after``."""
+        """The log as the caller may see it, optionally waiting for an event after ``after``.
+
+        A wait holds ``hold()`` while it waits (a follower's slot) and ends early once ``gone()``
+        says the caller left (see :meth:`wait`).
+        """
         table = self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
         if wait > 0 and table.version <= after:
-            self.store.wait(game_id, after, min(wait, self.max_wait))
+            with hold():
+                self.wait(game_id, after, wait, gone)
             table = self.table(game_id)
         stored = self.store.read(game_id, after=after, limit=min(limit, MAX_LIMIT_EVENTS))
         return {
@@ -246,10 +260,13 @@ class GameService:
         move: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        if_match: str | None = None,
+        if_match: str | tuple[int, ...] | None = None,
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
-        """Make a move for the token's seat; see the module docstring for the order of checks."""
+        """Make a move for the token's seat; see the module docstring for the order of checks.
+
+        ``if_match``: ``"*"`` (any version) or the versions an ``If-Match`` header names (none: never matches).
+        """
         seat = self._acting_seat(game_id, token)
         fingerprint = request_fingerprint(
             {"move": dict(move), "expected_version": expected_version, "if_match": if_match}
@@ -275,9 +292,10 @@ class GameService:
                             return self._replayed(earlier, fingerprint)
                     # A refusal is given only on the game's current table: on one someone has
                     # since moved on, it is decided again.
-                    if if_match is not None and _tag_version(if_match) != table.version:
+                    if if_match is not None and if_match != "*" and table.version not in if_match:
                         _confirm_current(tx, game_id, table)
-                        raise PreconditionFailed(f"If-Match is {if_match}; the game is at version {table.version}")
+                        raise PreconditionFailed(f"If-Match names versions {list(if_match)}; "
+                                                 f"the game is at version {table.version}")
                     if expected_version is not None and expected_version != table.version:
                         _confirm_current(tx, game_id, table)
                         raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
@@ -380,13 +398,25 @@ class GameService:
                 return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
         return []
 
-    def wait(self, game_id: str, after: int, timeout: float) -> bool:
-        """Block until the game has an event after ``after`` (True) or ``timeout`` passes (False)."""
-        return self.store.wait(game_id, after, min(timeout, self.max_wait))
+    def wait(self, game_id: str, after: int, timeout: float, gone: Callable[[], bool] = _never) -> bool:
+        """Block until the game has an event after ``after`` (True), ``timeout`` passes, or ``gone()``
+        says the caller left (False): asked every GONE_CHECK_SECONDS, so a caller that went away
+        holds nothing for long."""
+        deadline = time.monotonic() + min(timeout, self.max_wait)
+        while True:
+            remaining = deadline - time.monotonic()
+            if self.store.wait(game_id, after, max(0.0, min(remaining, GONE_CHECK_SECONDS))):
+                return True
+            if remaining <= GONE_CHECK_SECONDS or gone():
+                return False
 
     def health(self) -> dict[str, Any]:
-        """Liveness and database reachability (StoreUnavailable, answered 503, when it is out of reach)."""
+        """Liveness, database reachability (StoreUnavailable when it is out of reach) and its schema
+        (Unavailable unless it is at the revision this code needs): both answered 503."""
         self.store.ping()
+        problem = self.store.schema_problem()
+        if problem is not None:
+            raise Unavailable(problem)
         return {"status": "ok", "database": "ok"}
 
 
@@ -402,12 +432,6 @@ def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None
     """VersionConflict unless ``table`` is the game's stored version."""
     if tx.last_version(game_id) != table.version:
         raise VersionConflict(game_id, table.version, None)
-
-
-def _tag_version(tag: str) -> int | None:
-    """The version an ETag such as ``"12"`` (or ``W/"12"``) names; None if it names none."""
-    tag = tag.strip().removeprefix("W/").strip('"')
-    return int(tag) if tag.isdigit() else None
 
 
 def _render(table: tables.Table, event: Event, version: int, recorded_at: dt.datetime,

@@ -37,7 +37,7 @@ def games(request: pytest.FixtureRequest) -> Iterator[GameService]:
 @pytest.fixture
 def app(games: GameService):  # type: ignore[no-untyped-def]
     """The Flask app over the service."""
-    return create_app(games, CARDHALL_SSE_HEARTBEAT=0.2)
+    return create_app(games, CARDHALL_SSE_HEARTBEAT=0.2, CARDHALL_RATE_LIMIT="off")  # (limits: test_rate_limits.py)
 
 
 @pytest.fixture

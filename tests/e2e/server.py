@@ -53,9 +53,13 @@ def start_server(
     port: int | None = None,
     startup: float = 30.0,
     log_name: str = "server.log",
+    threads: int = 16,
+    rate_limit: str | None = "off",
+    options: tuple[str, ...] = (),
 ) -> ServerProcess:
     """Start ``cardhall serve`` and wait until ``/healthz`` answers 200.
 
+    Tests are not throttled unless they ask (``rate_limit``: off by default; None: the server's default).
     ``database`` defaults to ``cardhall.db`` in ``directory``; the log goes to
     ``directory / log_name`` (appended to, so a restart keeps the earlier log).
     """
@@ -64,7 +68,8 @@ def start_server(
     database = database or f"sqlite:///{directory / 'cardhall.db'}"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "cardhall_cli", "serve", "--port", str(port),
-               "--database", database, "--threads", "16", "--workers", str(workers)]
+               "--database", database, "--threads", str(threads), "--workers", str(workers),
+               *(["--rate-limit", rate_limit] if rate_limit is not None else []), *options]
     with open(log_path, "ab") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
@@ -79,10 +84,11 @@ def start_server(
 
 @contextlib.contextmanager
 def running_server(
-    directory: Path, *, startup: float = 30.0, database: str | None = None, workers: int = 1
+    directory: Path, *, startup: float = 30.0, database: str | None = None, workers: int = 1,
+    rate_limit: str | None = "off",
 ) -> Iterator[str]:
     """Start ``cardhall serve`` with its log (and by default its SQLite database) in ``directory``; its base URL."""
-    server = start_server(directory, database=database, workers=workers, startup=startup)
+    server = start_server(directory, database=database, workers=workers, startup=startup, rate_limit=rate_limit)
     try:
         yield server.base_url
     finally:

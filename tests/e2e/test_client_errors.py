@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -19,6 +21,7 @@ from client import (
     ValidationError,
     VersionConflict,
 )
+from tests.e2e.server import running_server
 
 
 @pytest.fixture
@@ -107,3 +110,11 @@ def test_a_move_is_retried_after_a_dropped_connection_and_a_503_with_the_same_ke
     client = CardhallClient("http://cardhall.test", token="t", backoff=0, http=http)
     assert client.move("g", {"type": "knock"}) == {"version": 9}
     assert len(keys) == 3 and len(set(keys)) == 1
+
+
+def test_the_client_waits_as_long_as_a_429_says_and_tries_again(tmp_path):
+    with running_server(tmp_path, rate_limit="2/second") as base_url, CardhallClient(base_url) as client:
+        started = time.monotonic()
+        answers = [client.game_types() for _ in range(5)]  # the 3rd and 5th wait out their second
+        assert len(answers) == 5 and all(answers)
+        assert time.monotonic() - started >= 1.0

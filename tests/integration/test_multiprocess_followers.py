@@ -28,8 +28,12 @@ def follow_long_poll(bases: list[str], game_id: str, done: threading.Event) -> l
     with httpx.Client(timeout=30) as http:
         for request in range(1_000_000):
             over = done.is_set()  # read before the page: once play is over, a page with nothing new is the end
-            page = http.get(f"{bases[request % 2]}/v1/games/{game_id}/events",
-                            params={"after": seen[-1] if seen else 0, "wait": 2, "limit": 25}).json()
+            answer = http.get(f"{bases[request % 2]}/v1/games/{game_id}/events",
+                              params={"after": seen[-1] if seen else 0, "wait": 2, "limit": 25})
+            if answer.status_code == 503:  # the server follows as many games as it can: as told, later
+                time.sleep(float(answer.headers["Retry-After"]))
+                continue
+            page = answer.json()
             seen.extend(event["version"] for event in page["events"])
             if over and not page["events"]:
                 return seen
@@ -45,6 +49,9 @@ def follow_stream(bases: list[str], game_id: str, done: threading.Event) -> list
         url = f"{bases[connection % 2]}/v1/games/{game_id}/events/stream"
         received = 0
         with httpx.stream("GET", url, params={"timeout": 5}, headers=headers, timeout=30) as stream:
+            if stream.status_code == 503:
+                time.sleep(float(stream.headers["Retry-After"]))
+                continue
             for line in stream.iter_lines():
                 if line.startswith("id: "):
                     seen.append(int(line.removeprefix("id: ")))

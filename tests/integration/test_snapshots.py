@@ -5,6 +5,7 @@ that does not load, is ignored. Every backend (memory, SQLite, PostgreSQL)."""
 from __future__ import annotations
 
 import itertools
+import json
 import pickle
 import random
 from typing import Any
@@ -129,14 +130,19 @@ def test_a_snapshot_written_by_other_code_is_ignored(store: EventStore) -> None:
     assert table == replayed(store, game_id)
 
 
+def _edited(blob: bytes, **changes: Any) -> bytes:
+    return json.dumps({**json.loads(blob), **changes}).encode()
+
+
 CORRUPT = {
     "empty": lambda blob, version: b"",
-    "not a pickle": lambda blob, version: b"not a pickle",
+    "not JSON": lambda blob, version: b"not JSON",
     "truncated": lambda blob, version: blob[: len(blob) // 2],
-    "another shape": lambda blob, version: pickle.dumps(("craits", 5)),
-    "an unknown game": lambda blob, version: pickle.dumps(("nope",) + pickle.loads(blob)[1:]),
-    "another version inside": lambda blob, version: pickle.dumps(pickle.loads(blob)[:5] + (version - 1,)),
-    "an unknown class": lambda blob, version: blob.replace(b"CraitsState", b"CraitsStatf"),
+    "another shape": lambda blob, version: json.dumps(["craits", 5]).encode(),
+    "an unknown game": lambda blob, version: _edited(blob, game="nope"),
+    "another version inside": lambda blob, version: _edited(blob, version=version - 1),
+    "a state of another shape": lambda blob, version: _edited(blob, state={"hands": "none"}),
+    "a pickle, as snapshots once were": lambda blob, version: pickle.dumps(("craits", 5, {}, (), None, version)),
 }
 
 
@@ -165,6 +171,39 @@ def test_a_cached_table_far_behind_catches_up_from_the_snapshot(store: EventStor
     assert table == replayed(store, game_id) and table.version == later[-1]
 
 
-def test_the_fingerprint_is_a_sha256_of_the_domain_source_computed_once() -> None:
+def test_the_fingerprint_is_a_sha256_of_the_domain_source_taken_at_import(tmp_path, monkeypatch) -> None:
     assert len(snapshots.fingerprint()) == 64 and int(snapshots.fingerprint(), 16) >= 0
-    assert snapshots.fingerprint() is snapshots.fingerprint()
+    taken = snapshots.fingerprint()
+    changed = tmp_path / "domain"  # the source changes on disk after import (an in-place deploy)
+    changed.mkdir()
+    (changed / "__init__.py").write_text("# new code\n")
+    monkeypatch.setattr(snapshots.domain, "__file__", str(changed / "__init__.py"))
+    assert snapshots._fingerprint() != taken  # (what a process importing the new code would take)
+    assert snapshots.fingerprint() == taken  # this process keeps its own code's
+
+
+UNPICKLED: list[str] = []
+
+
+class _Payload:
+    """A pickle that, if ever loaded, runs code of the database writer's choosing."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return exec, ("import tests.integration.test_snapshots as t; t.UNPICKLED.append('ran')",)
+
+
+def test_a_pickle_in_the_snapshots_table_is_never_loaded(store: EventStore) -> None:
+    _, game_id, _, _ = play(store, "craits", 5, until=3 * EVERY)
+    snapshot = store.latest_snapshot(game_id)
+    with store.transaction() as tx:
+        tx.put_snapshot(game_id, snapshot.version, snapshots.fingerprint(), pickle.dumps(_Payload()))
+    table, reads_after = cold(store, game_id)
+    assert UNPICKLED == [] and reads_after == [0]
+    assert table == replayed(store, game_id)
+
+
+def test_a_snapshot_is_plain_json_data_that_names_no_class(store: EventStore) -> None:
+    _, game_id, _, _ = play(store, "scat", 3, until=3 * EVERY)
+    data = json.loads(store.latest_snapshot(game_id).blob)
+    assert set(data) == {"game", "players", "options", "seats", "state", "version"}
+    assert "ScatState" not in json.dumps(data) and isinstance(data["state"]["hands"], list)

@@ -1,0 +1,163 @@
+"""Reading request bodies as JSON within the contract's limits, before any schema sees them.
+
+``json.loads`` alone lets through what later breaks: nesting deep enough to exhaust
+the recursion limit, integers past Python's digit limit (a ValueError, not a
+decoding error), ``NaN`` and ``Infinity``, duplicate keys (the last silently wins),
+and strings no database can store (NUL, which PostgreSQL's ``text`` and ``jsonb``
+refuse; lone surrogates, which no UTF-8 encoder takes). Each is refused here as a
+400 ``validation_error`` naming the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from typing import Any
+
+import flask_smorest
+from flask import Request
+from webargs import core
+from webargs.flaskparser import FlaskParser, abort, is_json_request
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.routing import BaseConverter
+
+MAX_DEPTH = 32
+#: Digits of the longest integer a body may hold (a signed 64-bit seed has 19).
+MAX_INTEGER_DIGITS = 20
+#: Escapes that decode to characters no database stores; when the text has none, no string can hold one.
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f])", re.IGNORECASE)
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+class BodyRefused(ValueError):
+    """A body that is JSON but not within the limits."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        duplicated = sorted(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+        raise BodyRefused(f"duplicate keys: {', '.join(map(repr, duplicated))}")
+    return result
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise BodyRefused(f"an integer of more than {MAX_INTEGER_DIGITS} digits")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BodyRefused(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _constant(name: str) -> float:
+    raise BodyRefused(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_integer, parse_float=_float,
+                            parse_constant=_constant)
+
+
+def depth(text: str) -> int:
+    """How deeply ``text``'s arrays and objects nest, brackets inside strings not counted."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:  # (nearly every body: no need to scan)
+        return text.count("[") + text.count("{")
+    deepest = level = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif char in "]}":
+            level -= 1
+    return deepest
+
+
+def _check_strings(value: Any) -> None:
+    if isinstance(value, str):
+        if _UNSTORABLE.search(value):
+            raise BodyRefused("a string holds a NUL character or a lone surrogate")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key)
+            _check_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item)
+
+
+def loads(data: bytes) -> Any:
+    """The JSON value of a body; json.JSONDecodeError if it is not JSON, BodyRefused if past the limits."""
+    text = _text(data)
+    if depth(text) > MAX_DEPTH:
+        raise BodyRefused(f"JSON nested deeper than {MAX_DEPTH} levels")
+    value = _DECODER.decode(text)
+    if _UNSTORABLE_ESCAPE.search(text):
+        _check_strings(value)
+    return value
+
+
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise json.JSONDecodeError(f"Bytes decoding error : {error.reason}", doc=str(error.object), pos=error.start) \
+            from error
+
+
+class Parser(FlaskParser):
+    """webargs' Flask parser, reading JSON bodies through :func:`loads`."""
+
+    def _raw_load_json(self, req: Request) -> Any:
+        if not is_json_request(req):
+            return core.missing
+        data = req.get_data(cache=True)
+        if _cut_short(req, data):
+            raise RequestEntityTooLarge()
+        try:
+            return loads(data)
+        except BodyRefused as error:
+            abort(400, exc=error, messages={"json": [str(error)]})
+
+
+def _cut_short(req: Request, data: bytes) -> bool:
+    """Whether a body sent without a length (chunked) went on past ``MAX_CONTENT_LENGTH``.
+
+    Werkzeug stops reading such a body at the limit and hands over what it read, cut
+    short (it raises 413 up front only for a ``Content-Length`` over the limit): then one
+    more byte of the server's input tells a body of exactly the limit from a longer one.
+    """
+    limit = req.max_content_length
+    return (limit is not None and req.content_length is None and len(data) >= limit
+            and bool(req.environ["wsgi.input"].read(1)))
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint, parsing bodies with :class:`Parser`."""
+
+    ARGUMENTS_PARSER = Parser()
+
+
+#: A game id: what the server issues (uuid4 hex) and any id a test chooses; anything else is no game.
+GAME_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+
+
+class GameIdConverter(BaseConverter):
+    """``<game_id:...>``: a path segment that can be a game id, so no other text reaches the store."""
+
+    regex = GAME_ID_PATTERN
+
+
+def game_id_schema(_converter: BaseConverter) -> dict[str, str]:
+    """How the OpenAPI document describes a game id in a path."""
+    return {"type": "string", "pattern": f"^{GAME_ID_PATTERN}$"}

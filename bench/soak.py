@@ -1,0 +1,176 @@
+"""Soak: does the server's memory stay put under a long game workload?
+
+Usage: ``python3 bench/soak.py [--minutes 30] [--database sqlite|postgresql] [--clients 4] [--workers 1]
+[--sample 60]``
+
+A real server (``cardhall serve``, limits off) and ``--clients`` threads, each
+playing games without end: it creates a Craits or Scat game (2-5 players, some
+short), takes one seat, gives the others to house bots (so some moves append
+hundreds of events at once, and a game of house bots alone, created now and
+then, appends its whole log in one request), and plays random legal moves to the
+end, reading its view and a page of events as a bot would; one more thread
+follows games with long-polls and short SSE streams. Every ``--sample`` seconds it
+prints the server's resident memory (its gunicorn master and workers, from
+``/proc``) with the games and moves done so far. At the end it compares the last
+sample with the one at 5 minutes: the target is within 10 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import pathlib
+import random
+import sys
+import threading
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if pathlib.Path(entry or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+
+import httpx
+
+from bench import _common
+
+#: The sample the last one is compared with: after the first 5 minutes, once caches are warm.
+BASELINE_SECONDS = 300
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process and its children (the gunicorn workers), in KiB."""
+    total = 0
+    for process in [pid, *_children(pid)]:
+        with contextlib.suppress(OSError):
+            for line in pathlib.Path(f"/proc/{process}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found + [grandchild for child in found for grandchild in _children(child)]
+
+
+class Counts:
+    """What the players did, shared by the threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.games = self.moves = self.errors = 0
+
+    def add(self, games: int = 0, moves: int = 0, errors: int = 0) -> None:
+        with self.lock:
+            self.games += games
+            self.moves += moves
+            self.errors += errors
+
+
+def new_game(http: httpx.Client, rng: random.Random, humans: int) -> tuple[str, str | None]:
+    """A started game with ``humans`` (0 or 1) person seats and house bots in the rest: its id and the token."""
+    game = rng.choice(["craits", "scat"])
+    players = rng.randint(2, 5)
+    options = {"short": rng.random() < 0.5} if game == "craits" else {"lives": rng.randint(1, 3)}
+    game_id = http.post("/v1/games", json={"game": game, "players": players, "options": options}).json()["id"]
+    token = None
+    for seat in range(players):
+        body = {"name": f"soak{seat}"} if seat < humans else {"bot": rng.choice(["random", "greedy"])}
+        joined = http.post(f"/v1/games/{game_id}/seats", json=body).json()
+        token = token or joined.get("token")
+    return game_id, token
+
+
+def play(base_url: str, seed: int, stop: threading.Event, counts: Counts, followed: list[str]) -> None:
+    """Play games until ``stop``: one seat random, the rest house bots; every tenth game house bots only."""
+    rng = random.Random(seed)
+    with httpx.Client(base_url=base_url, timeout=60) as http:
+        while not stop.is_set():
+            game_id, token = new_game(http, rng, humans=0 if rng.random() < 0.1 else 1)
+            followed[seed % len(followed)] = game_id
+            auth = {"Authorization": f"Bearer {token}"} if token else {}
+            while token and not stop.is_set():
+                view = http.get(f"/v1/games/{game_id}/state", headers=auth).json()
+                if view["status"] != "active":
+                    break
+                moves = [move for move in view["legal_moves"] if view["seat"] in view["to_act"]]
+                if not moves:
+                    http.get(f"/v1/games/{game_id}/events", params={"after": view["version"], "wait": 1})
+                    continue
+                answer = http.post(f"/v1/games/{game_id}/moves", json=rng.choice(moves), headers=auth)
+                counts.add(moves=1, errors=answer.status_code >= 500)
+                http.get(f"/v1/games/{game_id}/events", params={"after": max(0, view["version"] - 20)}, headers=auth)
+            counts.add(games=1)
+
+
+def follow(base_url: str, stop: threading.Event, followed: list[str]) -> None:
+    """Follow the players' current games: a long-poll, then a short stream, in turn."""
+    with httpx.Client(base_url=base_url, timeout=60) as http:
+        for turn in range(1_000_000_000):
+            if stop.is_set():
+                return
+            game_id = followed[turn % len(followed)]
+            if game_id is None:
+                time.sleep(0.5)
+                continue
+            if turn % 2:
+                http.get(f"/v1/games/{game_id}/events", params={"after": 0, "wait": 2})
+            else:
+                with http.stream("GET", f"/v1/games/{game_id}/events/stream", params={"timeout": 2}) as stream:
+                    for _ in stream.iter_lines():
+                        pass
+
+
+def soak(args: argparse.Namespace) -> None:
+    with contextlib.ExitStack() as stack:
+        databases = _common.Databases(stack)
+        server = stack.enter_context(_common.running(databases.new(args.database), databases.workdir(),
+                                                     workers=args.workers))
+        assert server.process is not None
+        stop, counts = threading.Event(), Counts()
+        followed: list[str | None] = [None] * args.clients
+        threads = [threading.Thread(target=play, args=(server.base_url, n, stop, counts, followed), daemon=True)
+                   for n in range(args.clients)]
+        threads.append(threading.Thread(target=follow, args=(server.base_url, stop, followed), daemon=True))
+        for thread in threads:
+            thread.start()
+        start, samples = time.monotonic(), []
+        print(f"soak: {args.database}, {args.workers} worker(s), {args.clients} players, {args.minutes} min",
+              flush=True)
+        print(f"{'minute':>7} {'RSS MiB':>8} {'games':>6} {'moves':>7} {'5xx':>4}", flush=True)
+        while time.monotonic() - start < args.minutes * 60:
+            time.sleep(min(args.sample, max(0.0, args.minutes * 60 - (time.monotonic() - start))))
+            elapsed = time.monotonic() - start
+            samples.append((elapsed, rss_kib(server.process.pid) / 1024))
+            print(f"{elapsed / 60:7.1f} {samples[-1][1]:8.1f} {counts.games:6d} {counts.moves:7d} {counts.errors:4d}",
+                  flush=True)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=70)
+    baseline = next((rss for elapsed, rss in samples if elapsed >= BASELINE_SECONDS - 1), None)
+    if baseline is None:
+        print("soak: shorter than 5 minutes: no baseline to compare with")
+        return
+    change = samples[-1][1] / baseline - 1
+    verdict = "within" if abs(change) <= 0.10 else "NOT within"
+    print(f"soak: RSS {baseline:.1f} MiB at 5 min, {samples[-1][1]:.1f} MiB at the end: {change:+.1%} ({verdict} 10 %)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30.0, help="how long to run (default 30)")
+    parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--clients", type=int, default=4, help="player threads (default 4)")
+    parser.add_argument("--workers", type=int, default=1, help="gunicorn workers (default 1)")
+    parser.add_argument("--sample", type=float, default=60.0, help="seconds between samples (default 60)")
+    args = parser.parse_args(argv)
+    if args.minutes <= 0 or args.sample <= 0 or args.clients < 1:
+        parser.error("--minutes, --sample and --clients must be positive")
+    soak(args)
+
+
+if __name__ == "__main__":
+    main()
