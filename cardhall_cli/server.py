@@ -16,6 +16,8 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
                         help="threads per worker: long-polls and streams each hold one (default 32)")
+    parser.add_argument("--shuffle-secret",
+                        help="key of seeded shuffles (default CARDHALL_SHUFFLE_SECRET, else one kept in the database)")
 
 
 @command("serve", _serve_arguments)
@@ -27,6 +29,8 @@ def serve(args: argparse.Namespace) -> int:
     open_service(url, migrate=True).store.close()
     os.environ["CARDHALL_DATABASE_URL"] = url
     os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
+    if args.shuffle_secret:  # (handed to the workers as gunicorn starts them; never printed)
+        os.environ["CARDHALL_SHUFFLE_SECRET"] = args.shuffle_secret
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",

@@ -39,18 +39,18 @@ def fingerprint() -> str:
 
 
 def dump(table: tables.Table) -> bytes:
-    """A table as a snapshot blob: its game by name, everything else as it is."""
-    fields = (table.game.name, table.players, dict(table.options), table.seats, table.state, table.version)
+    """A table as a snapshot blob: its game by rules version, everything else as it is."""
+    fields = (table.game.rules_version, table.players, dict(table.options), table.seats, table.state, table.version)
     return pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def load(blob: bytes, version: int) -> tables.Table | None:
     """The table a blob holds, if it loads and is at ``version``; None (logged) if not."""
     try:
-        name, players, options, seats, state, at = pickle.loads(blob)
+        rules_version, players, options, seats, state, at = pickle.loads(blob)
         if at != version:
             raise ValueError(f"the blob holds version {at}, the row says {version}")
-        return tables.Table(get_game(name), players, options, tuple(seats), state, at)
+        return tables.Table(get_game(rules_version), players, options, tuple(seats), state, at)
     except Exception as error:
         log.warning("ignoring a snapshot at version %s that does not load: %r", version, error)
         return None
