@@ -1,4 +1,4 @@
-"""The games resource: create, list, summary, seats, state, moves, events."""
+"""The games resource: create, list, summary, seats, state, moves, events, audit."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from api import examples, jsonschema
 from api.context import bearer_token, etag, service
 from api.errors import PROBLEM
 from api.schemas import (
+    AuditSchema,
     CreateGameSchema,
     EventsQuerySchema,
     EventsSchema,
@@ -49,6 +50,7 @@ GAME_LINKS = {
         ("MakeMove", "makeMove"),
         ("GetEvents", "getEvents"),
         ("StreamEvents", "streamEvents"),
+        ("GetAudit", "getAudit"),
     )
 }
 
@@ -210,6 +212,16 @@ class Events(MethodView):
         """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists."""
         return service().events(game_id, bearer_token(), after=query["after"], limit=query["limit"],
                                  wait=query["wait"])
+
+
+@blp.route("/games/<string:game_id>/audit")
+class Audit(MethodView):
+    @blp.doc(operationId="getAudit")
+    @blp.response(200, AuditSchema)
+    @problems(404)
+    def get(self, game_id: str) -> dict[str, Any]:
+        """Every shuffle's commitment; once the game is over its salt and order, and whether they match."""
+        return service().audit(game_id)
 
 
 @blp.route("/games/<string:game_id>/events/stream")

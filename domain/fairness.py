@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from domain.events import Event
@@ -52,3 +52,20 @@ class Shuffled(Event):
     def public_data(self) -> dict[str, Any]:
         """The event as anyone sees it before the game is over: the commitment only."""
         return {"order": None, "salt": None, "commitment": self.commitment}
+
+
+def audit(shuffles: Iterable[tuple[int, Shuffled]], over: bool) -> dict[str, Any]:
+    """The audit of a game's shuffles, each with its event's version: every commitment, and once
+    the game is ``over`` every salt and order and whether they match; ``verified`` for them all.
+
+    A game with a shuffle that committed to nothing (stored before commitments) never verifies.
+    """
+    entries = [_audited(version, event, over) for version, event in shuffles]
+    return {"verified": all(entry["ok"] for entry in entries) if over else None, "shuffles": entries}
+
+
+def _audited(version: int, event: Shuffled, over: bool) -> dict[str, Any]:
+    entry: dict[str, Any] = {"version": version, "type": event.type_name(), **event.public_data(), "ok": None}
+    if over:
+        entry.update(salt=event.salt, order=list(event.order), ok=event.verifies())
+    return entry

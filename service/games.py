@@ -22,7 +22,9 @@ from typing import Any
 import bots
 from domain import table as tables
 from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
+from domain import fairness
 from domain.events import Event, event_data
+from domain.fairness import Shuffled
 from domain.game import all_games
 from persistence.port import (
     EventStore,
@@ -205,6 +207,14 @@ class GameService:
             "events": [self.render_event(table, event, seat) for event in stored],
             "last_version": table.version,
         }
+
+    def audit(self, game_id: str) -> dict[str, Any]:
+        """Every shuffle's commitment and, once the game is over, its salt, order and check (API "Fairness")."""
+        table = self.table(game_id)
+        decoded = ((stored.version, decode(table.game.rules_version, stored))
+                   for stored in self.store.read(game_id, after=0, limit=table.version))
+        return fairness.audit(((version, event) for version, event in decoded if isinstance(event, Shuffled)),
+                              over=tables.reveal(table))
 
     def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
         """One stored event as ``seat`` may see it, given the table now."""
