@@ -27,7 +27,9 @@ class LocalGame:
         players: int,
         options: Mapping[str, Any] | None = None,
         names: list[str] | None = None,
+        secret: bytes = LOCAL_SECRET,
     ) -> None:
+        self.secret = secret  # (a deployment's, to replay its seeded games; see service.chance)
         self.events: list[Event] = []
         self.table: tables.Table = None  # type: ignore[assignment]
         self._append(tables.create(game, players, dict(options or {})))
@@ -43,7 +45,7 @@ class LocalGame:
         """Draw and record every chance outcome the game waits for now."""
         drawn = []
         while (request := tables.chance(self.table)) is not None:
-            event = draw(request, self.table.options, self.table.version + 1, LOCAL_SECRET)
+            event = draw(request, self.table.options, self.table.version + 1, self.secret)
             self._append(event)
             drawn.append(event)
         return drawn
