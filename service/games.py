@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import bots
+from domain import fairness
 from domain import table as tables
 from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
-from domain import fairness
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
 from domain.game import all_games
