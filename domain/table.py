@@ -133,6 +133,16 @@ def replay(events: Iterable[Event], table: Table | None = None) -> Table:
     return table
 
 
+def replay_records(records: Iterable[tuple[str, int | None, Mapping[str, Any]]], table: Table | None = None) -> Table:
+    """Fold stored ``(type, seat, data)`` records into a table (from scratch, or onward from ``table``),
+    each decoded under the rules version of its game (the log opens with ``GameCreated``)."""
+    for type_name, seat, data in records:
+        rules = table.game.rules_version if table is not None else data["game"]
+        table = evolve(table, decode(rules, type_name, seat, data))
+    assert table is not None, "an empty log is no game"
+    return table
+
+
 def chance(table: Table) -> ChanceRequest | None:
     """The chance outcome the game waits for, if it is running and waits for one."""
     if table.status != ACTIVE:
