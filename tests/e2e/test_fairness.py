@@ -173,3 +173,9 @@ def test_the_example_script_exits_non_zero_on_a_tampered_game_and_zero_on_an_hon
         assert "do not give the commitment" in tampered.stderr
     finally:
         server.stop()
+
+
+def test_the_audit_of_an_unknown_game_is_a_404_problem(http):
+    answer = http.client.get("/v1/games/nosuchgame/audit")
+    assert answer.status_code == 404 and answer.json["code"] == "not_found"
+    assert answer.mimetype == "application/problem+json"
