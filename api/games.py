@@ -1,4 +1,4 @@
-"""The games resource: create, list, summary, seats, state, moves, events."""
+"""The games resource: create, list, summary, seats, state, moves, events, audit."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from api.errors import PROBLEM
 from api.followers import client_gone, followers
 from api.parsing import Blueprint
 from api.schemas import (
+    AuditSchema,
     CreateGameSchema,
     EventsQuerySchema,
     EventsSchema,
@@ -52,6 +53,7 @@ GAME_LINKS = {
         ("MakeMove", "makeMove"),
         ("GetEvents", "getEvents"),
         ("StreamEvents", "streamEvents"),
+        ("GetAudit", "getAudit"),
     )
 }
 
@@ -221,6 +223,16 @@ class Events(MethodView):
         """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists."""
         return service().events(game_id, bearer_token(), after=query["after"], limit=query["limit"],
                                  wait=query["wait"], gone=client_gone(), hold=followers().slot)
+
+
+@blp.route("/games/<game_id:game_id>/audit")
+class Audit(MethodView):
+    @blp.doc(operationId="getAudit")
+    @blp.response(200, AuditSchema)
+    @problems(404)
+    def get(self, game_id: str) -> dict[str, Any]:
+        """Every shuffle's commitment; once the game is over its salt and order, and whether they match."""
+        return service().audit(game_id)
 
 
 @blp.route("/games/<game_id:game_id>/events/stream")

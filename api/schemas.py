@@ -136,6 +136,8 @@ class SeatSchema(ma.Schema):
 class GameSummarySchema(ma.Schema):
     id = fields.String(metadata={"example": "8f0c2a5d7e2b4d0c9c1e5b7a3f6d2e10"})
     game = fields.String(metadata={"example": "craits"})
+    rules_version = fields.String(metadata={"description": "The rules the game was created under and replays "
+                                            "under forever", "example": "craits/1"})
     players = fields.Integer(metadata={"example": 4})
     options = fields.Dict(metadata={"description": "seed and decks are hidden until the game is over"})
     seats = fields.List(fields.Nested(SeatSchema))
@@ -255,6 +257,26 @@ class StreamQuerySchema(Strict):
 class StreamHeadersSchema(Lenient):
     last_event_id = QueryInteger(data_key="Last-Event-ID", validate=validate.Range(min=0, max=MAX_VERSION),
                                  metadata={"description": "Resume after this version (when the query has no after)"})
+
+
+class AuditedShuffleSchema(ma.Schema):
+    version = fields.Integer(metadata={"description": "The version of the event recording the shuffle"})
+    type = fields.String(metadata={"example": "RoundDealt"})
+    commitment = fields.String(
+        allow_none=True,
+        metadata={"description": "Lower-case hex SHA-256 of the UTF-8 text SALT:CARD,CARD,... (null: a shuffle "
+                  "recorded before commitments)", "example": "9f2c...e01"})
+    salt = fields.String(allow_none=True, metadata={"description": "32 hex characters; null until the game is over"})
+    order = fields.List(fields.String(), allow_none=True,
+                        metadata={"description": "The cards, index 0 the top; null until the game is over"})
+    ok = fields.Boolean(allow_none=True, metadata={"description": "Whether salt and order give the commitment; "
+                                                   "null until the game is over"})
+
+
+class AuditSchema(ma.Schema):
+    verified = fields.Boolean(allow_none=True, metadata={"description": "Every shuffle's ok; null until the game "
+                                                         "is over"})
+    shuffles = fields.List(fields.Nested(AuditedShuffleSchema))
 
 
 class HealthSchema(ma.Schema):

@@ -18,6 +18,8 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
                         help="threads per worker: long-polls and streams each hold one (default 32)")
+    parser.add_argument("--shuffle-secret",
+                        help="key of seeded shuffles (default CARDHALL_SHUFFLE_SECRET, else one kept in the database)")
     parser.add_argument("--rate-limit", default=None, metavar="SPEC|off", type=_rate_limit,
                         help="each client's request limit, e.g. '50/second;1500/minute' (the default), or "
                              "'off' (benchmarks); counted across workers when there are several")
@@ -68,6 +70,8 @@ def serve(args: argparse.Namespace) -> int:
     # seldom give memory back, so a worker's RSS creeps up as more of its threads serve; two
     # arenas bound that (docs/performance.md, "Soak"), and under the GIL their lock is no contention.
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
+    if args.shuffle_secret:  # (handed to the workers as gunicorn starts them; never printed)
+        os.environ["CARDHALL_SHUFFLE_SECRET"] = args.shuffle_secret
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",

@@ -23,6 +23,7 @@ from client.errors import (
 )
 from client.http import CardhallClient
 from client.types import (
+    Audit,
     Event,
     EventPage,
     GamePage,
@@ -35,6 +36,7 @@ from client.types import (
 )
 
 __all__ = [
+    "Audit",
     "CardhallClient",
     "CardhallError",
     "Event",

@@ -18,6 +18,7 @@ import httpx
 from client import sse
 from client.errors import CardhallError, ServerError, error_from
 from client.types import (
+    Audit,
     Event,
     EventPage,
     GamePage,
@@ -120,6 +121,10 @@ class CardhallClient:
         """The log as this client may see it; ``wait`` (≤ 30 s) holds the request until an event after ``after``."""
         params = {"after": after, "limit": limit, "wait": wait or None}
         return self._call("GET", f"/v1/games/{game_id}/events", params=params, timeout=self.timeout + wait)
+
+    def audit(self, game_id: str) -> Audit:
+        """Every shuffle's commitment and, once the game is over, its salt, order and check (``verified``)."""
+        return self._call("GET", f"/v1/games/{game_id}/audit")
 
     def stream_events(self, game_id: str, after: int = 0, *, reconnect: bool = True) -> Iterator[Event]:
         """The events as Server-Sent Events, resuming with ``Last-Event-ID`` when the stream drops.

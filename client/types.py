@@ -67,6 +67,7 @@ class SeatInfo(TypedDict):
 class GameSummary(TypedDict):
     id: str
     game: str
+    rules_version: str
     players: int
     options: dict[str, Any]
     seats: list[SeatInfo]
@@ -96,6 +97,22 @@ class JoinResult(TypedDict):
     seat: int
     token: str | None
     version: int
+
+
+class AuditedShuffle(TypedDict):
+    """One shuffle: its commitment always; its salt, order and check once the game is over."""
+
+    version: int
+    type: str
+    commitment: str | None
+    salt: str | None
+    order: list[str] | None
+    ok: bool | None
+
+
+class Audit(TypedDict):
+    verified: bool | None
+    shuffles: list[AuditedShuffle]
 
 
 class Health(TypedDict):

@@ -5,6 +5,9 @@ is ``(type, seat, data)``: ``type`` the class name, ``seat`` the acting seat (or
 ``None`` for chance and lifecycle facts), ``data`` the other fields as JSON
 values. Tuples are stored as lists and read back as tuples, so an event read
 from the log compares equal to the one that was decided.
+
+An event class whose shape changed reads what older code stored through its
+``upcast`` (an *upcaster*): the stored data is never rewritten.
 """
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ class Event:
     def type_name(cls) -> str:
         """The stored ``type`` of this event class."""
         return cls.__name__
+
+    @classmethod
+    def upcast(cls, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Stored data of an older shape, in this class's shape (a class whose shape changed overrides this)."""
+        return data
 
 
 def _to_json(value: Any) -> Any:
@@ -80,5 +88,10 @@ class EventCatalog:
     def decode(self, type_name: str, seat: int | None, data: Mapping[str, Any]) -> Event:
         """Rebuild the event stored as ``(type_name, seat, data)``."""
         cls = self._classes[type_name]
-        kwargs = {name: _from_json(data[name]) for name in self._fields[type_name]}
+        names = self._fields[type_name]
+        try:
+            kwargs = {name: _from_json(data[name]) for name in names}
+        except KeyError:  # stored by older code: read through the class's upcaster
+            data = cls.upcast(data)
+            kwargs = {name: _from_json(data[name]) for name in names}
         return cls(seat, **kwargs)

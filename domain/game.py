@@ -5,8 +5,8 @@ is. A game is decided and evolved purely:
 
 * ``start(players, options)`` gives the state before any chance;
 * ``chance(state)`` says which chance outcome the game waits for, if any (a
-  shuffle of which cards); the service draws it and records it as the event
-  ``request.event(seat=None, order=ORDER)``;
+  shuffle of which cards); the service draws it and records it, committed under
+  a salt it draws too, as ``request.outcome(ORDER, SALT)`` (see :mod:`domain.fairness`);
 * ``to_act(state)`` lists the seats whose turn the game waits for;
 * ``legal_moves(state, seat)`` lists every move the seat may make now,
   out-of-turn moves included; ``decide(state, seat, move)`` returns the events
@@ -17,6 +17,12 @@ is. A game is decided and evolved purely:
 * ``is_over(state)`` and ``result(state)`` end the game.
 
 Registering a module's ``GAME`` object in :data:`GAMES` is all a new game needs.
+
+Rules versions: a game's rules never change under a stored game. A change of
+rules is a new :class:`Game` (usually a subclass) with a higher ``version``,
+registered beside the old one: new games are created under the highest
+version, and every game replays under the ``rules_version`` (``craits/1``) its
+``GameCreated`` records, for as long as that version stays registered.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from domain import codec
 from domain.events import Event, EventCatalog, event_data
+from domain.fairness import Shuffled
 from domain.moves import Move, MoveParser
 from domain.options import COMMON_OPTIONS, OptionSpec, validate_options
 
@@ -39,34 +46,36 @@ class ChanceRequest:
     ``kind`` is ``dealer_draw`` (a full deck, shuffled to choose the dealer),
     ``deal`` (a full deck for deal number ``deal``, counting from 0) or
     ``reshuffle`` (the ``cards`` of a pile, bottom to top, to become a new
-    draw pile). ``event`` is the event class that records the outcome; it takes
-    ``order``: the cards in their new order, index 0 the top card.
+    draw pile). ``event`` is the shuffle event class that records the outcome:
+    the cards in their new order, index 0 the top card, and its commitment.
     """
 
     kind: str
     cards: tuple[str, ...]
-    event: type[Event]
+    event: type[Shuffled]
     deal: int | None = None
 
-    def outcome(self, order: Sequence[str]) -> Event:
-        """The event recording ``order`` as this request's outcome."""
-        return self.event(None, order=tuple(order))
+    def outcome(self, order: Sequence[str], salt: str) -> Shuffled:
+        """The event recording ``order`` as this request's outcome, committed under ``salt``."""
+        return self.event.committed(order, salt)
 
 
 class Game:
     """Base class of the games; subclasses fill in the rules."""
 
     name: str = ""
+    #: The rules version: a change of rules is a new class with a higher one (module docstring).
+    version: int = 1
     title: str = ""
     min_players: int = 2
     max_players: int = 2
     own_options: tuple[OptionSpec, ...] = ()
     move_classes: tuple[type[Move], ...] = ()
     event_classes: tuple[type[Event], ...] = ()
-    #: Event types whose data is hidden from everyone until the game is over.
-    secret_events: frozenset[str] = frozenset()
 
     def __init__(self) -> None:
+        #: ``name/version``, as a game records it (``craits/1``).
+        self.rules_version = f"{self.name}/{self.version}"
         self.options = {spec.name: spec for spec in (*COMMON_OPTIONS, *self.own_options)}
         self.moves = MoveParser(self.move_classes)
         self.events = EventCatalog(self.event_classes)
@@ -129,25 +138,31 @@ class Game:
         return codec.decode(typing.get_type_hints(type(self).start)["return"], data)
 
     def redact(self, event: Event, seat: int | None, reveal_all: bool = False) -> dict[str, Any] | None:
-        """The event's data as ``seat`` may see it; ``None`` data means hidden."""
-        if not reveal_all and event.type_name() in self.secret_events:
-            return None
+        """The event's data as ``seat`` may see it: a shuffle shows its commitment alone until the end."""
+        if not reveal_all and isinstance(event, Shuffled):
+            return event.public_data()
         return event_data(event)
 
 
+#: The newest rules version of each game, by name: what new games are created under.
 GAMES: dict[str, Game] = {}
+#: Every rules version registered, by ``rules_version`` (``craits/1``): what stored games replay under.
+RULES: dict[str, Game] = {}
 
 
 def register(game: Game) -> Game:
-    """Add a game to the registry under its name."""
-    GAMES[game.name] = game
+    """Add a rules version of a game; the highest version of a name is the one new games get."""
+    RULES[game.rules_version] = game
+    current = GAMES.get(game.name)
+    if current is None or current.version < game.version:
+        GAMES[game.name] = game
     return game
 
 
 def get_game(name: str) -> Game:
-    """The registered game called ``name`` (KeyError if none)."""
+    """The game called ``name`` at its newest version, or the version ``name/N`` names (KeyError if none)."""
     _load_builtin_games()
-    return GAMES[name]
+    return RULES[name] if "/" in name else GAMES[name]
 
 
 def all_games() -> dict[str, Game]:

@@ -22,11 +22,17 @@ WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameCreated(Event):
-    """A game of ``game`` for ``players`` seats was created with ``options``."""
+    """A game of ``game`` for ``players`` seats was created with ``options``, under ``rules_version``."""
 
     game: str
     players: int
     options: Mapping[str, Any]
+    rules_version: str
+
+    @classmethod
+    def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """A game created before rules versions were recorded was created under each game's first."""
+        return {"rules_version": f"{data['game']}/1", **data}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -88,7 +94,8 @@ def create(game_name: str, players: Any, options: Any) -> GameCreated:
         game.min_players <= players <= game.max_players
     ):
         raise InvalidOptions(f"{game_name} is for {game.min_players} to {game.max_players} players")
-    return GameCreated(None, game=game_name, players=players, options=game.validate_options(players, options))
+    return GameCreated(None, game=game_name, players=players, options=game.validate_options(players, options),
+                       rules_version=game.rules_version)
 
 
 def take_seat(table: Table, name: str | None = None, bot: str | None = None) -> SeatTaken:
@@ -100,7 +107,7 @@ def take_seat(table: Table, name: str | None = None, bot: str | None = None) -> 
 
 
 def decode(game_name: str, type_name: str, seat: int | None, data: Mapping[str, Any]) -> Event:
-    """Rebuild a stored event of a game of ``game_name``."""
+    """Rebuild a stored event of a game of ``game_name`` (a name, or a rules version: ``craits/1``)."""
     if type_name in LIFECYCLE:
         return LIFECYCLE.decode(type_name, seat, data)
     return get_game(game_name).events.decode(type_name, seat, data)
@@ -109,7 +116,7 @@ def decode(game_name: str, type_name: str, seat: int | None, data: Mapping[str, 
 def evolve(table: Table | None, event: Event) -> Table:
     """The table after one more event."""
     if isinstance(event, GameCreated):
-        game = get_game(event.game)
+        game = get_game(event.rules_version)
         return Table(game, event.players, event.options, (None,) * event.players,
                      game.start(event.players, event.options), 1)
     assert table is not None, "a log starts with GameCreated"
@@ -121,7 +128,7 @@ def evolve(table: Table | None, event: Event) -> Table:
 
 def to_data(table: Table) -> dict[str, Any]:
     """The table as plain JSON data, its state by its game's own codec (see :func:`from_data`)."""
-    return {"game": table.game.name, "players": table.players, "options": codec.encode(table.options),
+    return {"game": table.game.rules_version, "players": table.players, "options": codec.encode(table.options),
             "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
             "version": table.version}
 
@@ -138,6 +145,16 @@ def replay(events: Iterable[Event], table: Table | None = None) -> Table:
     """Fold events into a table (from scratch, or onward from ``table``)."""
     for event in events:
         table = evolve(table, event)
+    assert table is not None, "an empty log is no game"
+    return table
+
+
+def replay_records(records: Iterable[tuple[str, int | None, Mapping[str, Any]]], table: Table | None = None) -> Table:
+    """Fold stored ``(type, seat, data)`` records into a table (from scratch, or onward from ``table``),
+    each decoded under the rules version of its game (the log opens with ``GameCreated``)."""
+    for type_name, seat, data in records:
+        rules = table.game.rules_version if table is not None else data["game"]
+        table = evolve(table, decode(rules, type_name, seat, data))
     assert table is not None, "an empty log is no game"
     return table
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import secrets
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -109,6 +110,7 @@ class MemoryEventStore(EventStore):
         self._state = _MemoryState()
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
+        self._shuffle_secret = secrets.token_hex(32)  # lives as long as the games it keys
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -160,6 +162,9 @@ class MemoryEventStore(EventStore):
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
         with self._changed:
             return self._changed.wait_for(lambda: (self.last_version(game_id) or 0) > after, timeout)
+
+    def shuffle_secret(self) -> str:
+        return self._shuffle_secret
 
     def ping(self) -> None:
         return None

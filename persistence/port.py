@@ -218,6 +218,10 @@ class EventStore(abc.ABC):
         return None
 
     @abc.abstractmethod
+    def shuffle_secret(self) -> str:
+        """The deployment's key for seeded shuffles, made once and kept with the data; never shown."""
+
+    @abc.abstractmethod
     def ping(self) -> None:
         """Raise StoreUnavailable if the database cannot be reached."""
 

@@ -103,3 +103,12 @@ snapshots = sa.Table(
     sa.Column("blob", sa.LargeBinary, nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
 )
+
+# Secrets of this deployment, made by the migration that adds the table (the shuffle key
+# of seeded games, see service.chance); read by the server, never shown to anyone.
+deployment_secrets = sa.Table(
+    "deployment_secrets",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.String(128), nullable=False),
+)

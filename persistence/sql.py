@@ -64,12 +64,22 @@ from persistence.port import (
     NewEvent,
     Snapshot,
     StoredEvent,
+    StoreError,
     StoreUnavailable,
     Transaction,
     UnknownGame,
     VersionConflict,
 )
-from persistence.schema import UtcDateTime, as_utc, events, games, idempotency, seats, snapshots
+from persistence.schema import (
+    UtcDateTime,
+    as_utc,
+    deployment_secrets,
+    events,
+    games,
+    idempotency,
+    seats,
+    snapshots,
+)
 
 _T = TypeVar("_T")
 
@@ -726,6 +736,13 @@ class SqlEventStore(EventStore):
             return None
         self._waker.start()
         return self._board.heard(game_id) if self._waker.ready.is_set() else None
+
+    def shuffle_secret(self) -> str:
+        query = sa.select(deployment_secrets.c.value).where(deployment_secrets.c.name == "shuffle")
+        value = self._read(lambda connection: connection.execute(query).scalar())
+        if value is None:
+            raise StoreError("the database has no shuffle secret: run 'cardhall db upgrade'")
+        return value
 
     def ping(self) -> None:
         self._read(lambda connection: connection.execute(sa.text("SELECT 1")))

@@ -22,9 +22,11 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import bots
+from domain import fairness
 from domain import table as tables
 from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
 from domain.events import Event, event_data
+from domain.fairness import Shuffled
 from domain.game import all_games
 from persistence.port import (
     EventStore,
@@ -35,7 +37,7 @@ from persistence.port import (
     VersionConflict,
     as_utc,
 )
-from service.chance import resolve, rng_for
+from service.chance import draw, rng_for
 from service.errors import (
     BadRequest,
     Forbidden,
@@ -46,7 +48,7 @@ from service.errors import (
     Unauthorized,
     Unavailable,
 )
-from service.tables import TableCache, decode
+from service.tables import TableCache, decode, fold
 from service.tokens import TokenSeats
 
 MAX_LIMIT_EVENTS = 1000
@@ -97,14 +99,24 @@ class GameService:
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         new_token: Callable[[], str] = lambda: secrets.token_urlsafe(32),
         max_wait: float = 30.0,
+        shuffle_secret: str | None = None,
     ) -> None:
         self.store = store
+        #: The key of seeded shuffles (service.chance): the operator's, else the database's, read once.
+        self._shuffle_secret = None if shuffle_secret is None else shuffle_secret.encode()
         self.clock = clock
         self.new_id = new_id
         self.new_token = new_token
         self.max_wait = max_wait
         self.cache = TableCache(store)
         self.token_seats = TokenSeats(store)
+
+    @property
+    def shuffle_secret(self) -> bytes:
+        """The deployment's key for seeded shuffles and seeded house bots; never shown to anyone."""
+        if self._shuffle_secret is None:
+            self._shuffle_secret = self.store.shuffle_secret().encode()
+        return self._shuffle_secret
 
     # -- reading ------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -129,6 +141,7 @@ class GameService:
         return {
             "id": game_id,
             "game": table.game.name,
+            "rules_version": table.game.rules_version,
             "players": table.players,
             "options": tables.public_options(table),
             "seats": [
@@ -184,9 +197,9 @@ class GameService:
         return tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False)
 
     def _table_at(self, game_id: str, version: int) -> tables.Table:
-        stored = self.store.read(game_id, after=0, limit=version)
-        game = stored[0].data["game"]
-        return tables.replay(decode(game, event) for event in stored)
+        past = fold(None, self.store.read(game_id, after=0, limit=version))
+        assert past is not None, "a game's log starts with GameCreated"
+        return past
 
     def events(
         self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,
@@ -209,9 +222,17 @@ class GameService:
             "last_version": table.version,
         }
 
+    def audit(self, game_id: str) -> dict[str, Any]:
+        """Every shuffle's commitment and, once the game is over, its salt, order and check (API "Fairness")."""
+        table = self.table(game_id)
+        decoded = ((stored.version, decode(table.game.rules_version, stored))
+                   for stored in self.store.read(game_id, after=0, limit=table.version))
+        return fairness.audit(((version, event) for version, event in decoded if isinstance(event, Shuffled)),
+                              over=tables.reveal(table))
+
     def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
         """One stored event as ``seat`` may see it, given the table now."""
-        return _render(table, decode(table.game.name, stored), stored.version, stored.recorded_at, seat)
+        return _render(table, decode(table.game.rules_version, stored), stored.version, stored.recorded_at, seat)
 
     # -- writing --------------------------------------------------------------
     def create_game(self, game: str, players: Any, options: Any) -> dict[str, Any]:
@@ -376,7 +397,7 @@ class GameService:
         """
         request = tables.chance(table)
         if request is not None:
-            return [request.outcome(resolve(request, table.options, table.version + 1))]
+            return [draw(request, table.options, table.version + 1, self.shuffle_secret)]
         if table.status != tables.ACTIVE:
             return []
         to_act = tables.to_act(table)
@@ -386,7 +407,7 @@ class GameService:
             moves = tables.legal_moves(table, seat)
             if not moves:
                 continue
-            rng = rng_for(table.options, table.version + 1, salt=f"bot{seat}")
+            rng = rng_for(table.options, table.version + 1, self.shuffle_secret, salt=f"bot{seat}")
             move = bots.out_of_turn(table.game.name, sitter.bot, _bot_view(table, seat, sitter.bot, moves), rng)
             if move is not None:
                 return tables.decide(table, seat, move)
@@ -394,7 +415,7 @@ class GameService:
             sitter = table.seats[seat]
             if sitter is not None and sitter.bot is not None:
                 view = _bot_view(table, seat, sitter.bot)
-                rng = rng_for(table.options, table.version + 1, salt=f"bot{seat}")
+                rng = rng_for(table.options, table.version + 1, self.shuffle_secret, salt=f"bot{seat}")
                 return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
         return []
 

@@ -1,7 +1,9 @@
 """A game played in memory, with no store: for tests, simulations and the arena.
 
 It runs the same domain code as the service: decide, evolve, and draw every
-chance outcome the game waits for as an event (:mod:`service.chance`).
+chance outcome the game waits for as an event (:mod:`service.chance`). A game in
+memory belongs to no deployment: its seeded shuffles use :data:`LOCAL_SECRET`,
+so a seed gives the same game wherever it is played in memory.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 
 from domain import table as tables
 from domain.events import Event
-from service.chance import resolve
+from service.chance import draw
+
+LOCAL_SECRET = b"cardhall-local"
 
 
 class LocalGame:
@@ -23,7 +27,9 @@ class LocalGame:
         players: int,
         options: Mapping[str, Any] | None = None,
         names: list[str] | None = None,
+        secret: bytes = LOCAL_SECRET,
     ) -> None:
+        self.secret = secret  # (a deployment's, to replay its seeded games; see service.chance)
         self.events: list[Event] = []
         self.table: tables.Table = None  # type: ignore[assignment]
         self._append(tables.create(game, players, dict(options or {})))
@@ -39,7 +45,7 @@ class LocalGame:
         """Draw and record every chance outcome the game waits for now."""
         drawn = []
         while (request := tables.chance(self.table)) is not None:
-            event = request.outcome(resolve(request, self.table.options, self.table.version + 1))
+            event = draw(request, self.table.options, self.table.version + 1, self.secret)
             self._append(event)
             drawn.append(event)
         return drawn

@@ -35,10 +35,9 @@ def decode(game: str, stored: StoredEvent) -> Event:
 
 def fold(table: tables.Table | None, stored_events: list[StoredEvent]) -> tables.Table | None:
     """Fold stored events (in version order) onto ``table``."""
-    for stored in stored_events:
-        game = table.game.name if table is not None else stored.data["game"]
-        table = tables.evolve(table, decode(game, stored))
-    return table
+    if not stored_events:
+        return table
+    return tables.replay_records(((stored.type, stored.seat, stored.data) for stored in stored_events), table)
 
 
 class TableCache:

@@ -113,3 +113,17 @@ def test_wait_for_turn_by_long_poll_returns_when_the_seat_must_act_or_the_game_e
         me.move(game_id, view["legal_moves"][0])
         view = me.wait_for_turn(game_id)
     assert view["status"] == "finished" and set(view["result"]) >= {"winners", "scores"}
+
+
+def test_audit_shows_commitments_while_a_game_runs_and_verifies_it_once_it_is_over(cardhall):
+    game_id = cardhall.create_game("scat", 2, {"lives": 1})["id"]
+    me = cardhall.seated(cardhall.join(game_id, "alice")["token"])
+    cardhall.seat_bot(game_id, "random")
+    running = cardhall.audit(game_id)
+    assert running["verified"] is None and running["shuffles"][0]["salt"] is None
+    while (view := me.wait_for_turn(game_id))["status"] == "active":
+        me.move(game_id, view["legal_moves"][0])
+    over = cardhall.audit(game_id)
+    assert over["verified"] is True and cardhall.game(game_id)["rules_version"] == "scat/1"
+    assert [s["commitment"] for s in over["shuffles"][: len(running["shuffles"])]] == [
+        s["commitment"] for s in running["shuffles"]]

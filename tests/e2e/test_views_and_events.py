@@ -79,10 +79,12 @@ def test_shuffles_are_hidden_until_the_game_is_over_and_public_after(http):
     token = http.join(game_id, "me")
     http.bot(game_id, "random")
     shuffles = [e for e in http.events(game_id, token).json["events"] if e["type"] in SHUFFLES]
-    assert shuffles and all(e["data"] is None for e in shuffles)
+    assert shuffles and all(e["data"]["order"] is None and e["data"]["salt"] is None for e in shuffles)
+    commitments = [e["data"]["commitment"] for e in shuffles]
     http.play_out(game_id, [token])
     shuffles = [e for e in http.events(game_id, token).json["events"] if e["type"] in SHUFFLES]
-    assert all(len(e["data"]["order"]) >= 1 for e in shuffles)
+    assert all(len(e["data"]["order"]) >= 1 and len(e["data"]["salt"]) == 32 for e in shuffles)
+    assert [e["data"]["commitment"] for e in shuffles[: len(commitments)]] == commitments
 
 
 def test_a_long_poll_returns_as_soon_as_the_next_event_is_appended(app, http):

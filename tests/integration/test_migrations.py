@@ -18,8 +18,8 @@ from persistence.migrate import alembic_config, current_revision, downgrade, upg
 from persistence.schema import metadata
 from tests.integration import workers
 
-TABLES = {"events", "games", "seats", "idempotency", "snapshots"}
-INITIAL_TABLES = TABLES - {"snapshots"}  # revision 0001
+TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets"}
+INITIAL_TABLES = TABLES - {"snapshots", "deployment_secrets"}  # revision 0001
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -56,7 +56,7 @@ def test_revision_0002_adds_the_snapshots_table_and_takes_it_away_again(empty_ur
     upgrade(empty_url, "0001")
     assert tables(empty_url) == INITIAL_TABLES and current_revision(empty_url) == "0001"
     upgrade(empty_url, "0002")
-    assert tables(empty_url) == TABLES and current_revision(empty_url) == "0002"
+    assert tables(empty_url) == INITIAL_TABLES | {"snapshots"} and current_revision(empty_url) == "0002"
     downgrade(empty_url, "0001")
     assert tables(empty_url) == INITIAL_TABLES and current_revision(empty_url) == "0001"
     upgrade(empty_url)
@@ -123,3 +123,18 @@ def test_revision_0003_takes_a_games_version_from_its_events_and_gives_it_back_g
         assert [str(row.updated_at)[:19] for row in rows] == [str(moved), str(created)]
     finally:
         engine.dispose()
+
+
+def test_revision_0004_makes_one_shuffle_secret_per_database_and_takes_it_away_again(empty_url: str) -> None:
+    upgrade(empty_url, "0003")
+    assert "deployment_secrets" not in tables(empty_url)
+    upgrade(empty_url, "0004")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT name, value FROM deployment_secrets")).all()
+    finally:
+        engine.dispose()
+    assert [row.name for row in rows] == ["shuffle"] and len(rows[0].value) == 64 and int(rows[0].value, 16)
+    downgrade(empty_url, "0003")
+    assert "deployment_secrets" not in tables(empty_url)

@@ -411,3 +411,8 @@ def test_a_transaction_sees_its_own_snapshot_and_others_see_it_at_commit(store: 
         assert tx.latest_snapshot("g1") == Snapshot(3, "c" * 64, b"three")
         assert store.latest_snapshot("g1") is None
     assert store.latest_snapshot("g1") == Snapshot(3, "c" * 64, b"three")
+
+
+def test_the_shuffle_secret_is_64_hex_characters_and_the_same_at_every_ask(store: EventStore) -> None:
+    secret = store.shuffle_secret()
+    assert len(secret) == 64 and int(secret, 16) and store.shuffle_secret() == secret

@@ -31,7 +31,8 @@ from domain.games.craits import (
     Play,
     hand_score,
 )
-from service.chance import resolve
+from service.chance import draw
+from service.local import LOCAL_SECRET
 
 MAX_EVENTS = 20_000
 SAMPLE = 0.02  # share of states that get the costly checks
@@ -131,7 +132,7 @@ def play_game(players: int, short: bool, seed: int) -> list[Event]:
     while not GAME.is_over(state):
         request = GAME.chance(state)
         if request is not None:
-            events = [request.outcome(resolve(request, options, len(log) + players + 2))]
+            events = [draw(request, options, len(log) + players + 2, LOCAL_SECRET)]
         else:
             assert GAME.to_act(state), "nobody may act and no chance is due"
             seat, move = rng.choice([(s, m) for s in range(players) for m in GAME.legal_moves(state, s)])

@@ -84,9 +84,10 @@ def test_a_spectator_sees_no_hand():
 def test_the_deals_card_order_is_hidden_until_the_game_is_over_then_everything_is_public():
     game = LocalGame("craits", 2, {"seed": 4, "short": True})
     dealt = next(e for e in game.events if isinstance(e, RoundDealt))
-    assert tables.redact(game.table, dealt, 0) is None
+    assert tables.redact(game.table, dealt, 0) == {"order": None, "salt": None, "commitment": dealt.commitment}
     autoplay(game)
-    assert tables.redact(game.table, dealt, 0)["order"] == list(dealt.order)
+    shown = tables.redact(game.table, dealt, 0)
+    assert shown["order"] == list(dealt.order) and shown["salt"] == dealt.salt
     assert seen(game, None)["hands"] == [list(h) for h in game.state.hands]
 
 

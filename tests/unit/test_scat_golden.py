@@ -23,7 +23,7 @@ OPTIONS = {"seed": 271, "lives": 2, "three_of_a_kind": True, "throw_down": True}
 
 def replay_stored(entries: list[dict]) -> tables.Table:
     """Decode stored entries and fold them into a table."""
-    return tables.replay(tables.decode("scat", e["type"], e["seat"], e["data"]) for e in entries)
+    return tables.replay_records((e["type"], e["seat"], e["data"]) for e in entries)
 
 
 def test_the_stored_scat_game_replays_to_its_pinned_final_view():

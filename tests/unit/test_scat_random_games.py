@@ -22,7 +22,8 @@ from domain import table as tables
 from domain.cards import DECK, DECK_SET
 from domain.errors import DomainError
 from domain.events import event_data
-from service.chance import resolve
+from service.chance import draw
+from service.local import LOCAL_SECRET
 from tests.unit.scat_support import reference_value
 
 CASES = 40  # 2,000 games in all, in tests short enough for parallel workers to share evenly
@@ -83,7 +84,7 @@ class Referee:
 
     def settle_chance(self) -> None:
         while (request := tables.chance(self.table)) is not None:
-            self.append(request.outcome(resolve(request, self.table.options, self.table.version + 1)))
+            self.append(draw(request, self.table.options, self.table.version + 1, LOCAL_SECRET))
 
     # -- per-event checks -------------------------------------------------------------
     def check_event(self, before, event) -> None:
@@ -138,8 +139,8 @@ class Referee:
             shown_cards = [card for hand in seen["hands"] if hand for card in hand]
             assert {*shown_cards, *(seen["hand"] or ()), *seen["discard"], seen["taken_from_discard"]} <= public
             data = self.table.game.redact(event, seat, False)
-            if event.type_name() == "DeckShuffled":
-                assert data is None
+            if event.type_name() in ("DeckShuffled", "DealerDrawShuffled"):
+                assert data == {"order": None, "salt": None, "commitment": event.commitment}
             if event.type_name() == "CardDrawn" and event.source == "stock" and seat != event.seat:
                 assert data["card"] is None
 

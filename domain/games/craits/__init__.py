@@ -97,7 +97,6 @@ class Craits(Game):
     move_classes = (Play, Draw, ChooseSuit, Announce, Call)
     event_classes = (DealerDrawShuffled, RoundDealt, PileReshuffled, CardPlayed, CardsDrawn, SuitChosen,
                      OneCardAnnounced, PlayerCalledOut)
-    secret_events = frozenset({"DealerDrawShuffled", "RoundDealt", "PileReshuffled"})
 
     def start(self, players: int, options: Mapping[str, Any]) -> CraitsState:
         """The state before the dealer draw (C4) or, with ``first_dealer``, before the first deal."""

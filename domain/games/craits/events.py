@@ -5,27 +5,22 @@ from __future__ import annotations
 import dataclasses
 
 from domain.events import Event
+from domain.fairness import Shuffled
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class DealerDrawShuffled(Event):
+class DealerDrawShuffled(Shuffled):
     """A deck was shuffled for the dealer draw; the drawers take its top cards in seat order (C4)."""
 
-    order: tuple[str, ...]
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class RoundDealt(Event):
+class RoundDealt(Shuffled):
     """The dealer shuffled the deck into ``order`` and dealt the next round from it (C5)."""
 
-    order: tuple[str, ...]
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class PileReshuffled(Event):
+class PileReshuffled(Shuffled):
     """The discard pile but its top card became the draw pile in ``order`` (C9)."""
-
-    order: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -93,7 +93,6 @@ class Scat(Game):
     )
     move_classes = MOVES
     event_classes = EVENTS
-    secret_events = frozenset({DeckShuffled.type_name()})
 
     # -- set-up and chance ----------------------------------------------------------
     def start(self, players: int, options: Mapping[str, Any]) -> ScatState:

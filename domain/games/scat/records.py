@@ -6,6 +6,7 @@ import dataclasses
 from typing import ClassVar
 
 from domain.events import Event
+from domain.fairness import Shuffled
 from domain.moves import Move, field
 
 STOCK, DISCARD_PILE = "stock", "discard"
@@ -51,17 +52,13 @@ class ThrowDown(Move):
 
 # -- events ----------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, slots=True)
-class DealerDrawShuffled(Event):
+class DealerDrawShuffled(Shuffled):
     """The deck was shuffled for the dealer draw (S3, C4); the contenders draw from the top."""
-
-    order: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class DeckShuffled(Event):
+class DeckShuffled(Shuffled):
     """The dealer shuffled the deck and dealt it in this order (S4); secret until the game ends."""
-
-    order: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -1,0 +1,98 @@
+"""A seeded game replays on its deployment, yet nobody can foretell it from the seed and what is public.
+
+Seeded shuffles are keyed with the deployment's secret (service.chance). An attacker knows the code
+and every public fact (the dealer draw's cards, the up-card); searching a range of seeds with the
+server's own shuffle and any secret but the deployment's must not predict a hand. The same search
+with the deployment's secret does find the seed: the search is sound, only the secret stops it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import persistence
+from domain import table as tables
+from service.bootstrap import open_service
+from service.games import GameService
+from service.local import LOCAL_SECRET, LocalGame
+
+SEED = 4_242
+SEARCHED = range(3_000, 5_000)  # the true seed lies inside: only the secret keeps it hidden
+
+
+@pytest.fixture
+def games() -> Iterator[GameService]:
+    """A deployment with a secret of its own (the memory store draws one)."""
+    service = GameService(persistence.open_store("memory://"))
+    yield service
+    service.store.close()
+
+
+def public_facts(state: dict[str, Any]) -> tuple[Any, ...]:
+    """What a spectator sees of the first deal: the dealer draw's cards and the up-card."""
+    draws = state.get("dealer_draws") or [[[pair["seat"], pair["card"]] for pair in draw]
+                                          for draw in state["dealer_draw"]]
+    return tuple(card for draw in draws for _, card in draw), state["discard"][0]
+
+
+def truth(local: LocalGame) -> dict[str, Any]:
+    """A game in memory's state, fully revealed."""
+    return tables.view(local.table, None, reveal_all=True)["state"]
+
+
+def search(game: str, facts: tuple[Any, ...], secret: bytes) -> list[list[str]]:
+    """Seat 0's hand in every seeded game of ``SEARCHED`` under ``secret`` that agrees with ``facts``."""
+    found = []
+    for seed in SEARCHED:
+        state = truth(LocalGame(game, 2, {"seed": seed}, secret=secret))
+        if public_facts(state) == facts:
+            found.append(state["hands"][0])
+    return found
+
+
+@pytest.mark.parametrize("game", ["craits", "scat"])
+def test_a_seed_search_over_public_facts_predicts_no_hand_without_the_deployments_secret(games, http, game):
+    game_id, tokens = http.started(game, 2, seed=SEED)
+    facts = public_facts(http.state(game_id).json["state"])
+    hand = http.state(game_id, tokens[0]).json["state"]["hand"]
+    for guess in (b"", LOCAL_SECRET, b"cardhall"):
+        assert hand not in search(game, facts, guess)
+    assert search(game, facts, games.shuffle_secret) == [hand]  # the search itself works
+
+
+def test_the_same_seed_on_the_same_deployment_gives_the_same_cards_and_elsewhere_other_cards(games, http):
+    hands = []
+    for _ in range(2):
+        game_id, tokens = http.started("craits", 2, seed=SEED)
+        hands.append([http.state(game_id, token).json["state"]["hand"] for token in tokens])
+    assert hands[0] == hands[1]
+    elsewhere = GameService(persistence.open_store("memory://")).shuffle_secret
+    assert elsewhere != games.shuffle_secret
+    assert truth(LocalGame("craits", 2, {"seed": SEED}, secret=elsewhere))["hands"] != hands[0]
+
+
+def test_an_operators_secret_keys_the_seeded_shuffles(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARDHALL_SHUFFLE_SECRET", "the operator's own")
+    service = open_service(f"sqlite:///{tmp_path / 'cardhall.db'}")
+    try:
+        created = service.create_game("scat", 2, {"seed": SEED})
+        for _ in range(2):
+            service.join(created["id"], bot="random")
+        dealt = next(e.data["order"] for e in service.store.read(created["id"]) if e.type == "DeckShuffled")
+        replayed = LocalGame("scat", 2, {"seed": SEED}, secret=b"the operator's own")
+        assert dealt == list(next(e.order for e in replayed.events if e.type_name() == "DeckShuffled"))
+    finally:
+        service.store.close()
+
+
+def test_the_databases_secret_outlives_the_server_and_differs_between_databases(tmp_path):
+    urls = [f"sqlite:///{tmp_path / name}" for name in ("one.db", "two.db")]
+    secrets = []
+    for url in (urls[0], urls[0], urls[1]):
+        service = open_service(url)
+        secrets.append(service.shuffle_secret)
+        service.store.close()
+    assert secrets[0] == secrets[1] != secrets[2] and len(secrets[0]) == 64
