@@ -1,7 +1,8 @@
 """Turn clocks (option ``move_seconds``): their events and the per-table clock state.
 
-Time enters as data: the service says when a turn began and what time it is
-now; nothing here reads a clock, so replaying a log never consults one. A turn
+Time enters as data, in seconds since the epoch: the service says when a turn
+began and what time it is now; nothing here reads a clock, so replaying a log
+never consults one. A turn
 begins when the seats the game waits for change, or when one of them moves
 (Scat's discard after a draw is a fresh turn on the clock, as is a Craits 6's
 second play). When a turn's deadline passes, the log records ``TurnTimedOut``
@@ -13,7 +14,6 @@ that times out :data:`ABANDON_AFTER` turns in a row is handed to a house bot
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,22 +68,15 @@ class Clock:
             clock = dataclasses.replace(clock, turn_version=version, waiting=to_act)
         return clock
 
-    def deadline(self, turn_began: dt.datetime) -> dt.datetime | None:
+    def deadline(self, turn_began: float) -> float | None:
         """When the turn that began at ``turn_began`` times out; None while the game waits for no seat."""
-        return turn_began + dt.timedelta(seconds=self.seconds) if self.waiting else None
+        return turn_began + self.seconds if self.waiting else None
 
 
 def start(players: int, options: Mapping[str, Any]) -> Clock | None:
     """A new table's clock, or None for a game without ``move_seconds``."""
     seconds = options.get("move_seconds")
     return None if seconds is None else Clock(seconds, (0,) * players)
-
-
-def rfc3339(moment: dt.datetime | None) -> str | None:
-    """``moment`` as an RFC 3339 UTC timestamp (``2026-12-01T09:30:00.250Z``)."""
-    if moment is None:
-        return None
-    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _bumped(counts: tuple[int, ...], seat: int, to: int | None = None) -> tuple[int, ...]:

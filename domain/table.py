@@ -9,7 +9,6 @@ the game is over. This module is what the service calls; it knows no game.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -187,14 +186,15 @@ def decide_in_person(table: Table, seat: int, move: Mapping[str, Any]) -> list[E
     return decide(table, seat, move)
 
 
-def deadline(table: Table, turn_began: dt.datetime | None) -> dt.datetime | None:
-    """When the turn the game waits for times out, given when it began; None without a clock or a turn."""
+def deadline(table: Table, turn_began: float | None) -> float | None:
+    """When the turn the game waits for times out, given when it began (seconds since the epoch, as
+    every time here); None without a clock or a turn."""
     if table.clock is None or turn_began is None or not to_act(table):
         return None
     return table.clock.deadline(turn_began)
 
 
-def time_out(table: Table, now: dt.datetime, turn_began: dt.datetime) -> list[Event]:
+def time_out(table: Table, now: float, turn_began: float | None) -> list[Event]:
     """The events timing out every seat the game waits for, once its deadline is past at ``now``.
 
     For each seat: ``TurnTimedOut``, the game's default move for it (Game.default_moves), and
@@ -233,16 +233,14 @@ def reveal(table: Table) -> bool:
     return table.status == FINISHED
 
 
-def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with_moves: bool = True,
-         turn_began: dt.datetime | None = None) -> dict[str, Any]:
-    """What ``seat`` (or a spectator) sees of the table; a clocked table's view carries its ``deadline``
-    (given when the turn it waits for began)."""
+def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with_moves: bool = True) -> dict[str, Any]:
+    """What ``seat`` (or a spectator) sees of the table."""
     # As to_act, legal_moves and reveal would make it, the status and the chance looked up once.
     game, state, status = table.game, table.state, table.status
     if reveal_all is None:
         reveal_all = status == FINISHED
     waits = status == ACTIVE and game.chance(state) is None  # for a seat, not for chance
-    out = {
+    return {
         "version": table.version,
         "status": status,
         "seat": seat,
@@ -252,9 +250,6 @@ def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with
         "state": game.view(state, seat, reveal_all) if status != WAITING else None,
         "result": game.result(state) if status == FINISHED else None,
     }
-    if table.clock is not None:
-        out["deadline"] = clocks.rfc3339(deadline(table, turn_began))
-    return out
 
 
 def public_options(table: Table, reveal_all: bool | None = None) -> dict[str, Any]:

@@ -169,12 +169,12 @@ class GameService:
         table = self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
         if at is None:
-            return tables.view(table, seat, turn_began=self._turn_began(game_id, table))
+            return _with_deadline(tables.view(table, seat), table, self._turn_began(game_id, table))
         if not 1 <= at <= table.version:
             raise NotFound(f"version {at} does not exist: the game is at version {table.version}")
         past = self._table_at(game_id, at)
-        return tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False,
-                           turn_began=self._turn_began(game_id, past))
+        return _with_deadline(tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False), past,
+                              self._turn_began(game_id, past))
 
     def _turn_began(self, game_id: str, table: tables.Table) -> dt.datetime | None:
         """When the turn a clocked table waits for began: the time its event was recorded."""
@@ -334,8 +334,8 @@ class GameService:
         """A move's write, ready to apply: the events, the snapshot if one is due, and the answer
         (the caller's view and the events as it may see them, as JSON text)."""
         write = self._write(game_id, before, after, decided)
-        body = tables.view(after, seat, turn_began=write.recorded_at if write.turn_began else
-                           self._turn_began(game_id, after))
+        body = _with_deadline(tables.view(after, seat), after,
+                              write.recorded_at if write.turn_began else self._turn_began(game_id, after))
         body["events"] = [_render(after, event, version, write.recorded_at, seat)
                           for version, event in enumerate(decided, start=before.version + 1)]
         return _Move(write, body, _COMPACT.encode(body))
@@ -398,7 +398,8 @@ class GameService:
         table = self.table(game_id)
         if table.version != version:
             return False
-        events = tables.time_out(table, self.clock(), self._turn_began(game_id, table))
+        began = self._turn_began(game_id, table)
+        events = tables.time_out(table, self.clock().timestamp(), began and began.timestamp())
         if not events:
             return False
         after, decided = self._play_out(table, events)
@@ -427,6 +428,20 @@ def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, A
     if bots.needs_view(kind):
         return tables.view(table, seat)
     return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
+
+
+def deadline(table: tables.Table, turn_began: dt.datetime | None) -> dt.datetime | None:
+    """When the turn a clocked table waits for times out, given when it began (the domain counts seconds)."""
+    due = tables.deadline(table, None if turn_began is None else turn_began.timestamp())
+    return None if due is None else dt.datetime.fromtimestamp(due, dt.UTC)
+
+
+def _with_deadline(view: dict[str, Any], table: tables.Table, turn_began: dt.datetime | None) -> dict[str, Any]:
+    """A clocked table's view with its ``deadline`` (RFC 3339 UTC, or null while it waits for no seat)."""
+    if table.clock is not None:
+        due = deadline(table, turn_began)
+        view["deadline"] = None if due is None else due.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return view
 
 
 def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None:
@@ -471,7 +486,7 @@ class _Write:
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
         if self.turn_began:
-            tx.set_deadline(self.game_id, tables.deadline(self.after, self.recorded_at))
+            tx.set_deadline(self.game_id, deadline(self.after, self.recorded_at))
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)
