@@ -24,7 +24,7 @@ from domain.game import get_game
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"cardhall-snapshot-1"  # bump if what is pickled below changes shape
+FORMAT = b"cardhall-snapshot-2"  # bump if what is pickled below changes shape
 
 
 @functools.cache
@@ -40,17 +40,18 @@ def fingerprint() -> str:
 
 def dump(table: tables.Table) -> bytes:
     """A table as a snapshot blob: its game by name, everything else as it is."""
-    fields = (table.game.name, table.players, dict(table.options), table.seats, table.state, table.version)
+    fields = (table.game.name, table.players, dict(table.options), table.seats, table.state, table.version,
+              table.clock, table.abandoned)
     return pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def load(blob: bytes, version: int) -> tables.Table | None:
     """The table a blob holds, if it loads and is at ``version``; None (logged) if not."""
     try:
-        name, players, options, seats, state, at = pickle.loads(blob)
+        name, players, options, seats, state, at, clock, abandoned = pickle.loads(blob)
         if at != version:
             raise ValueError(f"the blob holds version {at}, the row says {version}")
-        return tables.Table(get_game(name), players, options, tuple(seats), state, at)
+        return tables.Table(get_game(name), players, options, tuple(seats), state, at, clock, abandoned)
     except Exception as error:
         log.warning("ignoring a snapshot at version %s that does not load: %r", version, error)
         return None
