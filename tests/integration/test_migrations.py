@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from persistence.migrate import alembic_config, current_revision, downgrade, upgrade
-from persistence.schema import metadata
+from persistence.schema import games, metadata
+from persistence.sql import DUE_GAMES
 from tests.integration import workers
 
 TABLES = {"events", "games", "seats", "idempotency", "snapshots"}
@@ -123,3 +125,14 @@ def test_revision_0003_takes_a_games_version_from_its_events_and_gives_it_back_g
         assert [str(row.updated_at)[:19] for row in rows] == [str(moved), str(created)]
     finally:
         engine.dispose()
+
+
+def test_a_sweep_reads_the_due_games_through_the_deadline_index_on_sqlite(sqlite_url):
+    engine = sa.create_engine(sqlite_url)
+    query = DUE_GAMES.where(games.c.deadline <= sa.bindparam("now")).limit(100)
+    compiled = query.compile(dialect=sqlite.dialect(paramstyle="named"))
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}", {**compiled.params, "now": "2026"})
+        plan = " ".join(row[-1] for row in rows)
+    engine.dispose()
+    assert "USING INDEX ix_games_deadline" in plan and "SCAN games" not in plan, plan
