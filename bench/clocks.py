@@ -33,10 +33,10 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
-import persistence  # noqa: E402
-from bench._common import Databases, load_average, print_table  # noqa: E402
-from service.games import GameService  # noqa: E402
-from service.sweeper import SWEEP_SECONDS, Sweeper  # noqa: E402
+import persistence
+from bench._common import Databases, load_average, print_table
+from service.games import GameService
+from service.sweeper import SWEEP_SECONDS, Sweeper
 
 EXPIRED_SECONDS, LATER_SECONDS = 60, 3600
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.dialects import sqlite
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.dialects import sqlite
 
 from persistence.migrate import alembic_config, current_revision, downgrade, upgrade
 from persistence.schema import games, metadata

@@ -50,7 +50,7 @@ def started(service: GameService, game: str, players: int, **options: Any) -> tu
 
 
 def turn_move(view: dict[str, Any]) -> dict[str, Any]:
-    return [move for move in view["legal_moves"] if move["type"] not in ("announce", "call", "declare_31")][0]
+    return next(move for move in view["legal_moves"] if move["type"] not in ("announce", "call", "declare_31"))
 
 
 def test_a_view_carries_the_deadline_the_turn_began_with(clocked):

@@ -5,6 +5,7 @@ Times are seconds; every turn here began at 0 and ``move_seconds`` is 30.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -114,19 +115,13 @@ def test_craits_a_silent_player_who_cannot_answer_a_crank_draws_its_count(rule="
     assert len(game.state.hands[1]) == 4 and game.state.crank == 0
 
 
-def test_craits_a_called_players_turn_times_out_into_the_first_legal_move(rule="C12"):
-    game = craits([["KH", "QD"], ["6H", "QC"]], "3H")
+def test_craits_a_called_players_turn_times_out_into_its_first_legal_play(rule="C12"):
+    game = craits([["KH", "QD"], ["6H", "QC"]], "3H", pile=("JH", "KD"))
     rig_hands(game, seat0=["KH", "QD"], seat1=["6H", "QC"])
     play(game, 1, "6H")  # one card left, unannounced, and a 6: seat 1 plays again
     game.move(0, {"type": "call", "target": 1})  # caught on its own turn: draws two, loses the next
-    held = list(game.state.hands[1])
-    legal = [move for move in game.legal_moves(1) if move["type"] in ("play", "draw")]
-    events = time_out(game)
-    first = legal[0]
-    if first["type"] == "draw":
-        assert moves_of(events) == [("CardsDrawn", {"count": 1})]
-    else:
-        assert moves_of(events)[0][1]["card"] == first["card"] and first["card"] in held
+    assert game.state.hands[1] == ("QC", "JH", "KD") and tables.to_act(game.table) == (1,)
+    assert moves_of(time_out(game)) == [("CardPlayed", {"card": "JH", "suit": None, "announced": False})]
     assert 1 in game.state.skip_next and tables.to_act(game.table) == (0,)
 
 
@@ -164,15 +159,9 @@ def test_scat_after_a_knock_the_last_turn_draws_from_the_stock_and_discards_the_
 def test_scat_after_a_knock_with_the_stock_empty_the_last_turn_draws_from_the_discard_pile(rule="S7"):
     game = scat([["2C", "3D", "4H"], ["KS", "QS", "JS"]], "5C")
     knock(game, 1)
-    game.table = dataclasses_replace_state(game.table, stock=())
+    game.table = dataclasses.replace(game.table, state=dataclasses.replace(game.state, stock=()))
     assert moves_of(time_out(game))[:2] == [("CardDrawn", {"source": "discard", "card": "5C"}),
                                             ("CardDiscarded", {"card": "2C"})]
-
-
-def dataclasses_replace_state(table: tables.Table, **changes: Any) -> tables.Table:
-    import dataclasses
-
-    return dataclasses.replace(table, state=dataclasses.replace(table.state, **changes))
 
 
 # -- abandonment ------------------------------------------------------------------------------
@@ -182,7 +171,7 @@ def silent_seat_0_game() -> LocalGame:
 
 
 def first_legal(game: LocalGame, seat: int) -> None:
-    game.move(seat, [m for m in game.legal_moves(seat) if m["type"] not in ("announce", "call")][0])
+    game.move(seat, next(m for m in game.legal_moves(seat) if m["type"] not in ("announce", "call")))
 
 
 def run_until_seat_0_acts(game: LocalGame) -> None:
@@ -190,22 +179,27 @@ def run_until_seat_0_acts(game: LocalGame) -> None:
         first_legal(game, 1)
 
 
+def seat_0_times_out(game: LocalGame, turns: int) -> list[list[Event]]:
+    """Seat 0's next ``turns`` turns time out (seat 1 plays in between): each timeout's events."""
+    timeouts = []
+    for _ in range(turns):
+        run_until_seat_0_acts(game)
+        timeouts.append(time_out(game))
+    run_until_seat_0_acts(game)
+    return timeouts
+
+
 def test_three_timeouts_in_a_row_hand_the_seat_to_the_random_house_bot():
     game = silent_seat_0_game()
-    for timeout in range(3):
-        run_until_seat_0_acts(game)
-        events = time_out(game)
-        assert events[0] == TurnTimedOut(0, moves=1)
-        assert (SeatAbandoned(0, bot="random") in events) == (timeout == 2)
+    timeouts = seat_0_times_out(game, 3)
+    assert [events[0] for events in timeouts] == [TurnTimedOut(0, moves=1)] * 3
+    assert [SeatAbandoned(0, bot="random") in events for events in timeouts] == [False, False, True]
     assert game.table.seats[0] == tables.Seat("p0", "random") and game.table.abandoned == {0}
 
 
 def test_an_abandoned_seats_token_can_no_longer_move():
     game = silent_seat_0_game()
-    for _ in range(3):
-        run_until_seat_0_acts(game)
-        time_out(game)
-    run_until_seat_0_acts(game)
+    seat_0_times_out(game, 3)
     move = game.legal_moves(0)[0]
     with pytest.raises(AbandonedSeat) as refused:
         tables.decide_in_person(game.table, 0, move)
@@ -215,14 +209,9 @@ def test_an_abandoned_seats_token_can_no_longer_move():
 
 def test_a_move_of_its_own_ends_a_seats_run_of_timeouts():
     game = silent_seat_0_game()
-    for _ in range(2):
-        run_until_seat_0_acts(game)
-        time_out(game)
-    run_until_seat_0_acts(game)
+    seat_0_times_out(game, 2)
     first_legal(game, 0)
-    for _ in range(2):
-        run_until_seat_0_acts(game)
-        assert SeatAbandoned(0, bot="random") not in time_out(game)
+    assert all(SeatAbandoned(0, bot="random") not in events for events in seat_0_times_out(game, 2))
     assert game.table.clock.in_a_row[0] == 2 and not game.table.abandoned
 
 
