@@ -9,6 +9,8 @@ import time
 
 import httpx
 
+from api.errors import STATUS_OF_CODE
+from client.errors import ERRORS, SeatAbandoned, error_from
 from service.sweeper import Sweeper
 from tests.e2e.server import running_server
 from tests.e2e.test_games_resource import assert_problem
@@ -67,3 +69,8 @@ def test_a_real_server_finishes_a_two_seat_game_with_an_idle_seat_by_itself(tmp_
     gaps = [dt.datetime.fromisoformat(later["recorded_at"]) - dt.datetime.fromisoformat(earlier["recorded_at"])
             for earlier, later in itertools.pairwise(timeouts)]
     assert all(dt.timedelta(seconds=1) <= gap < dt.timedelta(seconds=10) for gap in gaps), gaps
+
+
+def test_the_client_has_an_exception_for_seat_abandoned_and_every_other_code_the_server_maps():
+    assert isinstance(error_from(409, {"code": "seat_abandoned", "detail": "a bot plays it"}), SeatAbandoned)
+    assert set(STATUS_OF_CODE) - {"unavailable"} <= set(ERRORS)
