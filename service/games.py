@@ -169,7 +169,9 @@ class GameService:
         table = self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
         if at is None:
-            return _with_deadline(tables.view(table, seat), table, self._turn_began(game_id, table))
+            # (an abandoned seat's token is shown no moves: it may make none)
+            return _with_deadline(tables.view(table, seat, with_moves=seat not in table.abandoned), table,
+                                  self._turn_began(game_id, table))
         if not 1 <= at <= table.version:
             raise NotFound(f"version {at} does not exist: the game is at version {table.version}")
         past = self._table_at(game_id, at)

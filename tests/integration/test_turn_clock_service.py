@@ -11,6 +11,7 @@ import pytest
 
 import persistence
 from domain import table as tables
+from domain.errors import AbandonedSeat
 from service.games import GameService
 from service.sweeper import Sweeper
 from service.tables import TableCache, fold
@@ -119,3 +120,22 @@ def test_replay_of_a_game_with_timeouts_equals_the_live_table_at_every_version(c
         assert fold(None, stored[:version]) == table
     cold = GameService(service.store, clock=clock)
     assert cold.table(game_id) == fold(None, stored)
+
+
+def test_an_abandoned_seats_token_sees_no_legal_moves_and_is_refused_while_the_others_play_on(clocked):
+    service, clock = clocked
+    game_id = service.create_game("craits", 3, {"move_seconds": SECONDS, "seed": 12, "short": True})["id"]
+    idle, active = (service.join(game_id, name)["token"] for name in ("idle", "active"))
+    service.join(game_id, bot="greedy")
+    while 0 not in service.table(game_id).abandoned:
+        clock.pass_seconds(1)
+        if service.view(game_id, None)["to_act"] == [0]:
+            clock.pass_seconds(SECONDS)
+            assert Sweeper(service).sweep() == 1
+        else:
+            service.move(game_id, active, turn_move(service.view(game_id, active)))
+    assert service.view(game_id, None)["status"] == "active"
+    assert service.view(game_id, idle)["legal_moves"] == []
+    with pytest.raises(AbandonedSeat):
+        service.move(game_id, idle, {"type": "draw"})
+    service.move(game_id, active, turn_move(service.view(game_id, active)))  # the game goes on
