@@ -432,7 +432,7 @@ def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, A
     return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
 
 
-def deadline(table: tables.Table, turn_began: dt.datetime | None) -> dt.datetime | None:
+def _deadline(table: tables.Table, turn_began: dt.datetime | None) -> dt.datetime | None:
     """When the turn a clocked table waits for times out, given when it began (the domain counts seconds)."""
     due = tables.deadline(table, None if turn_began is None else turn_began.timestamp())
     return None if due is None else dt.datetime.fromtimestamp(due, dt.UTC)
@@ -441,7 +441,7 @@ def deadline(table: tables.Table, turn_began: dt.datetime | None) -> dt.datetime
 def _with_deadline(view: dict[str, Any], table: tables.Table, turn_began: dt.datetime | None) -> dict[str, Any]:
     """A clocked table's view with its ``deadline`` (RFC 3339 UTC, or null while it waits for no seat)."""
     if table.clock is not None:
-        due = deadline(table, turn_began)
+        due = _deadline(table, turn_began)
         view["deadline"] = None if due is None else due.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return view
 
@@ -488,7 +488,7 @@ class _Write:
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
         if self.turn_began:
-            tx.set_deadline(self.game_id, deadline(self.after, self.recorded_at))
+            tx.set_deadline(self.game_id, _deadline(self.after, self.recorded_at))
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)
