@@ -10,6 +10,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain import table as tables
 from domain.clocks import SeatAbandoned, TurnTimedOut
@@ -216,8 +218,9 @@ def test_a_move_of_its_own_ends_a_seats_run_of_timeouts():
 
 
 # -- replay ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name, players, seed", [("craits", 3, 5), ("scat", 3, 8), ("craits", 2, 21)])
-def test_replaying_a_game_with_timeouts_gives_the_live_table_at_every_version(name, players, seed):
+@settings(max_examples=12, deadline=None)
+@given(name=st.sampled_from(["craits", "scat"]), players=st.integers(2, 4), seed=st.integers(0, 2**32))
+def test_random_games_with_timeouts_end_and_replay_from_their_log_to_the_live_table(name, players, seed):
     rng = random.Random(seed)
     game = LocalGame(name, players, {"seed": seed, "move_seconds": SECONDS, **({"short": True} if name == "craits" else {})})
     live = {game.table.version: game.table}
@@ -229,8 +232,11 @@ def test_replaying_a_game_with_timeouts_gives_the_live_table_at_every_version(na
             # table of default moves alone never knocks, and a game never ends without knocks)
             game.move(seat, rng.choice([m for m in game.legal_moves(seat) if m["type"] != "call"]))
         live[game.table.version] = game.table
-    assert any(isinstance(event, TurnTimedOut) for event in game.events)
     replayed = None
     for version, event in enumerate(game.events, start=1):  # each event as the log stores it, decoded
         replayed = tables.evolve(replayed, tables.decode(name, event.type_name(), event.seat, event_data(event)))
         assert version not in live or replayed == live[version]
+    for index, event in enumerate(game.events):  # a timeout is followed by its seat's default move, whole
+        if isinstance(event, TurnTimedOut):
+            following = [later.seat for later in game.events[index + 1 :] if later.seat is not None]
+            assert following[: event.moves] == [event.seat] * event.moves
