@@ -96,6 +96,7 @@ DUE_GAMES = sa.select(games.c.id, sa.func.coalesce(_NEWEST_VERSION, 0).label("ve
 # The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
 SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snapshots.c.blob).where(
     snapshots.c.game_id == sa.bindparam("game_id"))
+SET_DEADLINE = games.update().where(games.c.id == sa.bindparam("game_id")).values(deadline=sa.bindparam("deadline"))
 SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
 
 
@@ -418,7 +419,7 @@ class SqlTransaction(Transaction):
     def set_deadline(self, game_id: str, deadline: dt.datetime | None) -> None:
         # Its own statement, before the append (never carried by it): every writer of a clocked
         # game then locks the game's row before the append lock, as a carried status would not.
-        result = self.connection.execute(games.update().where(games.c.id == game_id).values(deadline=deadline))
+        result = self.connection.execute(SET_DEADLINE, {"game_id": game_id, "deadline": deadline})
         if result.rowcount != 1:
             raise UnknownGame(game_id)
 
