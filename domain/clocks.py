@@ -2,10 +2,10 @@
 
 Time enters as data, in seconds since the epoch: the service says when a turn
 began and what time it is now; nothing here reads a clock, so replaying a log
-never consults one. A turn
-begins when the seats the game waits for change, or when one of them moves
-(Scat's discard after a draw is a fresh turn on the clock, as is a Craits 6's
-second play). When a turn's deadline passes, the log records ``TurnTimedOut``
+never consults one. A turn begins when the seats the game waits for change, or
+when one of them moves (Scat's discard after a draw is a fresh turn on the
+clock, as is a Craits 6's second play); an out-of-turn move by anyone else
+restarts no clock. When a turn's deadline passes, the log records ``TurnTimedOut``
 and then the game's default move for that seat as ordinary move events; a seat
 that times out :data:`ABANDON_AFTER` turns in a row is handed to a house bot
 (``SeatAbandoned``).
