@@ -33,6 +33,7 @@ STATUS_OF_CODE = {
     "game_not_active": 409,
     "version_conflict": 409,
     "not_your_turn": 409,
+    "seat_abandoned": 409,
     "precondition_failed": 412,
     "illegal_move": 422,
     "idempotency_conflict": 422,

@@ -43,7 +43,7 @@ PROBLEM_TEXT = {
     401: "unauthorized: no bearer token, or an unknown one",
     403: "forbidden: the token acts for another game",
     404: "not_found: no such game",
-    409: "seat_unavailable, game_not_active, not_your_turn or version_conflict",
+    409: "seat_unavailable, game_not_active, not_your_turn, seat_abandoned or version_conflict",
     412: "precondition_failed: If-Match names another version",
     413: "payload_too_large: the body is over 64 KiB",
     415: "unsupported_media_type: the body is not sent as application/json",

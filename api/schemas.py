@@ -189,6 +189,10 @@ class ViewSchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     seat = fields.Integer(allow_none=True, metadata={"description": "The caller's seat; null for a spectator"})
     to_act = fields.List(fields.Integer(), metadata={"description": "Seats whose turn the game waits for"})
+    deadline = fields.String(allow_none=True, metadata={
+        "format": "date-time",
+        "description": "With the option move_seconds only: when the turn the game waits for times out "
+        "(RFC 3339, UTC); null while it waits for no seat"})
     legal_moves = fields.List(fields.Dict(), metadata={"description": "Each can be POSTed to /moves as it is"})
     state = fields.Dict(allow_none=True, metadata={"description": "The game's own fields (null while waiting)"})
     result = fields.Dict(allow_none=True)

@@ -12,13 +12,18 @@ import os
 
 from api import create_app
 from service.bootstrap import open_service
+from service.sweeper import SWEEP_SECONDS, Sweeper
 
 #: The app's settings an operator gives through the environment (``cardhall serve`` sets them from its options).
 FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS", "CARDHALL_RATE_LIMIT", "CARDHALL_CREATE_RATE_LIMIT",
                     "CARDHALL_RATE_LIMIT_STORAGE")
 
-app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"),
-                 **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
+games = open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1")
+app = create_app(games, **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
+# Each worker sweeps for turns past their deadline (gunicorn imports this in the worker, after
+# the fork, so the thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off.
+if (sweep_seconds := float(os.environ.get("CARDHALL_SWEEP_SECONDS", SWEEP_SECONDS))) > 0:
+    Sweeper(games, sweep_seconds).start()
 
 # The garbage collector, tuned for serving. A request allocates thousands of short-lived
 # objects (events, views, dicts), nearly all freed by reference counting; at CPython's

@@ -52,6 +52,12 @@ class NotYourTurn(CardhallError):
     code = "not_your_turn"
 
 
+class SeatAbandoned(CardhallError):
+    """The seat timed out 3 turns in a row: the house bot ``random`` plays it now, not this token."""
+
+    code = "seat_abandoned"
+
+
 class PreconditionFailed(CardhallError):
     code = "precondition_failed"
 
@@ -75,7 +81,7 @@ class ServerError(CardhallError):
 ERRORS: dict[str, type[CardhallError]] = {
     cls.code: cls
     for cls in (ValidationError, Unauthorized, Forbidden, NotFound, SeatUnavailable, GameNotActive,
-                VersionConflict, NotYourTurn, PreconditionFailed, IllegalMove, IdempotencyConflict)
+                VersionConflict, NotYourTurn, SeatAbandoned, PreconditionFailed, IllegalMove, IdempotencyConflict)
 }
 
 BY_STATUS: dict[int, type[CardhallError]] = {

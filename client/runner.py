@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +15,7 @@ from client.loading import Choose
 from client.types import View
 
 Say = Callable[[str], None]
+log = logging.getLogger("cardhall.bot")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +55,7 @@ def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, 
 def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say) -> None:
     """Ask the bot and move; an illegal answer is reported and replaced by the first legal move."""
     try:
-        move = choose(view)
+        move = _timed(choose, view)
         me.move(game_id, move, expected_version=view["version"])
     except (IllegalMove, ValidationError) as refused:
         say(f"  the bot's move {move!r} was refused ({refused.code} {refused.rule or ''}: {refused.detail}); "
@@ -59,6 +63,20 @@ def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say
         me.move(game_id, view["legal_moves"][0], expected_version=view["version"])
     except (VersionConflict, NotYourTurn):
         pass  # someone moved first (an out-of-turn call or 31): look again
+
+
+def _timed(choose: Choose, view: View) -> dict[str, Any]:
+    """The bot's move; a warning when it took more than half the time its clock had left."""
+    left = None
+    if view.get("deadline"):
+        left = (dt.datetime.fromisoformat(view["deadline"]) - dt.datetime.now(dt.UTC)).total_seconds()
+    began = time.monotonic()
+    move = choose(view)
+    took = time.monotonic() - began
+    if left is not None and took > left / 2:
+        log.warning("the bot took %.2f s of the %.2f s its clock had left at version %s: past the deadline "
+                    "the server plays the turn for it", took, max(left, 0.0), view["version"])
+    return move
 
 
 class Reporter:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class Move(TypedDict, total=False):
@@ -34,6 +34,7 @@ class View(TypedDict):
     legal_moves: list[Move]
     state: dict[str, Any] | None
     result: Result | None
+    deadline: NotRequired[str | None]  # with the option move_seconds: when the turn times out (RFC 3339)
 
 
 class Event(TypedDict):

@@ -52,3 +52,9 @@ class SeatUnavailable(DomainError):
     """No free seat is left, or the game has started."""
 
     code = "seat_unavailable"
+
+
+class AbandonedSeat(DomainError):
+    """The seat timed out too many turns in a row; a house bot plays it now, not its token."""
+
+    code = "seat_abandoned"

@@ -14,7 +14,9 @@ is. A game is decided and evolved purely:
 * ``evolve(state, event)`` folds one event into the state;
 * ``view(state, seat, reveal_all)`` renders what a seat (or a spectator, seat
   ``None``) may see; ``redact(event, seat, reveal_all)`` likewise for one event;
-* ``is_over(state)`` and ``result(state)`` end the game.
+* ``is_over(state)`` and ``result(state)`` end the game;
+* ``default_moves(state, seat)`` is what the server plays for a seat whose turn
+  timed out (option ``move_seconds``, :mod:`domain.clocks`).
 
 Registering a module's ``GAME`` object in :data:`GAMES` is all a new game needs.
 
@@ -123,6 +125,11 @@ class Game:
         raise NotImplementedError
 
     def is_over(self, state: Any) -> bool:
+        raise NotImplementedError
+
+    def default_moves(self, state: Any, seat: int) -> list[Move]:
+        """The moves the server plays, in turn, for ``seat`` when its turn times out: one the rules
+        always allow and that harms the game least; no chance outcome may come between them."""
         raise NotImplementedError
 
     def result(self, state: Any) -> dict[str, Any] | None:

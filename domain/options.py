@@ -48,6 +48,13 @@ COMMON_OPTIONS = (
     ),
     OptionSpec("first_dealer", "seat", "Seat of the first dealer; skips the dealer draw (C4)."),
     OptionSpec(
+        "move_seconds",
+        "int",
+        "A clock: seconds each turn may take; past them the server plays the turn (see Clocks).",
+        minimum=1,
+        maximum=86_400,
+    ),
+    OptionSpec(
         "decks",
         "decks",
         "Stacked decks: full 52-card orders (index 0 the top card) used for the first deals in turn.",

@@ -12,8 +12,9 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from domain import codec
-from domain.errors import GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
+from domain import clocks, codec
+from domain.clocks import ABANDON_AFTER, ABANDONED_TO, CLOCK_EVENTS, Clock, SeatAbandoned, TurnTimedOut
+from domain.errors import AbandonedSeat, GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
 from domain.events import Event, EventCatalog, event_data
 from domain.game import ChanceRequest, Game, all_games, get_game
 
@@ -64,6 +65,8 @@ class Table:
     seats: tuple[Seat | None, ...]
     state: Any
     version: int
+    clock: Clock | None = None  # None: the game has no move_seconds
+    abandoned: frozenset[int] = frozenset()  # seats handed to a house bot after timing out (SeatAbandoned)
     _status: str | None = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     @property
@@ -110,6 +113,8 @@ def decode(game_name: str, type_name: str, seat: int | None, data: Mapping[str, 
     """Rebuild a stored event of a game of ``game_name`` (a name, or a rules version: ``craits/1``)."""
     if type_name in LIFECYCLE:
         return LIFECYCLE.decode(type_name, seat, data)
+    if type_name in CLOCK_EVENTS:
+        return CLOCK_EVENTS.decode(type_name, seat, data)
     return get_game(game_name).events.decode(type_name, seat, data)
 
 
@@ -118,19 +123,34 @@ def evolve(table: Table | None, event: Event) -> Table:
     if isinstance(event, GameCreated):
         game = get_game(event.rules_version)
         return Table(game, event.players, event.options, (None,) * event.players,
-                     game.start(event.players, event.options), 1)
+                     game.start(event.players, event.options), 1, clocks.start(event.players, event.options))
     assert table is not None, "a log starts with GameCreated"
     if isinstance(event, SeatTaken):
-        seats = table.seats[: event.seat] + (Seat(event.name, event.bot),) + table.seats[event.seat + 1 :]
-        return dataclasses.replace(table, seats=seats, version=table.version + 1)
-    return dataclasses.replace(table, state=table.game.evolve(table.state, event), version=table.version + 1)
+        after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, Seat(event.name, event.bot)),
+                                    version=table.version + 1)
+    elif isinstance(event, SeatAbandoned):
+        sitter = table.seats[event.seat]
+        after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, Seat(sitter and sitter.name,
+                                                                                       event.bot)),
+                                    abandoned=table.abandoned | {event.seat}, version=table.version + 1)
+    elif isinstance(event, TurnTimedOut):
+        after = dataclasses.replace(table, version=table.version + 1)
+    else:
+        after = dataclasses.replace(table, state=table.game.evolve(table.state, event), version=table.version + 1)
+    if after.clock is not None:  # (a game without a clock pays nothing for this)
+        after = dataclasses.replace(after, clock=after.clock.after(event, after.version, to_act(after)))
+    return after
+
+
+def _seated(seats: tuple[Seat | None, ...], index: int, seat: Seat) -> tuple[Seat | None, ...]:
+    return seats[:index] + (seat,) + seats[index + 1 :]
 
 
 def to_data(table: Table) -> dict[str, Any]:
     """The table as plain JSON data, its state by its game's own codec (see :func:`from_data`)."""
     return {"game": table.game.rules_version, "players": table.players, "options": codec.encode(table.options),
             "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
-            "version": table.version}
+            "version": table.version, "clock": codec.encode(table.clock), "abandoned": sorted(table.abandoned)}
 
 
 def from_data(data: Mapping[str, Any]) -> Table:
@@ -138,7 +158,8 @@ def from_data(data: Mapping[str, Any]) -> Table:
     game = get_game(data["game"])
     return Table(game, codec.decode(int, data["players"]), dict(data["options"]),
                  codec.decode(tuple[Seat | None, ...], data["seats"]), game.decode_state(data["state"]),
-                 codec.decode(int, data["version"]))
+                 codec.decode(int, data["version"]), codec.decode(Clock | None, data["clock"]),
+                 frozenset(codec.decode(tuple[int, ...], data["abandoned"])))
 
 
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:
@@ -190,6 +211,56 @@ def decide(table: Table, seat: int, move: Mapping[str, Any]) -> list[Event]:
     return game.decide(table.state, seat, game.parse_move(move))
 
 
+def decide_in_person(table: Table, seat: int, move: Mapping[str, Any]) -> list[Event]:
+    """As :func:`decide`, for a move sent with the seat's token: refused once a house bot plays the seat."""
+    if seat in table.abandoned:
+        raise AbandonedSeat(f"seat {seat} timed out {ABANDON_AFTER} turns in a row and is played by the "
+                            f"house bot {ABANDONED_TO!r} for the rest of the game; its token can no longer move")
+    return decide(table, seat, move)
+
+
+def deadline(table: Table, turn_began: float | None) -> float | None:
+    """When the turn the game waits for times out, given when it began (seconds since the epoch, as
+    every time here); None without a clock or a turn."""
+    if table.clock is None or turn_began is None or not to_act(table):
+        return None
+    return table.clock.deadline(turn_began)
+
+
+def time_out(table: Table, now: float, turn_began: float | None) -> list[Event]:
+    """The events timing out every seat the game waits for, once its deadline is past at ``now``.
+
+    For each seat: ``TurnTimedOut``, the game's default move for it (Game.default_moves), and
+    ``SeatAbandoned`` when that was its ABANDON_AFTER-th timeout in a row. Nothing before the deadline.
+    """
+    due = deadline(table, turn_began)
+    if due is None or now < due:
+        return []
+    events: list[Event] = []
+    for seat in to_act(table):
+        if seat not in to_act(table):  # (an earlier seat's default move settled it)
+            continue
+        played = _default_events(table, seat)
+        timed_out = [TurnTimedOut(seat, moves=sum(event.seat == seat for event in played)), *played]
+        table = replay(timed_out, table)
+        assert table.clock is not None
+        if table.clock.in_a_row[seat] >= ABANDON_AFTER:
+            timed_out.append(SeatAbandoned(seat, bot=ABANDONED_TO))
+            table = evolve(table, timed_out[-1])
+        events += timed_out
+    return events
+
+
+def _default_events(table: Table, seat: int) -> list[Event]:
+    """The events of the move the server plays for a silent ``seat`` (no chance comes between its parts)."""
+    game, state, events = table.game, table.state, []
+    for move in game.default_moves(state, seat):
+        for event in game.decide(state, seat, move):
+            state = game.evolve(state, event)
+            events.append(event)
+    return events
+
+
 def reveal(table: Table) -> bool:
     """Whether everything in the record is public: once the game is over."""
     return table.status == FINISHED
@@ -233,6 +304,6 @@ def redact(table: Table, event: Event, seat: int | None, reveal_all: bool | None
         data = event_data(event)
         data["options"] = public_options(table, reveal_all)
         return data
-    if isinstance(event, SeatTaken):
+    if isinstance(event, SeatTaken | TurnTimedOut | SeatAbandoned):
         return event_data(event)
     return table.game.redact(event, seat, reveal_all)

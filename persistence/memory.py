@@ -34,6 +34,7 @@ class _MemoryState:
         self.tokens: dict[str, tuple[str, int]] = {}
         self.idempotency: dict[tuple[str, int, str], IdempotencyRecord] = {}
         self.snapshots: dict[str, Snapshot] = {}
+        self.deadlines: dict[str, dt.datetime] = {}
         self.position = 0
 
 
@@ -85,6 +86,14 @@ class MemoryTransaction(Transaction):
             raise UnknownGame(game_id)
         self.state.games[game_id] = dataclasses.replace(self.state.games[game_id], status=status)
 
+    def set_deadline(self, game_id: str, deadline: dt.datetime | None) -> None:
+        if game_id not in self.state.games:
+            raise UnknownGame(game_id)
+        if deadline is None:
+            self.state.deadlines.pop(game_id, None)
+        else:
+            self.state.deadlines[game_id] = as_utc(deadline)
+
     def add_token(self, game_id: str, seat: int, token_hash: str) -> None:
         self.state.tokens[token_hash] = (game_id, seat)
 
@@ -121,6 +130,7 @@ class MemoryEventStore(EventStore):
             working.tokens = dict(self._state.tokens)
             working.idempotency = dict(self._state.idempotency)
             working.snapshots = dict(self._state.snapshots)
+            working.deadlines = dict(self._state.deadlines)
             yield MemoryTransaction(working)
             self._state = working
             self._changed.notify_all()
@@ -154,6 +164,11 @@ class MemoryEventStore(EventStore):
 
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         return self._state.tokens.get(token_hash)
+
+    def due_games(self, now: dt.datetime, limit: int = 100) -> list[tuple[str, int]]:
+        state, now = self._state, as_utc(now)
+        due = sorted((deadline, game_id) for game_id, deadline in state.deadlines.items() if deadline <= now)
+        return [(game_id, len(state.events[game_id])) for _, game_id in due[:limit]]
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
         every = [e for log in self._state.events.values() for e in log if e.position > after_position]

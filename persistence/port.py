@@ -148,6 +148,11 @@ class Transaction(abc.ABC):
         """Update the listing's status of a game; UnknownGame if there is none."""
 
     @abc.abstractmethod
+    def set_deadline(self, game_id: str, deadline: dt.datetime | None) -> None:
+        """Record when the turn a clocked game waits for times out (None: it waits for no turn), for
+        :meth:`EventStore.due_games`; UnknownGame if there is no such game."""
+
+    @abc.abstractmethod
     def add_token(self, game_id: str, seat: int, token_hash: str) -> None:
         """Store the hash of the token that acts for ``seat``."""
 
@@ -196,6 +201,11 @@ class EventStore(abc.ABC):
         self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> GamePage:
         """Games newest first, filtered, paged by an opaque cursor."""
+
+    @abc.abstractmethod
+    def due_games(self, now: dt.datetime, limit: int = 100) -> list[tuple[str, int]]:
+        """The games whose deadline is at or before ``now``, earliest first, each with the version it
+        was set at: ``(game id, version)``. Indexed: it never reads the games that are not due."""
 
     @abc.abstractmethod
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:

@@ -53,7 +53,12 @@ games = sa.Table(
     sa.Column("players", sa.Integer, nullable=False),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
+    # When the turn a clocked game waits for times out (null: no clock, or no turn): set with the
+    # append that begins the turn, and read, through its index, only by the sweeper.
+    sa.Column("deadline", UtcDateTime, nullable=True),
     sa.Index(None, "created_at", "id"),
+    sa.Index(None, "deadline", sqlite_where=sa.text("deadline IS NOT NULL"),
+             postgresql_where=sa.text("deadline IS NOT NULL")),  # only the clocked games that wait
     sa.Index(None, "status", "created_at", "id"),
     sa.Index(None, "game", "created_at", "id"),
 )

@@ -108,10 +108,14 @@ GAME_ROWS = sa.select(
     sa.type_coerce(sa.func.coalesce(_NEWEST_EVENT_AT, games.c.created_at), UtcDateTime).label("updated_at"),
 )
 
+# The sweeper's read: clocked games by deadline (the deadline's partial index), with their versions.
+DUE_GAMES = sa.select(games.c.id, sa.func.coalesce(_NEWEST_VERSION, 0).label("version")).order_by(games.c.deadline)
+
 # The hot reads, built once (building a statement costs more than SQLAlchemy's cached compile).
 SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snapshots.c.blob).where(
     snapshots.c.game_id == sa.bindparam("game_id"))
 _SCHEMA_REVISION = sa.text("SELECT version_num FROM alembic_version")
+SET_DEADLINE = games.update().where(games.c.id == sa.bindparam("game_id")).values(deadline=sa.bindparam("deadline"))
 SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
 
 
@@ -443,6 +447,13 @@ class SqlTransaction(Transaction):
         if result.rowcount != 1:
             raise UnknownGame(game_id)
 
+    def set_deadline(self, game_id: str, deadline: dt.datetime | None) -> None:
+        # Its own statement, before the append (never carried by it): every writer of a clocked
+        # game then locks the game's row before the append lock, as a carried status would not.
+        result = self.connection.execute(SET_DEADLINE, {"game_id": game_id, "deadline": deadline})
+        if result.rowcount != 1:
+            raise UnknownGame(game_id)
+
     def add_token(self, game_id: str, seat: int, token_hash: str) -> None:
         self.connection.execute(seats.insert().values(token_hash=token_hash, game_id=game_id, seat=seat))
 
@@ -712,6 +723,10 @@ class SqlEventStore(EventStore):
         page = rows[:limit]
         more = len(rows) > limit and page
         return GamePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
+
+    def due_games(self, now: dt.datetime, limit: int = 100) -> list[tuple[str, int]]:
+        query = DUE_GAMES.where(games.c.deadline <= now).limit(limit)
+        return self._read(lambda connection: [(row.id, row.version) for row in connection.execute(query)])
 
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         row = self._read(lambda connection: connection.execute(SEAT_OF_TOKEN, {"token_hash": token_hash}).first())

@@ -190,11 +190,20 @@ class GameService:
         table = self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
         if at is None:
-            return tables.view(table, seat)
+            # (an abandoned seat's token is shown no moves: it may make none)
+            return _with_deadline(tables.view(table, seat, with_moves=seat not in table.abandoned), table,
+                                  self._turn_began(game_id, table))
         if not 1 <= at <= table.version:
             raise NotFound(f"version {at} does not exist: the game is at version {table.version}")
         past = self._table_at(game_id, at)
-        return tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False)
+        return _with_deadline(tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False), past,
+                              self._turn_began(game_id, past))
+
+    def _turn_began(self, game_id: str, table: tables.Table) -> dt.datetime | None:
+        """When the turn a clocked table waits for began: the time its event was recorded."""
+        if table.clock is None or not table.clock.waiting:
+            return None
+        return self.store.read(game_id, after=table.clock.turn_version - 1, limit=1)[0].recorded_at
 
     def _table_at(self, game_id: str, version: int) -> tables.Table:
         past = fold(None, self.store.read(game_id, after=0, limit=version))
@@ -340,7 +349,7 @@ class GameService:
     ) -> tuple[tables.Table, list[Event]] | DomainError:
         """The move and everything it sets off, or the error refusing it (raised only after the key is checked)."""
         try:
-            return self._play_out(table, tables.decide(table, seat, move))
+            return self._play_out(table, tables.decide_in_person(table, seat, move))
         except DomainError as error:
             return error
 
@@ -366,7 +375,8 @@ class GameService:
         """A move's write, ready to apply: the events, the snapshot if one is due, and the answer
         (the caller's view and the events as it may see them, as JSON text)."""
         write = self._write(game_id, before, after, decided)
-        body = tables.view(after, seat)
+        body = _with_deadline(tables.view(after, seat), after,
+                              write.recorded_at if write.turn_began else self._turn_began(game_id, after))
         body["events"] = [_render(after, event, version, write.recorded_at, seat)
                           for version, event in enumerate(decided, start=before.version + 1)]
         return _Move(write, body, _COMPACT.encode(body))
@@ -386,8 +396,10 @@ class GameService:
 
     def _write(self, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event]) -> _Write:
         """The write taking the game from ``before`` to ``after`` by ``decided``, snapshot included if due."""
+        # A clocked game's turn that began with these events times out from when they are recorded.
+        turn_began = after.clock is not None and after.clock.turn_version > before.version
         return _Write(game_id, before, after, [_new(event) for event in decided], self.clock(),
-                      self.cache.snapshot_due(before.version, after))
+                      self.cache.snapshot_due(before.version, after), turn_began)
 
     def _consequences(self, table: tables.Table) -> list[Event]:
         """What the game does next by itself: a chance outcome, or a house bot's move.
@@ -419,6 +431,28 @@ class GameService:
                 return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
         return []
 
+    def time_out(self, game_id: str, version: int) -> bool:
+        """Time out the turn game ``game_id`` waits for at ``version`` if its deadline has passed: the
+        timeouts, default moves and all they set off in one append (True); False if the game has
+        moved on or its deadline is still ahead. The append's version check makes a turn time out
+        once however many sweepers try, and a move that came first wins."""
+        table = self.table(game_id)
+        if table.version != version:
+            return False
+        began = self._turn_began(game_id, table)
+        events = tables.time_out(table, self.clock().timestamp(), began and began.timestamp())
+        if not events:
+            return False
+        after, decided = self._play_out(table, events)
+        try:
+            with self.store.transaction() as tx:
+                self._write(game_id, table, after, decided).apply(tx, final=True)
+        except VersionConflict:
+            self.cache.forget(game_id)
+            return False
+        self.cache.put(game_id, after)
+        return True
+
     def wait(self, game_id: str, after: int, timeout: float, gone: Callable[[], bool] = _never) -> bool:
         """Block until the game has an event after ``after`` (True), ``timeout`` passes, or ``gone()``
         says the caller left (False): asked every GONE_CHECK_SECONDS, so a caller that went away
@@ -449,6 +483,20 @@ def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, A
     return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
 
 
+def _deadline(table: tables.Table, turn_began: dt.datetime | None) -> dt.datetime | None:
+    """When the turn a clocked table waits for times out, given when it began (the domain counts seconds)."""
+    due = tables.deadline(table, None if turn_began is None else turn_began.timestamp())
+    return None if due is None else dt.datetime.fromtimestamp(due, dt.UTC)
+
+
+def _with_deadline(view: dict[str, Any], table: tables.Table, turn_began: dt.datetime | None) -> dict[str, Any]:
+    """A clocked table's view with its ``deadline`` (RFC 3339 UTC, or null while it waits for no seat)."""
+    if table.clock is not None:
+        due = _deadline(table, turn_began)
+        view["deadline"] = None if due is None else due.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return view
+
+
 def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None:
     """VersionConflict unless ``table`` is the game's stored version."""
     if tx.last_version(game_id) != table.version:
@@ -477,12 +525,15 @@ class _Write:
     events: list[NewEvent]
     recorded_at: dt.datetime
     snapshot: tuple[int, str, bytes] | None
+    turn_began: bool = False  # a clocked game's new turn began with these events: its deadline is new
 
     def apply(self, tx: Transaction, *, final: bool) -> None:
-        """The status and snapshot, then the events (VersionConflict if the game moved on since
-        ``before``, undoing the rest). ``final``: the transaction writes nothing after this."""
+        """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
+        since ``before``, undoing the rest). ``final``: the transaction writes nothing after this."""
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
+        if self.turn_began:
+            tx.set_deadline(self.game_id, _deadline(self.after, self.recorded_at))
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)

@@ -67,3 +67,9 @@ def test_the_engine_benchmark_simulates_and_replays_every_game() -> None:
 def test_the_postgresql_throughput_benchmark_measures_one_and_two_server_processes() -> None:
     out = run_script("pg_throughput.py", "--processes", "1,2", "--clients", "2", "--seconds", "1")
     assert "moves/s" in out
+
+
+def test_the_clock_benchmark_times_out_a_burst_of_expired_games_and_measures_an_idle_sweep() -> None:
+    out = run_script("clocks.py", "--games", "30", "--expired", "10", "--idle-seconds", "0.5")
+    assert "Clocks: 10 of 30 clocked games expired at once" in out and "idle sweep" in out
+    assert "│ sqlite" in out

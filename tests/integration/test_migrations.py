@@ -13,9 +13,11 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.dialects import sqlite
 
 from persistence.migrate import alembic_config, current_revision, downgrade, upgrade
-from persistence.schema import metadata
+from persistence.schema import games, metadata
+from persistence.sql import DUE_GAMES
 from tests.integration import workers
 
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets"}
@@ -125,10 +127,10 @@ def test_revision_0003_takes_a_games_version_from_its_events_and_gives_it_back_g
         engine.dispose()
 
 
-def test_revision_0004_makes_one_shuffle_secret_per_database_and_takes_it_away_again(empty_url: str) -> None:
-    upgrade(empty_url, "0003")
-    assert "deployment_secrets" not in tables(empty_url)
+def test_revision_0005_makes_one_shuffle_secret_per_database_and_takes_it_away_again(empty_url: str) -> None:
     upgrade(empty_url, "0004")
+    assert "deployment_secrets" not in tables(empty_url)
+    upgrade(empty_url, "0005")
     engine = sa.create_engine(empty_url)
     try:
         with engine.connect() as connection:
@@ -136,5 +138,16 @@ def test_revision_0004_makes_one_shuffle_secret_per_database_and_takes_it_away_a
     finally:
         engine.dispose()
     assert [row.name for row in rows] == ["shuffle"] and len(rows[0].value) == 64 and int(rows[0].value, 16)
-    downgrade(empty_url, "0003")
+    downgrade(empty_url, "0004")
     assert "deployment_secrets" not in tables(empty_url)
+
+
+def test_a_sweep_reads_the_due_games_through_the_deadline_index_on_sqlite(sqlite_url):
+    engine = sa.create_engine(sqlite_url)
+    query = DUE_GAMES.where(games.c.deadline <= sa.bindparam("now")).limit(100)
+    compiled = query.compile(dialect=sqlite.dialect(paramstyle="named"))
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}", {**compiled.params, "now": "2026"})
+        plan = " ".join(row[-1] for row in rows)
+    engine.dispose()
+    assert "USING INDEX ix_games_deadline" in plan and "SCAN games" not in plan, plan

@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterator
 import psycopg
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from persistence import open_store
 from persistence.port import NewEvent, StoreUnavailable, VersionConflict
-from persistence.sql import _DRIVER_VERSION_OF_GAME, APPEND_LOCK_KEY
+from persistence.schema import games
+from persistence.sql import _DRIVER_VERSION_OF_GAME, APPEND_LOCK_KEY, DUE_GAMES
 from tests.pg import libpq_url
 
 pytestmark = pytest.mark.postgres
@@ -212,3 +214,17 @@ def test_a_games_version_reads_one_index_entry_however_long_the_game_even_on_a_g
         assert connection.execute("EXECUTE version_of('long', 'long')").fetchone() == (600,)
     assert _index_rows(plan["Plan"]) == [1]
     store.close()
+
+
+def test_a_sweep_reads_the_due_games_through_the_deadline_index_even_on_a_generic_plan(postgres_url: str) -> None:
+    """The partial index holds only games with a deadline; a generic plan (``$1``, not a value) must
+    still prove ``deadline <= $1`` implies it, or every sweep would read every game."""
+    query = DUE_GAMES.where(games.c.deadline <= sa.bindparam("now")).limit(100)
+    compiled = query.compile(dialect=postgresql.dialect(paramstyle="numeric_dollar"))
+    values = ", ".join("now()" if name == "now" else repr(compiled.params[name]) for name in compiled.positiontup)
+    with psycopg.connect(libpq_url(postgres_url), autocommit=True) as connection:
+        connection.execute("SET plan_cache_mode = force_generic_plan")
+        connection.execute("SET enable_seqscan = off")  # (an empty table: only whether the index can serve)
+        connection.execute(f"PREPARE due AS {compiled}")
+        plan = " ".join(row[0] for row in connection.execute(f"EXPLAIN EXECUTE due({values})").fetchall())
+    assert "ix_games_deadline" in plan, plan

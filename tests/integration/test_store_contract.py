@@ -416,3 +416,31 @@ def test_a_transaction_sees_its_own_snapshot_and_others_see_it_at_commit(store: 
 def test_the_shuffle_secret_is_64_hex_characters_and_the_same_at_every_ask(store: EventStore) -> None:
     secret = store.shuffle_secret()
     assert len(secret) == 64 and int(secret, 16) and store.shuffle_secret() == secret
+
+
+def test_due_games_are_those_whose_deadline_has_passed_earliest_first_with_their_version(store: EventStore) -> None:
+    for game_id, deadline in (("late", at(20)), ("early", at(10)), ("ahead", at(60)), ("none", None)):
+        new_game(store, game_id)
+        append(store, game_id, 0, count=2)
+        with store.transaction() as tx:
+            tx.set_deadline(game_id, deadline)
+    assert store.due_games(at(30)) == [("early", 2), ("late", 2)]
+    assert store.due_games(at(20), limit=1) == [("early", 2)]
+    assert store.due_games(at(9)) == []
+
+
+def test_a_deadline_is_replaced_or_cleared_with_its_append_and_rolled_back_with_a_refused_one(store: EventStore) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.set_deadline("g1", at(5))
+        tx.append("g1", 0, [NewEvent("CardPlayed", 0, {})], T0)
+    with pytest.raises(VersionConflict), store.transaction() as tx:
+        tx.set_deadline("g1", None)
+        tx.append("g1", 0, [NewEvent("CardPlayed", 0, {})], T0)
+    assert store.due_games(at(5)) == [("g1", 1)]
+    with store.transaction() as tx:
+        tx.set_deadline("g1", None)
+        tx.append("g1", 1, [NewEvent("CardPlayed", 1, {})], T0, final=True)
+    assert store.due_games(at(10**6)) == []
+    with pytest.raises(UnknownGame), store.transaction() as tx:
+        tx.set_deadline("nope", at(1))

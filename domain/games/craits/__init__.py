@@ -31,7 +31,7 @@ from typing import Any
 from domain.cards import DECK
 from domain.events import Event
 from domain.game import ChanceRequest, Game
-from domain.games.craits.decide import decide, legal_moves
+from domain.games.craits.decide import decide, default_moves, legal_moves
 from domain.games.craits.events import (
     CardPlayed,
     CardsDrawn,
@@ -135,6 +135,10 @@ class Craits(Game):
     def decide(self, state: CraitsState, seat: int, move: Move) -> list[Event]:
         """The events ``move`` sets off, or the typed error refusing it."""
         return decide(state, seat, move)
+
+    def default_moves(self, state: CraitsState, seat: int) -> list[Move]:
+        """The move played for a seat whose turn timed out (see ``decide.default_moves``)."""
+        return default_moves(state, seat)
 
     def evolve(self, state: CraitsState, event: Event) -> CraitsState:
         """The state after ``event``."""

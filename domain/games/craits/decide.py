@@ -148,6 +148,20 @@ def legal_moves(state: CraitsState, seat: int) -> list[Move]:
     return moves
 
 
+def default_moves(state: CraitsState, seat: int) -> list[Move]:
+    """What the server plays for a seat whose turn timed out: after an 8 or 9 up-card the first
+    suit offered; else a draw when drawing is legal (C8, the end of a crank C11); else the first
+    legal play (an 8 naming the first suit), announced when it leaves one card (C12)."""
+    if state.choosing:
+        up = state.discard[-1]
+        return [_CHOICES[(SUITS if up[0] == "8" else nine_suits(up))[0]]]
+    plays = _legal_plays(state, state.hands[seat])
+    if not plays:
+        return [_DRAW]
+    leaves_one = len(state.hands[seat]) == 2
+    return [next(play for play in plays if isinstance(play, Play) and play.announce == leaves_one)]
+
+
 def decide(state: CraitsState, seat: int, move: Move) -> list[Event]:
     """The events ``move`` sets off, or the typed error refusing it."""
     if state.phase != PLAY or state.pending:

@@ -128,6 +128,18 @@ class Scat(Game):
             moves.append(Declare31())
         return moves
 
+    def default_moves(self, state: ScatState, seat: int) -> list[Move]:
+        """What the server plays for a seat whose turn timed out: a draw from the stock and a discard
+        of the card drawn; with the stock empty after a knock (S7) a draw from the discard pile and a
+        discard of the first card held before it (S5). Holding a drawn card: that card's discard, or,
+        for one taken from the discard pile, the first other card."""
+        hand = state.hands[seat]
+        if state.phase == DISCARD:
+            return [Discard(hand[-1] if state.taken is None else next(card for card in hand if card != state.taken))]
+        if state.stock:
+            return [Draw(STOCK), Discard(state.stock[0])]
+        return [Draw(DISCARD_PILE), Discard(hand[0])]
+
     # -- decisions --------------------------------------------------------------------
     def decide(self, state: ScatState, seat: int, move: Move) -> list[Event]:
         if isinstance(move, Declare31):

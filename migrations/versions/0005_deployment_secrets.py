@@ -5,8 +5,8 @@ same seed replays the same game on this deployment while nobody who lacks the
 secret can search seeds against what a game shows. The value is drawn here, from
 the system's cryptographic source, and never leaves the server.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-12-01
 """
 
@@ -17,8 +17,8 @@ import secrets
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
