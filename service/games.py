@@ -234,10 +234,10 @@ class GameService:
     def audit(self, game_id: str) -> dict[str, Any]:
         """Every shuffle's commitment and, once the game is over, its salt, order and check (API "Fairness")."""
         table = self.table(game_id)
-        decoded = ((stored.version, decode(table.game.rules_version, stored))
-                   for stored in self.store.read(game_id, after=0, limit=table.version))
-        return fairness.audit(((version, event) for version, event in decoded if isinstance(event, Shuffled)),
-                              over=tables.reveal(table))
+        stored = self.store.read(game_id, after=0, limit=table.version)  # (the log as far as ``table`` goes)
+        shuffles = [(event.version, shuffle) for event in stored
+                    if isinstance(shuffle := decode(table.game.rules_version, event), Shuffled)]
+        return fairness.audit(shuffles, over=tables.reveal(table))
 
     def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
         """One stored event as ``seat`` may see it, given the table now."""

@@ -61,7 +61,8 @@ def start_server(
 
     Tests are not throttled unless they ask (``rate_limit``: off by default; None: the server's default).
     ``database`` defaults to ``cardhall.db`` in ``directory``; the log goes to
-    ``directory / log_name`` (appended to, so a restart keeps the earlier log).
+    ``directory / log_name`` (appended to, so a restart keeps the earlier log);
+    ``options`` are more command-line options of ``cardhall serve``.
     """
     port = port or free_port()
     log_path = directory / log_name

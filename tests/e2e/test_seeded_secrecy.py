@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 import persistence
@@ -18,6 +19,7 @@ from domain import table as tables
 from service.bootstrap import open_service
 from service.games import GameService
 from service.local import LOCAL_SECRET, LocalGame
+from tests.e2e.server import start_server
 
 SEED = 4_242
 SEARCHED = range(3_000, 5_000)  # the true seed lies inside: only the secret keeps it hidden
@@ -96,3 +98,20 @@ def test_the_databases_secret_outlives_the_server_and_differs_between_databases(
         secrets.append(service.shuffle_secret)
         service.store.close()
     assert secrets[0] == secrets[1] != secrets[2] and len(secrets[0]) == 64
+
+
+def test_cardhall_serve_keys_seeded_shuffles_with_the_shuffle_secret_option_and_never_logs_it(tmp_path):
+    secret = "an operator's secret, given on the command line"
+    server = start_server(tmp_path, workers=2, options=("--shuffle-secret", secret))
+    try:
+        remote = httpx.Client(base_url=server.base_url, timeout=30)
+        game_id = remote.post("/v1/games", json={"game": "scat", "players": 2, "options": {"seed": SEED}}).json()["id"]
+        for _ in range(2):
+            remote.post(f"/v1/games/{game_id}/seats", json={"bot": "random"})
+        texts = [remote.get(f"/v1/games/{game_id}{path}").text for path in ("", "/events?limit=1000", "/audit")]
+    finally:
+        server.stop()
+    replayed = LocalGame("scat", 2, {"seed": SEED}, secret=secret.encode())
+    first_deal = next(event for event in replayed.events if event.type_name() == "DeckShuffled")
+    assert '"order":["' + '","'.join(first_deal.order) + '"]' in texts[1].replace(" ", "")
+    assert not any(secret in text for text in [*texts, server.log_path.read_text()])
