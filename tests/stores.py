@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from persistence import upgrade
 
-KEPT_TABLES = ("alembic_version",)  # what the migrations wrote, not what a test did
+KEPT_TABLES = ("alembic_version", "deployment_secrets")  # what the migrations wrote, not what a test did
 
 
 @pytest.fixture(scope="session")

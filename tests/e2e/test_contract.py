@@ -38,7 +38,7 @@ def state_fields():  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def tables() -> dict[str, Any]:
     """For each game: a two-seat game under way and a finished one, each with seat 0's token."""
-    http = Http(create_app(open_service("memory://", migrate=False)).test_client())
+    http = Http(create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="off").test_client())
     made: dict[str, Any] = {"http": http}
     for game, options in GAMES.items():
         for stage in ("active", "finished"):
@@ -117,7 +117,7 @@ def test_every_event_of_the_log_has_the_contracts_field(tables, game, field):
 
 @pytest.fixture
 def http() -> Http:
-    return Http(create_app(open_service("memory://", migrate=False)).test_client())
+    return Http(create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="off").test_client())
 
 
 def refused(response: Any, status: int, code: str) -> dict[str, Any]:

@@ -60,7 +60,7 @@ QUERY_NAMES = ["after", "at", "limit", "wait", "timeout", "status", "game", "cur
 @pytest.fixture(params=BACKENDS)
 def live(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[tuple[Any, GameService, str, str]]:
     """A test client, its service, a started game (a person and a house bot) and the person's token."""
-    url = _store_url(request.param, tmp_path, request)
+    url = _store_url(request.param, request)
     persistence.upgrade(url)
     games = GameService(persistence.open_store(url), max_wait=0.05)
     app = create_app(games, CARDHALL_SSE_HEARTBEAT=0.05, CARDHALL_STREAM_MAX=0.1, CARDHALL_RATE_LIMIT="off")

@@ -22,7 +22,7 @@ NOT_JSON = [
 @pytest.fixture
 def http() -> Http:
     """The API over the memory store: the media type is checked before any store is touched."""
-    return Http(create_app(open_service("memory://", migrate=False)).test_client())
+    return Http(create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="off").test_client())
 
 
 @pytest.mark.parametrize("sent", NOT_JSON)

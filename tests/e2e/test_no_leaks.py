@@ -97,8 +97,9 @@ def streamed(http: Any, game_id: str, token: str | None, after: int) -> list[dic
     response = http.client.get(f"/v1/games/{game_id}/events/stream", query_string={"after": after, "timeout": 0},
                                headers=http.auth(token))
     assert response.status_code == 200
-    return [json.loads(line[len("data: "):]) for line in response.get_data(as_text=True).splitlines()
-            if line.startswith("data: ")]
+    text = response.get_data(as_text=True)
+    response.close()  # (as a WSGI server does: the stream's follower slot is handed back)
+    return [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
 
 
 def check_public_records(http: Any, game_id: str) -> None:

@@ -15,7 +15,7 @@ import pytest
 from api import create_app
 from service.bootstrap import open_service
 
-app = create_app(open_service("memory://", migrate=False))
+app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="off")
 OUTSIDE = re.compile(r"(?i)\b(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}")
 CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)")
 

@@ -36,7 +36,7 @@ EXAMPLES = settings(max_examples=25, deadline=None, suppress_health_check=list(H
 @pytest.fixture(params=BACKENDS)
 def api_schema(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
     """The app's document, loaded with a live two-player Craits game and its first seat's token."""
-    url = _store_url(request.param, tmp_path, request)
+    url = _store_url(request.param, request)
     persistence.upgrade(url)
     games = GameService(persistence.open_store(url), max_wait=0.05)
     app = create_app(games, CARDHALL_SSE_HEARTBEAT=0.05, CARDHALL_STREAM_MAX=0.2, CARDHALL_RATE_LIMIT="off")
