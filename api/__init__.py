@@ -54,6 +54,7 @@ SETTINGS = {
 
 def create_app(games: GameService, **config: Any) -> Flask:
     """The WSGI app serving ``games``."""
+    import web
     from api import games as games_routes
     from api import health
 
@@ -66,6 +67,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)
+    app.register_blueprint(web.blueprint)
     _add_links(api)
     return app
 

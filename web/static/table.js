@@ -1,0 +1,227 @@
+// The table page: a game turn by turn. A timeline over every version (slider, ←/→, Home/End,
+// play/pause, ?v=N), live over Server-Sent Events at the latest version, and, for a seat taken
+// in this browser, that seat's legal moves as things to click.
+
+import { call, seatName, seats, showProblem } from "./api.js";
+import { offerMoves } from "./moves.js";
+import { drawView } from "./render.js";
+import { describe, headline } from "./words.js";
+import { showClock, showVerified } from "./extras.js";
+
+const $ = (id) => document.getElementById(id);
+const gameId = $("table").dataset.game;
+const mine = seats.get(gameId);
+const token = mine ? mine.token : null;
+
+const game = { summary: null, events: [], shown: 0, following: true, player: null };
+let showing = 0; // a counter: only the latest request to show a version draws its answer
+let syncing = null;
+
+const name = (seat) => (game.summary ? seatName(game.summary, seat) : `seat ${seat}`);
+const last = () => game.events.length;
+const busy = (flag) => { document.body.dataset.busy = String(flag); };
+
+async function loadEvents() {
+  for (;;) {
+    const page = await call(`/games/${gameId}/events?after=${last()}&limit=1000`, { token });
+    game.events.push(...page.events);
+    appendLog(page.events);
+    if (!page.events.length || last() >= page.last_version) return;
+  }
+}
+
+function appendLog(events) {
+  const items = events.map((event) => {
+    const item = document.createElement("li");
+    item.value = event.version;
+    item.dataset.version = event.version;
+    const link = document.createElement("a");
+    link.href = `?v=${event.version}`;
+    link.textContent = `#${event.version}`;
+    link.setAttribute("aria-label", `version ${event.version}`);
+    item.append(link, ` ${describe(event, name)}`);
+    if (event.version > game.shown) item.classList.add("after");
+    return item;
+  });
+  $("log").append(...items);
+}
+
+function markLog(from, to) {
+  const log = $("log");
+  log.querySelector(".current")?.classList.remove("current");
+  const [low, high] = from < to ? [from, to] : [to, from];
+  for (let version = Math.max(low, 1); version <= high; version += 1) {
+    log.children[version - 1]?.classList.toggle("after", version > to);
+  }
+  log.children[to - 1]?.classList.add("current");
+}
+
+function url(version) {
+  const query = new URLSearchParams(window.location.search);
+  if (version === last()) query.delete("v");
+  else query.set("v", version);
+  const search = query.toString();
+  window.history.replaceState(null, "", search ? `?${search}` : window.location.pathname);
+}
+
+/** Show the game as it stood after event ``version``; the latest version shows the live view with moves. */
+async function show(version) {
+  const ticket = ++showing;
+  const latest = version === last();
+  const path = latest ? `/games/${gameId}/state` : `/games/${gameId}/state?at=${version}`;
+  const view = await call(path, { token });
+  if (ticket !== showing) return;
+  markLog(game.shown, version);
+  game.shown = version;
+  game.following = latest;
+  draw(view);
+  url(version);
+}
+
+function draw(view) {
+  const mySeat = view.seat;
+  drawView(view, name, mySeat);
+  const past = game.events.slice(0, game.shown);
+  $("headline").textContent = headline(past, name);
+  const status = view.version === last() ? game.summary.status : "replay";
+  const title = $("title");
+  if (title) title.textContent = `${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)} — ${game.summary.players} players — ${status}`;
+  document.body.dataset.version = game.shown;
+  document.body.dataset.last = last();
+  document.body.dataset.status = game.summary.status;
+  const top = view.state.top_card;
+  offerMoves({
+    hand: $("hand"), moves: view.legal_moves, actions: $("actions"), picker: $("picker"),
+    seatsBox: $("seats"), name, topCard: top, submit: move,
+  });
+  $("slider").max = last();
+  $("slider").value = game.shown;
+  $("position").textContent = `version ${game.shown} of ${last()}${game.following && game.summary.status !== "finished" ? " · live" : ""}`;
+  showClock($("clock"), view.deadline, name, view.to_act);
+}
+
+async function move(chosen) {
+  busy(true);
+  try {
+    showProblem($("problem"), null);
+    await call(`/games/${gameId}/moves`, { method: "POST", token, body: { ...chosen, expected_version: game.shown } });
+  } catch (error) {
+    showProblem($("problem"), error);
+  }
+  await sync();
+}
+
+/** Catch up with the log; at the latest version, follow it. */
+async function sync() {
+  if (syncing) return syncing;
+  busy(true);
+  syncing = (async () => {
+    try {
+      const before = last();
+      game.summary = await call(`/games/${gameId}`);
+      await loadEvents();
+      if (game.following && (last() !== before || game.shown !== last())) await show(last());
+      else draw(await call(`/games/${gameId}/state?at=${game.shown}`, { token }));
+      if (game.summary.status === "finished") finish();
+    } catch (error) {
+      showProblem($("problem"), error);
+    } finally {
+      syncing = null;
+      busy(false);
+    }
+  })();
+  return syncing;
+}
+
+/** Follow the game over its event stream (Server-Sent Events, read with fetch so the seat's token
+ * goes along): each event that arrives brings the page up to date. Reconnects until the game is over. */
+async function follow() {
+  const auth = token ? { Authorization: `Bearer ${token}` } : {};
+  while (game.summary.status !== "finished") {
+    try {
+      const response = await fetch(`/v1/games/${gameId}/events/stream?after=${last()}`, { headers: auth });
+      if (!response.ok) throw new Error(`the stream answered ${response.status}`);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        if (/^id: /m.test(chunk.value)) sync();
+      }
+    } catch {
+      // The server went away or refused for now: try again in a moment, as EventSource would.
+    }
+    await new Promise((resolve) => { setTimeout(resolve, 1000); });
+  }
+}
+
+function finish() {
+  showVerified($("badges"), gameId);
+}
+
+async function step(to) {
+  const version = Math.min(Math.max(to, 1), last());
+  if (version === game.shown) return;
+  busy(true);
+  try {
+    await show(version);
+  } catch (error) {
+    showProblem($("problem"), error);
+  } finally {
+    busy(false);
+  }
+}
+
+function togglePlay() {
+  if (game.player) {
+    clearInterval(game.player);
+    game.player = null;
+  } else {
+    if (game.shown === last()) step(1);
+    game.player = setInterval(() => {
+      if (game.shown >= last()) togglePlay();
+      else step(game.shown + 1);
+    }, 400);
+  }
+  $("play").textContent = game.player ? "Pause" : "Play";
+}
+
+const KEYS = { ArrowLeft: () => game.shown - 1, ArrowRight: () => game.shown + 1, Home: () => 1, End: () => last() };
+
+function controls() {
+  $("to-start").addEventListener("click", () => step(1));
+  $("back").addEventListener("click", () => step(game.shown - 1));
+  $("forward").addEventListener("click", () => step(game.shown + 1));
+  $("to-end").addEventListener("click", () => step(last()));
+  $("play").addEventListener("click", togglePlay);
+  $("slider").addEventListener("input", () => step(Number($("slider").value)));
+  $("log").addEventListener("click", (clicked) => {
+    const link = clicked.target.closest("a");
+    if (!link) return;
+    clicked.preventDefault();
+    step(Number(link.closest("li").dataset.version));
+  });
+  document.addEventListener("keydown", (pressed) => {
+    const target = pressed.target;
+    const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) && target.type !== "range";
+    if (typing || !KEYS[pressed.key] || pressed.altKey || pressed.ctrlKey || pressed.metaKey) return;
+    pressed.preventDefault();
+    step(KEYS[pressed.key]());
+  });
+}
+
+async function start() {
+  controls();
+  try {
+    game.summary = await call(`/games/${gameId}`);
+    await loadEvents();
+    const asked = Number(new URLSearchParams(window.location.search).get("v"));
+    const version = asked >= 1 && asked <= last() ? asked : last();
+    await show(version);
+    if (game.summary.status === "finished") finish();
+    else follow();
+  } catch (error) {
+    showProblem($("problem"), error);
+  } finally {
+    busy(false);
+  }
+}
+
+start();
