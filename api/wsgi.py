@@ -1,4 +1,5 @@
-"""The WSGI entry point for gunicorn: ``api.wsgi:app`` (database from CARDHALL_DATABASE_URL).
+"""The WSGI entry point for gunicorn: ``api.wsgi:app`` (database from CARDHALL_DATABASE_URL; the
+origins whose scripts may call the API, space-separated, from CARDHALL_CORS_ORIGINS).
 
 ``cardhall serve`` migrates the schema before it starts the workers, so the
 workers do not (CARDHALL_SKIP_MIGRATIONS=1); started another way, each worker
@@ -13,7 +14,10 @@ import os
 from api import create_app
 from service.bootstrap import open_service
 
-app = create_app(open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"))
+app = create_app(
+    open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1"),
+    CARDHALL_CORS_ORIGINS=os.environ.get("CARDHALL_CORS_ORIGINS", "").split(),
+)
 
 # The garbage collector, tuned for serving. A request allocates thousands of short-lived
 # objects (events, views, dicts), nearly all freed by reference counting; at CPython's

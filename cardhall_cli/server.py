@@ -16,6 +16,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
                         help="threads per worker: long-polls and streams each hold one (default 32)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="let scripts of this site (e.g. https://example.org) call the API and its "
+                             "streams; repeatable (default: none)")
 
 
 @command("serve", _serve_arguments)
@@ -27,6 +30,7 @@ def serve(args: argparse.Namespace) -> int:
     open_service(url, migrate=True).store.close()
     os.environ["CARDHALL_DATABASE_URL"] = url
     os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
+    os.environ["CARDHALL_CORS_ORIGINS"] = " ".join(args.cors_origin)
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",

@@ -110,6 +110,10 @@ class GameService:
             raise NotFound(f"no game {game_id!r}")
         return table
 
+    def is_over(self, game_id: str) -> bool:
+        """Whether the game is finished: its log, and every view of it at a version, never change again."""
+        return self.table(game_id).status == tables.FINISHED
+
     def summary(
         self, game_id: str, table: tables.Table | None = None, created_at: dt.datetime | None = None
     ) -> dict[str, Any]:

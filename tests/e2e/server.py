@@ -53,18 +53,20 @@ def start_server(
     port: int | None = None,
     startup: float = 30.0,
     log_name: str = "server.log",
+    extra_args: list[str] | None = None,
 ) -> ServerProcess:
     """Start ``cardhall serve`` and wait until ``/healthz`` answers 200.
 
     ``database`` defaults to ``cardhall.db`` in ``directory``; the log goes to
-    ``directory / log_name`` (appended to, so a restart keeps the earlier log).
+    ``directory / log_name`` (appended to, so a restart keeps the earlier log); ``extra_args`` go to
+    ``cardhall serve`` as they are.
     """
     port = port or free_port()
     log_path = directory / log_name
     database = database or f"sqlite:///{directory / 'cardhall.db'}"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "cardhall_cli", "serve", "--port", str(port),
-               "--database", database, "--threads", "16", "--workers", str(workers)]
+               "--database", database, "--threads", "16", "--workers", str(workers), *(extra_args or [])]
     with open(log_path, "ab") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)

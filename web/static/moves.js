@@ -7,8 +7,7 @@ import { cardButton, cardName, short, suitName } from "./cards.js";
 export function moveLabel(move, name, topCard) {
   switch (move.type) {
     case "play":
-      return `Play ${short(move.card)}${move.suit && move.suit !== move.card[1] ? ` and name ${suitName(move.suit)}` : ""}`
-        + `${move.suit && move.suit === move.card[1] && move.card[0] === "9" ? ` and keep ${suitName(move.suit)}` : ""}`
+      return `Play ${short(move.card)}${move.suit ? ` and name ${suitName(move.suit)}` : ""}`
         + `${move.announce ? " and announce one card" : ""}`;
     case "discard": return `Discard ${short(move.card)}`;
     case "draw":

@@ -16,10 +16,15 @@ const token = mine ? mine.token : null;
 const game = { summary: null, events: [], shown: 0, following: true, player: null };
 let showing = 0; // a counter: only the latest request to show a version draws its answer
 let syncing = null;
+let again = false;
 
 const name = (seat) => (game.summary ? seatName(game.summary, seat) : `seat ${seat}`);
 const last = () => game.events.length;
-const busy = (flag) => { document.body.dataset.busy = String(flag); };
+let working = 1; // loads and moves under way (the page opens busy, loading)
+const busy = (delta) => {
+  working += delta;
+  document.body.dataset.busy = String(working > 0);
+};
 
 async function loadEvents() {
   for (;;) {
@@ -53,7 +58,10 @@ function markLog(from, to) {
   for (let version = Math.max(low, 1); version <= high; version += 1) {
     log.children[version - 1]?.classList.toggle("after", version > to);
   }
-  log.children[to - 1]?.classList.add("current");
+  const current = log.children[to - 1];
+  if (!current) return;
+  current.classList.add("current");
+  log.scrollTop = current.offsetTop - log.offsetTop - log.clientHeight / 2; // (scrolls the log alone, not the page)
 }
 
 function url(version) {
@@ -87,21 +95,26 @@ function draw(view) {
   const title = $("title");
   if (title) title.textContent = `${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)} — ${game.summary.players} players — ${status}`;
   document.body.dataset.version = game.shown;
-  document.body.dataset.last = last();
   document.body.dataset.status = game.summary.status;
   const top = view.state.top_card;
   offerMoves({
     hand: $("hand"), moves: view.legal_moves, actions: $("actions"), picker: $("picker"),
     seatsBox: $("seats"), name, topCard: top, submit: move,
   });
-  $("slider").max = last();
-  $("slider").value = game.shown;
-  $("position").textContent = `version ${game.shown} of ${last()}${game.following && game.summary.status !== "finished" ? " · live" : ""}`;
+  showPosition();
   showClock($("clock"), view.deadline, name, view.to_act);
 }
 
+function showPosition() {
+  $("slider").max = last();
+  $("slider").value = game.shown;
+  const live = game.following && game.summary.status !== "finished";
+  $("position").textContent = `version ${game.shown} of ${last()}${live ? " · live" : ""}`;
+  document.body.dataset.last = last();
+}
+
 async function move(chosen) {
-  busy(true);
+  busy(1);
   try {
     showProblem($("problem"), null);
     await call(`/games/${gameId}/moves`, { method: "POST", token, body: { ...chosen, expected_version: game.shown } });
@@ -109,28 +122,39 @@ async function move(chosen) {
     showProblem($("problem"), error);
   }
   await sync();
+  busy(-1);
 }
 
-/** Catch up with the log; at the latest version, follow it. */
-async function sync() {
-  if (syncing) return syncing;
-  busy(true);
+/** Catch up with the log; at the latest version, follow it. Called while a catch-up runs, it runs
+ * once more after it (a move's answer must never be missed for an earlier catch-up in flight). */
+function sync() {
+  if (syncing) {
+    again = true;
+    return syncing;
+  }
+  busy(1);
   syncing = (async () => {
     try {
-      const before = last();
-      game.summary = await call(`/games/${gameId}`);
-      await loadEvents();
-      if (game.following && (last() !== before || game.shown !== last())) await show(last());
-      else draw(await call(`/games/${gameId}/state?at=${game.shown}`, { token }));
-      if (game.summary.status === "finished") finish();
+      do {
+        again = false;
+        await catchUp();
+      } while (again);
     } catch (error) {
       showProblem($("problem"), error);
     } finally {
       syncing = null;
-      busy(false);
+      busy(-1);
     }
   })();
   return syncing;
+}
+
+async function catchUp() {
+  game.summary = await call(`/games/${gameId}`);
+  await loadEvents();
+  if (game.following) await show(last());
+  else showPosition();
+  if (game.summary.status === "finished") finish();
 }
 
 /** Follow the game over its event stream (Server-Sent Events, read with fetch so the seat's token
@@ -159,13 +183,13 @@ function finish() {
 async function step(to) {
   const version = Math.min(Math.max(to, 1), last());
   if (version === game.shown) return;
-  busy(true);
+  busy(1);
   try {
     await show(version);
   } catch (error) {
     showProblem($("problem"), error);
   } finally {
-    busy(false);
+    busy(-1);
   }
 }
 
@@ -220,7 +244,7 @@ async function start() {
   } catch (error) {
     showProblem($("problem"), error);
   } finally {
-    busy(false);
+    busy(-1);
   }
 }
 
