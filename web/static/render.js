@@ -41,7 +41,7 @@ function seatBadges(state, seat, view) {
 }
 
 function seatPanel(view, seat, name, mine) {
-  const state = view.state;
+  const state = view.state || {}; // (null while the game waits for players)
   const panel = element("article", "seat");
   panel.dataset.seat = seat;
   if (view.to_act.includes(seat)) panel.classList.add("acting");
@@ -87,6 +87,10 @@ function facts(state) {
 function middle(view, name) {
   const state = view.state;
   const box = element("div", "middle-inner");
+  if (!state) {
+    box.append(element("p", "waiting", "Waiting for players: the game starts when every seat is taken."));
+    return box;
+  }
   const remaining = state.draw_pile ?? state.stock;
   if (remaining !== undefined) box.append(pile(state.stock !== undefined ? "stock" : "draw pile", remaining));
   box.append(pile("discard pile", (state.discard || []).length, state.top_card));
@@ -105,13 +109,13 @@ function result(outcome, name) {
   return box;
 }
 
-/** Draw ``view``: ``name(seat)`` names seats, ``mine`` is the viewer's seat or null. */
-export function drawView(view, name, mine) {
+/** Draw ``view`` of a game of ``players``: ``name(seat)`` names seats, ``mine`` is the viewer's seat or null. */
+export function drawView(view, players, name, mine) {
   const seats = document.getElementById("seats");
-  seats.replaceChildren(...(view.state.hand_sizes || []).map((_, seat) => seatPanel(view, seat, name, mine)));
+  seats.replaceChildren(...Array.from({ length: players }, (_, seat) => seatPanel(view, seat, name, mine)));
   document.getElementById("middle").replaceChildren(middle(view, name));
   const hand = document.getElementById("hand");
-  const cards = view.state.hand;
+  const cards = view.state && view.state.hand;
   hand.replaceChildren(...(cards ? [element("h2", "hand-title", "Your hand"), faceUp(cards, "your hand")] : []));
   document.getElementById("you").hidden = mine === null || mine === undefined;
 }

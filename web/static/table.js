@@ -88,7 +88,7 @@ async function show(version) {
 
 function draw(view) {
   const mySeat = view.seat;
-  drawView(view, name, mySeat);
+  drawView(view, game.summary.players, name, mySeat);
   const past = game.events.slice(0, game.shown);
   $("headline").textContent = headline(past, name);
   const status = view.version === last() ? game.summary.status : "replay";
@@ -96,7 +96,7 @@ function draw(view) {
   if (title) title.textContent = `${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)} — ${game.summary.players} players — ${status}`;
   document.body.dataset.version = game.shown;
   document.body.dataset.status = game.summary.status;
-  const top = view.state.top_card;
+  const top = view.state && view.state.top_card;
   offerMoves({
     hand: $("hand"), moves: view.legal_moves, actions: $("actions"), picker: $("picker"),
     seatsBox: $("seats"), name, topCard: top, submit: move,

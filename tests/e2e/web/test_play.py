@@ -111,7 +111,7 @@ def test_a_refused_move_shows_the_problems_detail_and_rule_and_changes_nothing(p
     page.route("**/moves", lambda route: route.continue_(post_data='{"type": "draw"}'))
     page.click("#hand button[data-card='8S']")
     page.locator("#picker button").first.click()
-    problem = page.locator("#you .problem")
+    problem = page.locator("#problem")
     problem.wait_for()
     assert "(rule C8)" in problem.inner_text()
     assert api.summary(game_id)["version"] == version
