@@ -34,6 +34,7 @@ from persistence.port import (
     as_utc,
 )
 from service.chance import resolve, rng_for
+from service.replays import Checkpoints
 from service.errors import (
     BadRequest,
     Forbidden,
@@ -97,6 +98,7 @@ class GameService:
         self.max_wait = max_wait
         self.cache = TableCache(store)
         self.token_seats = TokenSeats(store)
+        self.checkpoints = Checkpoints(store)
 
     # -- reading ------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -176,13 +178,8 @@ class GameService:
             return tables.view(table, seat)
         if not 1 <= at <= table.version:
             raise NotFound(f"version {at} does not exist: the game is at version {table.version}")
-        past = self._table_at(game_id, at)
+        past = self.checkpoints.table_at(game_id, at)
         return tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False)
-
-    def _table_at(self, game_id: str, version: int) -> tables.Table:
-        stored = self.store.read(game_id, after=0, limit=version)
-        game = stored[0].data["game"]
-        return tables.replay(decode(game, event) for event in stored)
 
     def events(
         self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0
