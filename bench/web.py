@@ -13,7 +13,8 @@ system (``CARDHALL_CHROMIUM``, default /usr/bin/chromium), measures:
    version), in a fresh browser context each run (cold browser cache), the median of ``--runs``;
 3. steps — ``--steps`` presses of ← from the last version, each until that version is drawn (every
    view is fetched from the server), then as many presses of → back (the views of a finished game
-   are cached for good: how many of those steps still reached the server is printed too).
+   are cached for good: how many of those steps still reached the server is printed too). Timed
+   in the page, so the figure is the page's and the server's, not the browser driver's.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import contextlib
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 # Run as a script, this file's directory would come first on sys.path, where bench/http.py hides
 # the standard library's http package (httpx needs it): the repository root goes there instead.
@@ -36,9 +36,6 @@ from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 from bench._common import Databases, load_average, median, print_table, running
 from tests.e2e.web.conftest import CHROMIUM, CHROMIUM_ARGS
-
-PAGE_TYPES = {"document", "stylesheet", "script", "image", "font"}
-
 
 def long_game(base_url: str, events: int, tries: int = 40) -> tuple[str, int]:
     """A finished Craits game of four random house bots with about ``events`` events: the first of
@@ -58,24 +55,27 @@ def long_game(base_url: str, events: int, tries: int = 40) -> tuple[str, int]:
     return best
 
 
+#: The bytes of what the page loaded, from the browser's own resource timing: (page itself, API data).
+LOADED_BYTES = """() => {
+    const entries = [performance.getEntriesByType("navigation")[0], ...performance.getEntriesByType("resource")];
+    const sizes = [0, 0];
+    for (const entry of entries) {
+        if (entry.name.includes("/docs")) continue;
+        sizes[new URL(entry.name).pathname.startsWith("/v1/") ? 1 : 0] += entry.decodedBodySize;
+    }
+    return sizes;
+}"""
+
+
 def weight(context: BrowserContext, url: str) -> tuple[int, int]:
     """The bytes a page loads: (the page itself, API data), the API docs excluded."""
-    sizes = {"page": 0, "data": 0}
     page = context.new_page()
-
-    def count(response: Any) -> None:
-        if "/docs" in response.url or response.status in (204, 304):
-            return
-        kind = "page" if response.request.resource_type in PAGE_TYPES else "data"
-        with contextlib.suppress(Exception):  # (a stream still open has no body to count)
-            sizes[kind] += len(response.body())
-
-    page.on("response", count)
     page.goto(url)
     settled(page)
     page.wait_for_load_state("networkidle")
+    sizes = page.evaluate(LOADED_BYTES)
     page.close()
-    return sizes["page"], sizes["data"]
+    return sizes[0], sizes[1]
 
 
 def settled(page: Page, version: int | None = None) -> None:
@@ -94,24 +94,35 @@ def first_render(context: BrowserContext, url: str) -> float:
     return elapsed
 
 
+#: Press a key ``count`` times in the page, each time waiting until the next version is drawn; the
+#: milliseconds it took, measured in the page (no driver round trips in between).
+STEP_IN_PAGE = """async ([key, count]) => {
+    const drawn = (version) => new Promise((resolve) => {
+        const done = () => document.body.dataset.version === String(version) && document.body.dataset.busy === "false";
+        if (done()) { resolve(); return; }
+        const watcher = new MutationObserver(() => { if (done()) { watcher.disconnect(); resolve(); } });
+        watcher.observe(document.body, { attributes: true });
+    });
+    const started = performance.now();
+    for (let i = 0; i < count; i += 1) {
+        const next = Number(document.body.dataset.version) + (key === "ArrowLeft" ? -1 : 1);
+        document.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+        await drawn(next);
+    }
+    return performance.now() - started;
+}"""
+
+
 def stepping(context: BrowserContext, url: str, last: int, steps: int) -> tuple[float, float, int]:
     """Seconds for ``steps`` presses of ← from the last version, then of → back; and how many of the
-    steps back reached the server (the rest came from the browser's cache)."""
+    steps forward reached the server (the rest came from the browser's cache)."""
     page = context.new_page()
     page.goto(url)
     settled(page, last)
     page.evaluate("performance.setResourceTimingBufferSize(100000)")
-    started = time.perf_counter()
-    for version in range(last - 1, last - 1 - steps, -1):
-        page.keyboard.press("ArrowLeft")
-        settled(page, version)
-    back = time.perf_counter() - started
+    back = page.evaluate(STEP_IN_PAGE, ["ArrowLeft", steps]) / 1000
     page.evaluate("performance.clearResourceTimings()")
-    started = time.perf_counter()
-    for version in range(last - steps + 1, last + 1):
-        page.keyboard.press("ArrowRight")
-        settled(page, version)
-    forth = time.perf_counter() - started
+    forth = page.evaluate(STEP_IN_PAGE, ["ArrowRight", steps]) / 1000
     reached = page.evaluate("""performance.getEntriesByType('resource')
         .filter(entry => entry.name.includes('/state') && entry.transferSize > 0).length""")
     page.close()

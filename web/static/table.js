@@ -30,13 +30,15 @@ async function loadEvents() {
   for (;;) {
     const page = await call(`/games/${gameId}/events?after=${last()}&limit=1000`, { token });
     game.events.push(...page.events);
-    appendLog(page.events);
     if (!page.events.length || last() >= page.last_version) return;
   }
 }
 
-function appendLog(events) {
-  const items = events.map((event) => {
+const LOG_WINDOW = 100; // the log lists this many events up to the version shown: a long game's
+// thousands of entries, all in the page, would make every step lay them all out again
+
+function drawLog(version) {
+  const items = game.events.slice(Math.max(0, version - LOG_WINDOW), version).map((event) => {
     const item = document.createElement("li");
     item.value = event.version;
     item.dataset.version = event.version;
@@ -45,23 +47,12 @@ function appendLog(events) {
     link.textContent = `#${event.version}`;
     link.setAttribute("aria-label", `version ${event.version}`);
     item.append(link, ` ${describe(event, name)}`);
-    if (event.version > game.shown) item.classList.add("after");
     return item;
   });
-  $("log").append(...items);
-}
-
-function markLog(from, to) {
+  items.at(-1)?.classList.add("current");
   const log = $("log");
-  log.querySelector(".current")?.classList.remove("current");
-  const [low, high] = from < to ? [from, to] : [to, from];
-  for (let version = Math.max(low, 1); version <= high; version += 1) {
-    log.children[version - 1]?.classList.toggle("after", version > to);
-  }
-  const current = log.children[to - 1];
-  if (!current) return;
-  current.classList.add("current");
-  log.scrollTop = current.offsetTop - log.offsetTop - log.clientHeight / 2; // (scrolls the log alone, not the page)
+  log.replaceChildren(...items);
+  log.scrollTop = log.scrollHeight;
 }
 
 function url(version) {
@@ -79,7 +70,6 @@ async function show(version) {
   const path = latest ? `/games/${gameId}/state` : `/games/${gameId}/state?at=${version}`;
   const view = await call(path, { token });
   if (ticket !== showing) return;
-  markLog(game.shown, version);
   game.shown = version;
   game.following = latest;
   draw(view);
@@ -89,8 +79,8 @@ async function show(version) {
 function draw(view) {
   const mySeat = view.seat;
   drawView(view, game.summary.players, name, mySeat);
-  const past = game.events.slice(0, game.shown);
-  $("headline").textContent = headline(past, name);
+  $("headline").textContent = headline(game.events.slice(Math.max(0, game.shown - 3), game.shown), name);
+  drawLog(game.shown);
   const status = view.version === last() ? game.summary.status : "replay";
   const title = $("title");
   if (title) title.textContent = `${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)} — ${game.summary.players} players — ${status}`;

@@ -41,8 +41,9 @@ export function describe(event, name) {
   return who ? `${who}: ${words}` : words[0].toUpperCase() + words.slice(1);
 }
 
-/** What the last events did, in one line: the events written together with the one at the end (a move and
- * what it set off, at most the last three), e.g. "Ana played 7♠ — Bo drew a card". */
+/** What the last events did, in one line: of ``events`` (the last few up to the version shown), those
+ * written together with the one at the end (a move and what it set off, at most three),
+ * e.g. "Ana played 7♠ — Bo drew a card". */
 export function headline(events, name) {
   if (!events.length) return "";
   const last = events[events.length - 1];
