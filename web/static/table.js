@@ -34,7 +34,7 @@ async function loadEvents() {
   }
 }
 
-const LOG_WINDOW = 100; // the log lists this many events up to the version shown: a long game's
+const LOG_WINDOW = 100; // the log lists this many events up to the version shown, newest first: a long game's
 // thousands of entries, all in the page, would make every step lay them all out again
 
 function drawLog(version) {
@@ -50,30 +50,66 @@ function drawLog(version) {
     return item;
   });
   items.at(-1)?.classList.add("current");
-  const log = $("log");
-  log.replaceChildren(...items);
-  log.scrollTop = log.scrollHeight;
+  // Newest first: the version shown heads the list with no scrolling (which would lay the page out
+  // once more on every step).
+  $("log").replaceChildren(...items.reverse());
 }
 
+let urlTimer = null;
+
+/** Keep ``?v=N`` in the address (none at the latest version), at most four times a second: browsers
+ * throttle a page that rewrites its address on every step. */
 function url(version) {
-  const query = new URLSearchParams(window.location.search);
-  if (version === last()) query.delete("v");
-  else query.set("v", version);
-  const search = query.toString();
-  window.history.replaceState(null, "", search ? `?${search}` : window.location.pathname);
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    const query = new URLSearchParams(window.location.search);
+    if (version === last()) query.delete("v");
+    else query.set("v", version);
+    const search = query.toString();
+    window.history.replaceState(null, "", search ? `?${search}` : window.location.pathname);
+  }, 250);
 }
 
-/** Show the game as it stood after event ``version``; the latest version shows the live view with moves. */
+const KEPT_VIEWS = 2000; // views of a finished game kept in the page, the oldest fetched dropped first
+const views = new Map(); // version -> the view's promise
+
+/** The view after event ``version``. A finished game's views never change: each is fetched once
+ * (the browser's cache keeps it too, but asking it costs a round trip between processes). */
+function viewAt(version) {
+  const path = `/games/${gameId}/state?at=${version}`;
+  if (game.summary.status !== "finished") return call(path, { token });
+  if (!views.has(version)) {
+    views.set(version, call(path, { token }).catch((error) => {
+      views.delete(version);
+      throw error;
+    }));
+    if (views.size > KEPT_VIEWS) views.delete(views.keys().next().value);
+  }
+  return views.get(version);
+}
+
+/** Show the game as it stood after event ``version``; the latest version of a running game shows the
+ * live view, with the moves. Stepping through a finished game fetches the next views on the way. */
 async function show(version) {
   const ticket = ++showing;
   const latest = version === last();
-  const path = latest ? `/games/${gameId}/state` : `/games/${gameId}/state?at=${version}`;
-  const view = await call(path, { token });
+  const live = latest && game.summary.status !== "finished";
+  const view = await (live ? call(`/games/${gameId}/state`, { token }) : viewAt(version));
   if (ticket !== showing) return;
+  const direction = Math.sign(version - game.shown);
   game.shown = version;
   game.following = latest;
   draw(view);
   url(version);
+  if (!live) readAhead(version, direction);
+}
+
+const READ_AHEAD = 8; // views fetched ahead of a step through a finished game, in the step's direction
+
+function readAhead(version, direction) {
+  for (let next = version + direction, n = 0; direction && n < READ_AHEAD && next >= 1 && next <= last(); next += direction, n += 1) {
+    viewAt(next).catch(() => {}); // (a failure is met again, and shown, when that version is stepped to)
+  }
 }
 
 function draw(view) {
