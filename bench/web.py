@@ -37,6 +37,7 @@ from playwright.sync_api import BrowserContext, Page, sync_playwright
 from bench._common import Databases, load_average, median, print_table, running
 from tests.e2e.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
+
 def long_game(base_url: str, events: int, tries: int = 40) -> tuple[str, int]:
     """A finished Craits game of four random house bots with about ``events`` events: the first of
     at least that many (and at most 15 % more), else the closest of ``tries`` games."""

@@ -34,7 +34,6 @@ from persistence.port import (
     as_utc,
 )
 from service.chance import resolve, rng_for
-from service.replays import Checkpoints
 from service.errors import (
     BadRequest,
     Forbidden,
@@ -44,6 +43,7 @@ from service.errors import (
     StaleVersion,
     Unauthorized,
 )
+from service.replays import Checkpoints
 from service.tables import TableCache, decode
 from service.tokens import TokenSeats
 

@@ -67,3 +67,10 @@ def test_the_engine_benchmark_simulates_and_replays_every_game() -> None:
 def test_the_postgresql_throughput_benchmark_measures_one_and_two_server_processes() -> None:
     out = run_script("pg_throughput.py", "--processes", "1,2", "--clients", "2", "--seconds", "1")
     assert "moves/s" in out
+
+
+def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_and_prints_its_table() -> None:
+    out = run_script("web.py", "--events", "40", "--steps", "5", "--runs", "1")
+    assert "Web pages:" in out and "first full render" in out
+    assert "5 steps back" in out and "of which reached the server" in out
+    assert re.search(r"lobby: page \(HTML, CSS, scripts\) +│ +\d+\.\d KB", out), out

@@ -35,7 +35,7 @@ def test_a_players_view_of_a_finished_game_is_cached_only_privately(http):
 
 
 def test_views_of_a_game_still_running_are_not_cached(http):
-    game_id, tokens = http.started("craits", 2, short=True)
+    game_id, _ = http.started("craits", 2, short=True)
     for query in ({"at": 3}, {}):
         answer = http.state(game_id, **query)
         assert "Cache-Control" not in answer.headers
