@@ -35,20 +35,22 @@ function row(game) {
   tr.dataset.game = game.id;
   const mine = seats.get(game.id);
   const names = game.seats.map((seat) => seatName(game, seat.seat)).join(", ");
-  const status = game.status === "finished" && game.result ? `finished — won by ${game.result.winners.map((s) => seatName(game, s)).join(", ")}` : game.status;
+  const status = game.status === "finished" && game.result ? `finished: ${game.result.winners.map((s) => seatName(game, s)).join(", ")} won` : game.status;
   tr.append(
     element("td", game.game),
     element("td", names + (mine ? ` — you: seat ${mine.seat}` : "")),
     element("td", status),
     element("td", String(game.version)),
-    element("td", new Date(game.created_at).toLocaleString()),
+    element("td", new Date(game.created_at).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
   );
-  const actions = element("td", undefined, { className: "row-actions" });
+  const cell = element("td");
+  const actions = element("div", undefined, { className: "row-actions" });
+  cell.append(actions);
   const watch = element("a", mine ? "Open" : "Watch", { href: `/games/${game.id}` });
   watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${game.game} game ${game.id.slice(0, 8)}`);
   actions.append(watch);
   if (game.status === "waiting" && !mine) actions.append(joinForm(game));
-  tr.append(actions);
+  tr.append(cell);
   return tr;
 }
 
