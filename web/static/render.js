@@ -36,7 +36,7 @@ function seatBadges(state, seat, view) {
   if ((state.skip_next || []).includes(seat)) badges.push("loses next turn");
   if (state.knocker === seat) badges.push("knocked");
   if ((state.out || []).includes(seat)) badges.push("out");
-  if (state.result && state.result.winners.includes(seat)) badges.push("winner");
+  if (view.result && view.result.winners.includes(seat)) badges.push("winner");
   return badges;
 }
 
@@ -98,7 +98,7 @@ function middle(view, name) {
   list.append(...facts(state).map((line) => element("li", "", line)));
   if (view.to_act.length) list.append(element("li", "turn", `to act: ${view.to_act.map(name).join(", ")}`));
   box.append(list);
-  if (state.result) box.append(result(state.result, name));
+  if (view.result) box.append(result(view.result, name));
   return box;
 }
 

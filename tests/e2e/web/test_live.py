@@ -25,6 +25,8 @@ def test_a_move_made_by_another_client_appears_on_an_open_page_within_2_seconds(
         answer = api.move(game_id, token, view["legal_moves"][0])
         page.wait_for_selector(f"body[data-version='{answer['version']}']", state="attached", timeout=2_000)
         assert "live" in page.inner_text("#position")
+    assert page.watched.errors == []
+    assert page.watched.outside == []
 
 
 def test_a_seat_taken_by_someone_else_appears_in_the_waiting_games_page(page, api):

@@ -70,6 +70,9 @@ def test_a_three_player_scat_game_against_greedy_bots_is_played_to_the_end_by_cl
     assert final["status"] == "finished"
     lives = final["result"]["lives"]
     assert shown_totals(page) == [f"{count} {'life' if count == 1 else 'lives'}" for count in lives]
+    assert "Game over" in page.inner_text("#middle")
+    winners = page.locator("#seats .seat:has(.badge.winner)").evaluate_all("seats => seats.map(s => Number(s.dataset.seat))")
+    assert winners == final["result"]["winners"]
 
 
 def test_the_page_offers_exactly_the_moves_the_server_lists(page, api):
