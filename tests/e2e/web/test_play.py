@@ -143,3 +143,20 @@ def stacked_deck(first: list[str], up: str) -> list[str]:
     for index in range(16):
         deck.append(first[index // 2] if index % 2 == 0 and index // 2 < len(first) else rest.pop(0))
     return deck + [up] + rest
+
+
+def test_a_scat_players_draw_choices_name_the_stock_the_discard_top_and_the_knock(page, api):
+    game_id = api.create("scat", 2, first_dealer=1)
+    token = api.join(game_id, "Ana")
+    api.join(game_id, bot="greedy")
+    seated_page(page, api, game_id, token)
+    view = api.view(game_id, token)
+    assert 0 in view["to_act"] and view["state"]["phase"] == "draw"
+    top = view["state"]["top_card"]
+    expected = {"draw": "Draw from the stock", "knock": "Knock", "declare_31": "Declare 31"}
+    named = [f"Take {top[0].replace('T', '10')}{'♠♥♦♣'['SHDC'.index(top[1])]} from the discard pile"
+             if move.get("source") == "discard" else expected[move["type"]] for move in view["legal_moves"]]
+    assert page.locator("#actions button").all_inner_texts() == named
+    page.click("text=Draw from the stock")
+    settled(page)
+    assert len(page.locator("#hand button.card").all()) == 4  # four cards, each one a discard
