@@ -61,6 +61,7 @@ SETTINGS = {
 
 def create_app(games: GameService, **config: Any) -> Flask:
     """The WSGI app serving ``games``."""
+    import web
     from api import games as games_routes
     from api import health
 
@@ -79,7 +80,28 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.register_blueprint(assets.blp)
     _add_links(api)
     limits.install(app)
+    app.register_blueprint(web.blueprint)
+    _allow_origins(app, app.config.get("CARDHALL_CORS_ORIGINS") or [])
     return app
+
+
+#: What other sites' scripts may send and read, beyond what CORS always allows.
+CORS_REQUEST_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "Last-Event-ID"]
+CORS_RESPONSE_HEADERS = ["ETag", "Location", "Retry-After", "Idempotent-Replayed",
+                         "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]
+
+
+def _allow_origins(app: Flask, origins: list[str]) -> None:
+    """Let scripts of these other sites call the API and its streams (none by default).
+
+    Tokens travel in the Authorization header, never in cookies: no credentials mode is needed.
+    """
+    if not origins:
+        return
+    from flask_cors import CORS
+
+    CORS(app, resources={r"/v1/*": {}, "/healthz": {}, "/openapi.*": {}}, origins=origins,
+         allow_headers=CORS_REQUEST_HEADERS, expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
 
 
 def _add_links(api: Api) -> None:

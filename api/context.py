@@ -1,4 +1,4 @@
-"""What the views share: the service of the app, the caller's token, ETags."""
+"""What the views share: the service of the app, the caller's token, ETags and caching."""
 
 from __future__ import annotations
 
@@ -27,3 +27,13 @@ def bearer_token() -> str | None:
 def etag(version: int) -> str:
     """The ETag of a view at ``version``."""
     return f'"{version}"'
+
+
+#: How long a cache may keep what never changes: a year, without asking again (RFC 8246).
+FOREVER = "max-age=31536000, immutable"
+
+
+def final_headers(version: int, token: str | None) -> dict[str, str]:
+    """The headers of an answer that never changes (a finished game's log, its views at a version):
+    its ETag, and caching for good; private when it answers a bearer, whose view it may be."""
+    return {"ETag": etag(version), "Cache-Control": f"{'private' if token else 'public'}, {FOREVER}"}

@@ -13,7 +13,7 @@ from flask.views import MethodView
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
-from api.context import bearer_token, etag, service
+from api.context import FOREVER, bearer_token, etag, final_headers, service
 from api.errors import PROBLEM
 from api.followers import client_gone, followers
 from api.parsing import Blueprint
@@ -69,6 +69,13 @@ SSE_EVENT = {
     },
 }
 OPTIONAL_BEARER = [{"bearerAuth": []}, {}]
+#: The headers of an answer a finished game makes cacheable for good.
+CACHED_HEADERS = {
+    "ETag": {"schema": {"type": "string"}, "description": "The game's version (of the view: its `version`)"},
+    "Cache-Control": {"schema": {"type": "string"},
+                      "description": "Once the game is over, `max-age=31536000, immutable`: its log and "
+                                     "its views at a version never change (If-None-Match gets a 304)"},
+}
 
 
 @blp.before_request
@@ -176,13 +183,17 @@ class Seats(MethodView):
 class State(MethodView):
     @blp.doc(operationId="getState")
     @blp.arguments(StateQuerySchema(), location="query")
-    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.response(200, ViewSchema, headers=CACHED_HEADERS)
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(401, 403, 404, 422)
     def get(self, query: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
-        """The caller's view (or a spectator's), now or as it stood after event ``at``."""
-        view = service().view(game_id, bearer_token(), at=query.get("at"))
-        return ready(view), 200, {"ETag": etag(view["version"])}
+        """The caller's view (or a spectator's), now or as it stood after event ``at``.
+
+        A finished game's view at a version never changes: it is sent with caching for good."""
+        at, token = query.get("at"), bearer_token()
+        final = at is not None and service().is_over(game_id)  # (asked first: a game ending meanwhile is not)
+        view = service().view(game_id, token, at=at)
+        return ready(view), 200, final_headers(view["version"], token) if final else {"ETag": etag(view["version"])}
 
 
 @blp.route("/games/<game_id:game_id>/moves")
@@ -216,13 +227,18 @@ class Moves(MethodView):
 class Events(MethodView):
     @blp.doc(operationId="getEvents")
     @blp.arguments(EventsQuerySchema(), location="query")
-    @blp.response(200, EventsSchema)
+    @blp.response(200, EventsSchema, headers=CACHED_HEADERS)
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(401, 403, 404, 422, 503)
-    def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
-        """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists."""
-        return service().events(game_id, bearer_token(), after=query["after"], limit=query["limit"],
-                                 wait=query["wait"], gone=client_gone(), hold=followers().slot)
+    def get(self, query: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists.
+
+        A finished game's log never changes: it is sent with an ETag and caching for good."""
+        token = bearer_token()
+        final = service().is_over(game_id)  # (asked first: a game ending meanwhile is not)
+        page = service().events(game_id, token, after=query["after"], limit=query["limit"], wait=query["wait"],
+                                gone=client_gone(), hold=followers().slot)
+        return page, 200, final_headers(page["last_version"], token) if final else {}
 
 
 @blp.route("/games/<game_id:game_id>/audit")
@@ -259,6 +275,14 @@ class EventStream(MethodView):
                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         response.call_on_close(slots.give_back)
         return response
+
+
+@blp.after_request
+def _conditional(response: Response) -> Response:
+    """An answer cached for good is answered 304 when the client already holds it (If-None-Match)."""
+    if FOREVER in response.headers.get("Cache-Control", ""):
+        return response.make_conditional(request)
+    return response
 
 
 def _sse(games, game_id: str, token: str | None, after: int, timeout: float, heartbeat: float,  # type: ignore[no-untyped-def]

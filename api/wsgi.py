@@ -1,4 +1,5 @@
-"""The WSGI entry point for gunicorn: ``api.wsgi:app`` (database from CARDHALL_DATABASE_URL).
+"""The WSGI entry point for gunicorn: ``api.wsgi:app`` (database from CARDHALL_DATABASE_URL; the
+origins whose scripts may call the API, space-separated, from CARDHALL_CORS_ORIGINS).
 
 ``cardhall serve`` migrates the schema before it starts the workers, so the
 workers do not (CARDHALL_SKIP_MIGRATIONS=1); started another way, each worker
@@ -19,7 +20,8 @@ FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS", "CARDHALL_RATE_LIMIT", "CARDHALL_C
                     "CARDHALL_RATE_LIMIT_STORAGE")
 
 games = open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1")
-app = create_app(games, **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
+app = create_app(games, CARDHALL_CORS_ORIGINS=os.environ.get("CARDHALL_CORS_ORIGINS", "").split(),
+                 **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
 # Each worker sweeps for turns past their deadline (gunicorn imports this in the worker, after
 # the fork, so the thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off.
 if (sweep_seconds := float(os.environ.get("CARDHALL_SWEEP_SECONDS", SWEEP_SECONDS))) > 0:

@@ -18,6 +18,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
                         help="threads per worker: long-polls and streams each hold one (default 32)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="let scripts of this site (e.g. https://example.org) call the API and its "
+                             "streams; repeatable (default: none)")
     parser.add_argument("--shuffle-secret",
                         help="key of seeded shuffles (default CARDHALL_SHUFFLE_SECRET, else one kept in the database)")
     parser.add_argument("--rate-limit", default=None, metavar="SPEC|off", type=_rate_limit,
@@ -72,6 +75,7 @@ def serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
     if args.shuffle_secret:  # (handed to the workers as gunicorn starts them; never printed)
         os.environ["CARDHALL_SHUFFLE_SECRET"] = args.shuffle_secret
+    os.environ["CARDHALL_CORS_ORIGINS"] = " ".join(args.cors_origin)
     argv = [
         "gunicorn",
         "--bind", f"{args.host}:{args.port}",

@@ -48,6 +48,7 @@ from service.errors import (
     Unauthorized,
     Unavailable,
 )
+from service.replays import Checkpoints
 from service.tables import TableCache, decode, fold
 from service.tokens import TokenSeats
 
@@ -110,6 +111,7 @@ class GameService:
         self.max_wait = max_wait
         self.cache = TableCache(store)
         self.token_seats = TokenSeats(store)
+        self.checkpoints = Checkpoints(store)
 
     @property
     def shuffle_secret(self) -> bytes:
@@ -129,6 +131,10 @@ class GameService:
         if table is None:
             raise NotFound(f"no game {game_id!r}")
         return table
+
+    def is_over(self, game_id: str) -> bool:
+        """Whether the game is finished: its log, and every view of it at a version, never change again."""
+        return self.table(game_id).status == tables.FINISHED
 
     def summary(
         self, game_id: str, table: tables.Table | None = None, created_at: dt.datetime | None = None
@@ -195,7 +201,7 @@ class GameService:
                                   self._turn_began(game_id, table))
         if not 1 <= at <= table.version:
             raise NotFound(f"version {at} does not exist: the game is at version {table.version}")
-        past = self._table_at(game_id, at)
+        past = self.checkpoints.table_at(game_id, at)
         return _with_deadline(tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False), past,
                               self._turn_began(game_id, past))
 
@@ -204,11 +210,6 @@ class GameService:
         if table.clock is None or not table.clock.waiting:
             return None
         return self.store.read(game_id, after=table.clock.turn_version - 1, limit=1)[0].recorded_at
-
-    def _table_at(self, game_id: str, version: int) -> tables.Table:
-        past = fold(None, self.store.read(game_id, after=0, limit=version))
-        assert past is not None, "a game's log starts with GameCreated"
-        return past
 
     def events(
         self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,

@@ -73,3 +73,10 @@ def test_the_clock_benchmark_times_out_a_burst_of_expired_games_and_measures_an_
     out = run_script("clocks.py", "--games", "30", "--expired", "10", "--idle-seconds", "0.5")
     assert "Clocks: 10 of 30 clocked games expired at once" in out and "idle sweep" in out
     assert "│ sqlite" in out
+
+
+def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_and_prints_its_table() -> None:
+    out = run_script("web.py", "--events", "40", "--steps", "5", "--runs", "1")
+    assert "Web pages:" in out and "first full render" in out
+    assert "5 steps back" in out and "of which reached the server" in out
+    assert re.search(r"lobby: page \(HTML, CSS, scripts\) +│ +\d+\.\d KB", out), out

@@ -1,0 +1,77 @@
+"""The lobby: games to watch and join, paged; everything it needs comes from the server itself."""
+
+from __future__ import annotations
+
+from tests.e2e.web.conftest import settled
+
+
+def test_the_lobby_loads_with_no_console_errors_and_no_request_leaving_the_server(page, api):
+    api.finished("scat", 2)
+    page.goto("/")
+    settled(page)
+    page.wait_for_load_state("networkidle")
+    assert page.locator("#game-rows tr").count() >= 1
+    assert page.locator("#new-game-type option").all_inner_texts() == ["Craits", "Scat (31)"]
+    assert page.watched.errors == []
+    assert page.watched.outside == []
+
+
+def test_the_start_form_offers_each_games_options_and_player_range(page):
+    page.goto("/")
+    settled(page)
+    page.select_option("#new-game-type", "scat")
+    assert page.get_attribute("#new-players", "max") == "9"
+    offered = page.locator("#new-options input").evaluate_all("inputs => inputs.map(input => input.name)")
+    assert {"option.lives", "option.three_of_a_kind", "option.straight_flush", "option.min_knock",
+            "option.throw_down"} <= set(offered)
+    page.fill("#new-players", "4")
+    page.dispatch_event("#new-players", "input")
+    assert page.locator("#new-seats select").count() == 4
+
+
+def test_joining_a_waiting_game_by_name_keeps_the_token_in_this_browser_never_in_a_url(page, api):
+    game_id = api.create("scat", 2)
+    page.goto("/")
+    settled(page)
+    row = page.locator(f"#game-rows tr[data-game='{game_id}']")
+    row.locator("input[name=name]").fill("Dee")
+    row.locator("button", has_text="Join").click()
+    page.wait_for_url(f"**/games/{game_id}")
+    settled(page)
+    assert page.inner_text("#seats .seat.mine .seat-name") == "Dee (you)"
+    kept = page.evaluate(f"JSON.parse(localStorage.getItem('cardhall.seat.{game_id}'))")
+    assert kept["seat"] == 0
+    assert kept["token"] not in page.url
+    summary = api.summary(game_id)
+    assert summary["seats"][0]["name"] == "Dee"
+
+
+def test_open_seats_before_a_bot_are_refused_by_the_form_and_nothing_is_created(page, api):
+    before = api.client.get("/games", params={"limit": 100}).json()["games"]
+    page.goto("/")
+    settled(page)
+    page.fill("#new-name", "Eve")
+    page.select_option("select[name='seat.0']", "open")
+    page.select_option("select[name='seat.1']", "greedy")
+    page.click("text=Start the game")
+    assert "open seats must come last" in page.inner_text("#problem")
+    assert api.client.get("/games", params={"limit": 100}).json()["games"][:1] == before[:1]
+
+
+def test_the_games_are_paged_and_filtered(page, api):
+    for _ in range(21):
+        api.create("craits", 5)
+    page.goto("/")
+    settled(page)
+    page.select_option("#filters select[name=status]", "waiting")
+    settled(page)
+    first = page.locator("#game-rows tr").evaluate_all("rows => rows.map(row => row.dataset.game)")
+    assert len(first) == 20
+    page.click("#next-page")
+    settled(page)
+    second = page.locator("#game-rows tr").evaluate_all("rows => rows.map(row => row.dataset.game)")
+    assert second and not set(second) & set(first)
+    assert all(status == "waiting" for status in page.locator("#game-rows tr td:nth-child(3)").all_inner_texts())
+    page.click("#first-page")
+    settled(page)
+    assert page.locator("#game-rows tr").evaluate_all("rows => rows.map(row => row.dataset.game)") == first

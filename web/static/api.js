@@ -1,0 +1,58 @@
+// The public API as the pages use it: JSON calls, problems as errors, seat tokens kept in this browser.
+
+/** An answer that is not 2xx: the problem+json's detail, code and rule (if any). */
+export class Problem extends Error {
+  constructor(status, body) {
+    super(body.detail || body.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = body.code || null;
+    this.rule = body.rule || null;
+  }
+
+  /** The problem in words, with the rule it cites. */
+  describe() {
+    return this.rule ? `${this.message} (rule ${this.rule})` : this.message;
+  }
+}
+
+/** Call the API: ``path`` under /v1, an optional JSON body and bearer token; the JSON answer. */
+export async function call(path, { method = "GET", body, token, signal } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(`/v1${path}`, {
+    method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Problem(response.status, data);
+  return data;
+}
+
+const PREFIX = "cardhall.seat.";
+
+/** Seats taken in this browser, by game id: {seat, token, name}. Tokens never go into a URL. */
+export const seats = {
+  get(gameId) {
+    try {
+      return JSON.parse(localStorage.getItem(PREFIX + gameId)) || null;
+    } catch {
+      return null;
+    }
+  },
+  put(gameId, seat, token, name) {
+    localStorage.setItem(PREFIX + gameId, JSON.stringify({ seat, token, name }));
+  },
+};
+
+/** A seat's name for people: the player's name, or which house bot sits there. */
+export function seatName(summary, seat) {
+  const sitter = summary.seats[seat];
+  if (!sitter || !sitter.taken) return `seat ${seat} (open)`;
+  return sitter.name || `${sitter.bot} bot ${seat}`;
+}
+
+/** Show ``error`` (a Problem or any failure) in the alert element ``where``; hide it for null. */
+export function showProblem(where, error) {
+  where.hidden = !error;
+  where.textContent = !error ? "" : error instanceof Problem ? error.describe() : `Something went wrong: ${error.message}`;
+}

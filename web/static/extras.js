@@ -1,0 +1,35 @@
+// Small things a view may carry: a turn clock's countdown and a finished game's verified shuffles.
+
+import { call } from "./api.js";
+
+let ticking = null;
+
+/** Count down to ``deadline`` (RFC 3339, or null: no clock) for the seats in ``toAct``. */
+export function showClock(where, deadline, name, toAct) {
+  clearInterval(ticking);
+  where.hidden = !deadline;
+  if (!deadline) return;
+  const end = Date.parse(deadline);
+  const tick = () => {
+    const seconds = Math.max(0, Math.ceil((end - Date.now()) / 1000));
+    where.textContent = `${toAct.map(name).join(", ")}: ${seconds} s left`;
+  };
+  tick();
+  ticking = setInterval(tick, 250);
+}
+
+/** Show a "verified" badge when the game's shuffle audit answers verified (a server without audits: nothing). */
+export async function showVerified(where, gameId) {
+  if (!where || where.querySelector(".verified")) return;
+  try {
+    const audit = await call(`/games/${gameId}/audit`);
+    if (audit.verified !== true) return;
+    const badge = document.createElement("span");
+    badge.className = "badge verified";
+    badge.textContent = "verified";
+    badge.title = "Every shuffle matches the commitment published before it was used";
+    where.append(badge);
+  } catch {
+    // 404: this server keeps no audit. Nothing to show.
+  }
+}

@@ -1,0 +1,187 @@
+// The lobby: games to watch or join (paged), and a form to start one.
+
+import { call, seatName, seats, showProblem } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 20;
+let types = [];
+let cursors = [null]; // the cursor of each page shown so far (null: the first page)
+
+function element(tag, text, attributes = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  Object.assign(node, attributes);
+  return node;
+}
+
+function joinForm(game) {
+  const form = element("form", undefined, { className: "join" });
+  const name = element("input", undefined, { type: "text", name: "name", required: true, maxLength: 64, placeholder: "your name" });
+  name.setAttribute("aria-label", `Your name, to join game ${game.id.slice(0, 8)}`);
+  form.append(name, element("button", "Join", { type: "submit" }));
+  form.addEventListener("submit", async (submitted) => {
+    submitted.preventDefault();
+    await run(async () => {
+      const taken = await call(`/games/${game.id}/seats`, { method: "POST", body: { name: name.value } });
+      seats.put(game.id, taken.seat, taken.token, name.value);
+      window.location.assign(`/games/${game.id}`);
+    });
+  });
+  return form;
+}
+
+function row(game) {
+  const tr = document.createElement("tr");
+  tr.dataset.game = game.id;
+  const mine = seats.get(game.id);
+  const names = game.seats.map((seat) => seatName(game, seat.seat)).join(", ");
+  const status = game.status === "finished" && game.result ? `finished: ${game.result.winners.map((s) => seatName(game, s)).join(", ")} won` : game.status;
+  tr.append(
+    element("td", game.game),
+    element("td", names + (mine ? ` — you: seat ${mine.seat}` : "")),
+    element("td", status),
+    element("td", String(game.version)),
+    element("td", new Date(game.created_at).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
+  );
+  const cell = element("td");
+  const actions = element("div", undefined, { className: "row-actions" });
+  cell.append(actions);
+  const watch = element("a", mine ? "Open" : "Watch", { href: `/games/${game.id}` });
+  watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${game.game} game ${game.id.slice(0, 8)}`);
+  actions.append(watch);
+  if (game.status === "waiting" && !mine) actions.append(joinForm(game));
+  tr.append(cell);
+  return tr;
+}
+
+async function showGames(page = cursors.length - 1) {
+  const filters = new FormData($("filters"));
+  const query = new URLSearchParams({ limit: PAGE });
+  for (const key of ["status", "game"]) if (filters.get(key)) query.set(key, filters.get(key));
+  if (cursors[page]) query.set("cursor", cursors[page]);
+  const listed = await call(`/games?${query}`);
+  $("game-rows").replaceChildren(...listed.games.map(row));
+  $("no-games").hidden = listed.games.length > 0;
+  cursors = cursors.slice(0, page + 1);
+  if (listed.next_cursor) cursors.push(listed.next_cursor);
+  $("next-page").disabled = !listed.next_cursor;
+  $("first-page").disabled = page === 0;
+}
+
+function optionInput(name, option) {
+  const label = element("label", `${name.replace(/_/g, " ")} `);
+  label.title = option.description;
+  const input = element("input", undefined, { name: `option.${name}` });
+  if (option.type === "bool") {
+    input.type = "checkbox";
+    input.checked = Boolean(option.default);
+    label.prepend(input);
+    label.classList.add("check");
+    return label;
+  }
+  input.type = "number";
+  if (option.minimum !== undefined) input.min = option.minimum;
+  if (option.maximum !== undefined) input.max = option.maximum;
+  if (option.default !== null && option.default !== undefined) input.value = option.default;
+  else input.placeholder = "none";
+  label.append(input);
+  return label;
+}
+
+function showOptions() {
+  const type = types.find((t) => t.game === $("new-game-type").value);
+  const players = $("new-players");
+  players.min = type.min_players;
+  players.max = type.max_players;
+  players.value = Math.min(Math.max(Number(players.value) || 2, type.min_players), type.max_players);
+  // Stacked decks are for tests and bots over the API; the form offers the options a person picks.
+  const offered = Object.entries(type.options).filter(([, option]) => ["bool", "int", "seat"].includes(option.type));
+  $("new-options").replaceChildren(element("legend", "Options"), ...offered.map(([name, option]) => optionInput(name, option)));
+  showSeats();
+}
+
+const SITTERS = [["me", "me"], ["open", "open: someone joins"], ["random", "random bot"], ["greedy", "greedy bot"]];
+
+function showSeats() {
+  const count = Number($("new-players").value) || 0;
+  const fields = [element("legend", "Seats")];
+  for (let seat = 0; seat < count; seat += 1) {
+    const select = element("select", undefined, { name: `seat.${seat}` });
+    for (const [value, text] of SITTERS) select.append(element("option", text, { value }));
+    select.value = seat === 0 ? "me" : "greedy";
+    const label = element("label", `Seat ${seat} `);
+    label.append(select);
+    fields.push(label);
+  }
+  $("new-seats").replaceChildren(...fields);
+}
+
+function options(form) {
+  const type = types.find((t) => t.game === form.get("game"));
+  const chosen = {};
+  for (const [name, option] of Object.entries(type.options)) {
+    const value = form.get(`option.${name}`);
+    if (option.type === "bool") chosen[name] = value === "on";
+    else if (value !== null && value !== "") chosen[name] = Number(value);
+  }
+  return chosen;
+}
+
+async function startGame(submitted) {
+  submitted.preventDefault();
+  const form = new FormData($("new-game"));
+  const players = Number(form.get("players"));
+  const sitters = Array.from({ length: players }, (_, seat) => form.get(`seat.${seat}`));
+  // Seats are taken in order: an open seat can only be followed by more open seats.
+  const firstOpen = sitters.indexOf("open");
+  if (firstOpen >= 0 && sitters.slice(firstOpen).some((s) => s !== "open")) {
+    showProblem($("problem"), new Error("open seats must come last: seats are taken in order"));
+    return;
+  }
+  if (sitters.includes("me") && !form.get("name")) {
+    showProblem($("problem"), new Error("give your name to take a seat"));
+    return;
+  }
+  await run(async () => {
+    const game = await call("/games", { method: "POST", body: { game: form.get("game"), players, options: options(form) } });
+    for (const sitter of sitters) {
+      if (sitter === "open") break;
+      const body = sitter === "me" ? { name: form.get("name") } : { bot: sitter };
+      const taken = await call(`/games/${game.id}/seats`, { method: "POST", body });
+      if (sitter === "me") seats.put(game.id, taken.seat, taken.token, form.get("name"));
+    }
+    window.location.assign(`/games/${game.id}`);
+  });
+}
+
+async function run(action) {
+  document.body.dataset.busy = "true";
+  try {
+    showProblem($("problem"), null);
+    await action();
+  } catch (error) {
+    showProblem($("problem"), error);
+  } finally {
+    document.body.dataset.busy = "false";
+  }
+}
+
+async function start() {
+  types = (await call("/game-types")).game_types;
+  for (const type of types) {
+    $("new-game-type").append(element("option", type.title, { value: type.game }));
+    $("filters").elements.game.append(element("option", type.title, { value: type.game }));
+  }
+  $("new-name").value = localStorage.getItem("cardhall.name") || "";
+  $("new-name").addEventListener("change", () => localStorage.setItem("cardhall.name", $("new-name").value));
+  $("new-game-type").addEventListener("change", showOptions);
+  $("new-players").addEventListener("input", showSeats);
+  $("new-game").addEventListener("submit", startGame);
+  $("filters").addEventListener("change", () => run(() => { cursors = [null]; return showGames(0); }));
+  $("next-page").addEventListener("click", () => run(() => showGames(cursors.length - 1)));
+  $("first-page").addEventListener("click", () => run(() => showGames(0)));
+  showOptions();
+  await showGames(0);
+}
+
+run(start);

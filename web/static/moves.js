@@ -1,0 +1,71 @@
+// The moves a view lists, as things to click: cards in the hand, a picker for a card's variants,
+// action buttons, call-out buttons by the seats. Only moves the server listed; nothing else.
+
+import { cardButton, cardName, short, suitName } from "./cards.js";
+
+/** A legal move in words, e.g. "Play 8♠ and name hearts". */
+export function moveLabel(move, name, topCard) {
+  switch (move.type) {
+    case "play":
+      return `Play ${short(move.card)}${move.suit ? ` and name ${suitName(move.suit)}` : ""}`
+        + `${move.announce ? " and announce one card" : ""}`;
+    case "discard": return `Discard ${short(move.card)}`;
+    case "draw":
+      if (move.source === "discard") return topCard ? `Take ${short(topCard)} from the discard pile` : "Take the discard";
+      return move.source ? `Draw from the ${move.source}` : "Draw";
+    case "choose_suit": return `Choose ${suitName(move.suit)}`;
+    case "announce": return "Announce one card";
+    case "call": return `Call out ${name(move.target)}`;
+    case "knock": return "Knock";
+    case "declare_31": return "Declare 31";
+    case "throw_down": return "Throw down";
+    default: return move.type.replace(/_/g, " ");
+  }
+}
+
+function button(text, label, onClick) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = text;
+  if (label !== text) element.setAttribute("aria-label", label);
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+/** Fill the hand, actions and seats' call buttons with the moves in ``moves``; ``submit(move)`` makes one. */
+export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCard, submit }) {
+  const byCard = new Map();
+  const others = [];
+  for (const move of moves) {
+    if (move.card) byCard.set(move.card, [...(byCard.get(move.card) || []), move]);
+    else others.push(move);
+  }
+  const pick = (variants) => {
+    picker.replaceChildren(
+      ...variants.map((move) => button(moveLabel(move, name, topCard), moveLabel(move, name, topCard), () => submit(move))),
+      button("Cancel", "Cancel", () => { picker.hidden = true; }),
+    );
+    picker.hidden = false;
+    picker.querySelector("button").focus();
+  };
+  // The hand is drawn already: each card this seat may move becomes a button.
+  for (const shown of hand.querySelectorAll("[data-card]")) {
+    const code = shown.dataset.card;
+    const variants = byCard.get(code);
+    if (!variants) continue;
+    const label = variants.length === 1 ? moveLabel(variants[0], name, topCard) : `${cardName(code)}: choose how to play it`;
+    const element = cardButton(code, label);
+    element.addEventListener("click", () => (variants.length === 1 ? submit(variants[0]) : pick(variants)));
+    shown.replaceWith(element);
+  }
+  picker.hidden = true;
+  const calls = others.filter((move) => move.type === "call");
+  actions.replaceChildren(...others.filter((move) => move.type !== "call").map((move) => {
+    const text = moveLabel(move, name, topCard);
+    return button(text, text, () => submit(move));
+  }));
+  for (const move of calls) {
+    const slot = seatsBox.querySelector(`[data-seat="${move.target}"] .seat-moves`);
+    if (slot) slot.append(button("Call out", moveLabel(move, name, topCard), () => submit(move)));
+  }
+}

@@ -1,0 +1,277 @@
+// The table page: a game turn by turn. A timeline over every version (slider, ←/→, Home/End,
+// play/pause, ?v=N), live over Server-Sent Events at the latest version, and, for a seat taken
+// in this browser, that seat's legal moves as things to click.
+
+import { call, seatName, seats, showProblem } from "./api.js";
+import { offerMoves } from "./moves.js";
+import { drawView } from "./render.js";
+import { describe, headline } from "./words.js";
+import { showClock, showVerified } from "./extras.js";
+
+const $ = (id) => document.getElementById(id);
+const gameId = $("table").dataset.game;
+const mine = seats.get(gameId);
+const token = mine ? mine.token : null;
+
+const game = { summary: null, events: [], shown: 0, following: true, player: null };
+let showing = 0; // a counter: only the latest request to show a version draws its answer
+let syncing = null;
+let again = false;
+
+const name = (seat) => (game.summary ? seatName(game.summary, seat) : `seat ${seat}`);
+const last = () => game.events.length;
+let working = 1; // loads and moves under way (the page opens busy, loading)
+const busy = (delta) => {
+  working += delta;
+  document.body.dataset.busy = String(working > 0);
+};
+
+async function loadEvents() {
+  for (;;) {
+    const page = await call(`/games/${gameId}/events?after=${last()}&limit=1000`, { token });
+    game.events.push(...page.events);
+    if (!page.events.length || last() >= page.last_version) return;
+  }
+}
+
+const LOG_WINDOW = 100; // the log lists this many events up to the version shown, newest first: a long game's
+// thousands of entries, all in the page, would make every step lay them all out again
+
+function drawLog(version) {
+  const items = game.events.slice(Math.max(0, version - LOG_WINDOW), version).map((event) => {
+    const item = document.createElement("li");
+    item.value = event.version;
+    item.dataset.version = event.version;
+    const link = document.createElement("a");
+    link.href = `?v=${event.version}`;
+    link.textContent = `#${event.version}`;
+    link.setAttribute("aria-label", `version ${event.version}`);
+    item.append(link, ` ${describe(event, name)}`);
+    return item;
+  });
+  items.at(-1)?.classList.add("current");
+  // Newest first: the version shown heads the list with no scrolling (which would lay the page out
+  // once more on every step).
+  $("log").replaceChildren(...items.reverse());
+}
+
+let urlTimer = null;
+
+/** Keep ``?v=N`` in the address (none at the latest version), at most four times a second: browsers
+ * throttle a page that rewrites its address on every step. */
+function url(version) {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    const query = new URLSearchParams(window.location.search);
+    if (version === last()) query.delete("v");
+    else query.set("v", version);
+    const search = query.toString();
+    window.history.replaceState(null, "", search ? `?${search}` : window.location.pathname);
+  }, 250);
+}
+
+const KEPT_VIEWS = 2000; // views of a finished game kept in the page, the oldest fetched dropped first
+const views = new Map(); // version -> the view's promise
+
+/** The view after event ``version``. A finished game's views never change: each is fetched once
+ * (the browser's cache keeps it too, but asking it costs a round trip between processes). */
+function viewAt(version) {
+  const path = `/games/${gameId}/state?at=${version}`;
+  if (game.summary.status !== "finished") return call(path, { token });
+  if (!views.has(version)) {
+    views.set(version, call(path, { token }).catch((error) => {
+      views.delete(version);
+      throw error;
+    }));
+    if (views.size > KEPT_VIEWS) views.delete(views.keys().next().value);
+  }
+  return views.get(version);
+}
+
+/** Show the game as it stood after event ``version``; the latest version of a running game shows the
+ * live view, with the moves. Stepping through a finished game fetches the next views on the way. */
+async function show(version) {
+  const ticket = ++showing;
+  const latest = version === last();
+  const live = latest && game.summary.status !== "finished";
+  const view = await (live ? call(`/games/${gameId}/state`, { token }) : viewAt(version));
+  if (ticket !== showing) return;
+  const direction = Math.sign(version - game.shown);
+  game.shown = version;
+  game.following = latest;
+  draw(view);
+  url(version);
+  if (!live) readAhead(version, direction);
+}
+
+const READ_AHEAD = 8; // views fetched ahead of a step through a finished game, in the step's direction
+
+function readAhead(version, direction) {
+  for (let next = version + direction, n = 0; direction && n < READ_AHEAD && next >= 1 && next <= last(); next += direction, n += 1) {
+    viewAt(next).catch(() => {}); // (a failure is met again, and shown, when that version is stepped to)
+  }
+}
+
+function draw(view) {
+  const mySeat = view.seat;
+  drawView(view, game.summary.players, name, mySeat);
+  $("headline").textContent = headline(game.events.slice(Math.max(0, game.shown - 3), game.shown), name);
+  drawLog(game.shown);
+  const status = view.version === last() ? game.summary.status : "replay";
+  const title = $("title");
+  if (title) title.textContent = `${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)} — ${game.summary.players} players — ${status}`;
+  document.body.dataset.version = game.shown;
+  document.body.dataset.status = game.summary.status;
+  const top = view.state && view.state.top_card;
+  offerMoves({
+    hand: $("hand"), moves: view.legal_moves, actions: $("actions"), picker: $("picker"),
+    seatsBox: $("seats"), name, topCard: top, submit: move,
+  });
+  showPosition();
+  showClock($("clock"), view.deadline, name, view.to_act);
+}
+
+function showPosition() {
+  $("slider").max = last();
+  $("slider").value = game.shown;
+  const live = game.following && game.summary.status !== "finished";
+  $("position").textContent = `version ${game.shown} of ${last()}${live ? " · live" : ""}`;
+  document.body.dataset.last = last();
+}
+
+async function move(chosen) {
+  busy(1);
+  try {
+    showProblem($("problem"), null);
+    await call(`/games/${gameId}/moves`, { method: "POST", token, body: { ...chosen, expected_version: game.shown } });
+  } catch (error) {
+    showProblem($("problem"), error);
+  }
+  await sync();
+  busy(-1);
+}
+
+/** Catch up with the log; at the latest version, follow it. Called while a catch-up runs, it runs
+ * once more after it (a move's answer must never be missed for an earlier catch-up in flight). */
+function sync() {
+  if (syncing) {
+    again = true;
+    return syncing;
+  }
+  busy(1);
+  syncing = (async () => {
+    try {
+      do {
+        again = false;
+        await catchUp();
+      } while (again);
+    } catch (error) {
+      showProblem($("problem"), error);
+    } finally {
+      syncing = null;
+      busy(-1);
+    }
+  })();
+  return syncing;
+}
+
+async function catchUp() {
+  game.summary = await call(`/games/${gameId}`);
+  await loadEvents();
+  if (game.following) await show(last());
+  else showPosition();
+  if (game.summary.status === "finished") finish();
+}
+
+/** Follow the game over its event stream (Server-Sent Events, read with fetch so the seat's token
+ * goes along): each event that arrives brings the page up to date. Reconnects until the game is over. */
+async function follow() {
+  const auth = token ? { Authorization: `Bearer ${token}` } : {};
+  while (game.summary.status !== "finished") {
+    try {
+      const response = await fetch(`/v1/games/${gameId}/events/stream?after=${last()}`, { headers: auth });
+      if (!response.ok) throw new Error(`the stream answered ${response.status}`);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        if (/^id: /m.test(chunk.value)) sync();
+      }
+    } catch {
+      // The server went away or refused for now: try again in a moment, as EventSource would.
+    }
+    await new Promise((resolve) => { setTimeout(resolve, 1000); });
+  }
+}
+
+function finish() {
+  showVerified($("badges"), gameId);
+}
+
+async function step(to) {
+  const version = Math.min(Math.max(to, 1), last());
+  if (version === game.shown) return;
+  busy(1);
+  try {
+    await show(version);
+  } catch (error) {
+    showProblem($("problem"), error);
+  } finally {
+    busy(-1);
+  }
+}
+
+function togglePlay() {
+  if (game.player) {
+    clearInterval(game.player);
+    game.player = null;
+  } else {
+    if (game.shown === last()) step(1);
+    game.player = setInterval(() => {
+      if (game.shown >= last()) togglePlay();
+      else step(game.shown + 1);
+    }, 400);
+  }
+  $("play").textContent = game.player ? "Pause" : "Play";
+}
+
+const KEYS = { ArrowLeft: () => game.shown - 1, ArrowRight: () => game.shown + 1, Home: () => 1, End: () => last() };
+
+function controls() {
+  $("to-start").addEventListener("click", () => step(1));
+  $("back").addEventListener("click", () => step(game.shown - 1));
+  $("forward").addEventListener("click", () => step(game.shown + 1));
+  $("to-end").addEventListener("click", () => step(last()));
+  $("play").addEventListener("click", togglePlay);
+  $("slider").addEventListener("input", () => step(Number($("slider").value)));
+  $("log").addEventListener("click", (clicked) => {
+    const link = clicked.target.closest("a");
+    if (!link) return;
+    clicked.preventDefault();
+    step(Number(link.closest("li").dataset.version));
+  });
+  document.addEventListener("keydown", (pressed) => {
+    const target = pressed.target;
+    const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) && target.type !== "range";
+    if (typing || !KEYS[pressed.key] || pressed.altKey || pressed.ctrlKey || pressed.metaKey) return;
+    pressed.preventDefault();
+    step(KEYS[pressed.key]());
+  });
+}
+
+async function start() {
+  controls();
+  try {
+    game.summary = await call(`/games/${gameId}`);
+    await loadEvents();
+    const asked = Number(new URLSearchParams(window.location.search).get("v"));
+    const version = asked >= 1 && asked <= last() ? asked : last();
+    await show(version);
+    if (game.summary.status === "finished") finish();
+    else follow();
+  } catch (error) {
+    showProblem($("problem"), error);
+  } finally {
+    busy(-1);
+  }
+}
+
+start();
