@@ -49,7 +49,7 @@ from service.errors import (
     Unavailable,
 )
 from service.replays import Checkpoints
-from service.tables import TableCache, decode, fold
+from service.tables import TableCache, decode
 from service.tokens import TokenSeats
 
 MAX_LIMIT_EVENTS = 1000
