@@ -72,6 +72,18 @@ class IdempotencyConflict(CardhallError):
     code = "idempotency_conflict"
 
 
+class PayloadTooLarge(CardhallError):
+    """The body is over the server's limit (64 KiB)."""
+
+    code = "payload_too_large"
+
+
+class RateLimited(CardhallError):
+    """Too many requests from this client, still so after the client waited out ``Retry-After``."""
+
+    code = "rate_limited"
+
+
 class ServerError(CardhallError):
     """A 5xx answer, or no answer at all, after every retry."""
 
@@ -81,12 +93,13 @@ class ServerError(CardhallError):
 ERRORS: dict[str, type[CardhallError]] = {
     cls.code: cls
     for cls in (ValidationError, Unauthorized, Forbidden, NotFound, SeatUnavailable, GameNotActive,
-                VersionConflict, NotYourTurn, SeatAbandoned, PreconditionFailed, IllegalMove, IdempotencyConflict)
+                VersionConflict, NotYourTurn, SeatAbandoned, PreconditionFailed, IllegalMove, IdempotencyConflict,
+                PayloadTooLarge, RateLimited)
 }
 
 BY_STATUS: dict[int, type[CardhallError]] = {
     400: ValidationError, 401: Unauthorized, 403: Forbidden, 404: NotFound,
-    412: PreconditionFailed, 422: ValidationError,
+    412: PreconditionFailed, 413: PayloadTooLarge, 422: ValidationError, 429: RateLimited,
 }
 
 
