@@ -7,6 +7,8 @@ and every HTML answer among them is a page; so a page added later is checked too
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
@@ -75,3 +77,16 @@ def test_swagger_ui_asks_no_outside_validator_and_its_licence_is_served():
     assert '"validatorUrl": null' in body  # the bundle's default would send the document to an outside service
     licence = app.test_client().get("/docs/assets/LICENSE")
     assert licence.status_code == 200 and b"Apache License" in licence.data
+
+
+def test_swagger_ui_renders_every_operation_in_a_browser_that_can_reach_nothing_else(live_server, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.fail("this test needs chromium (Debian package chromium)")
+    offline = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"  # every outside name fails to resolve
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", offline,
+                          "--virtual-time-budget=15000", f"--user-data-dir={tmp_path}", "--dump-dom",
+                          f"{live_server}/docs"], capture_output=True, text=True, timeout=120, check=True).stdout
+    paths = app.test_client().get("/openapi.json").json["paths"]
+    operations = sum(method in ("get", "post", "put", "patch", "delete") for item in paths.values() for method in item)
+    assert dom.count('class="opblock-summary-path"') == operations > 0
