@@ -11,8 +11,8 @@ snapshot with any other fingerprint, or one that fails to load for any reason, i
 ignored and the log replayed instead. Replay of any stored game at any version
 gives the same state forever: a snapshot only ever spares work the current code would do.
 
-Measured (docs/performance.md, "Growth"): without snapshots a cold move at version
-2,000 cost about ten times one at version 20; with them, about the same.
+Without snapshots a cold move late in a long game replays its whole log; docs/performance.md
+("Snapshots as JSON") has the measurements that keep them.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ from persistence.port import EventStore, StoredEvent, Transaction
 from service import snapshots
 
 SNAPSHOT_EVERY = 50  # versions; a cold load folds fewer than this many events (and ~ half on average)
-# A table in memory is ~20-30 KiB (thousands of small tuples), so the cache is what a
-# worker's memory grows by as games come and go: 512 tables, ~15 MiB, keeps every game in
-# play on a busy worker warm; one dropped is rebuilt from its snapshot in a millisecond or two.
+# A table in memory is thousands of small tuples, so this cache is what a worker's memory
+# grows by as games come and go (docs/performance.md, "Soak"): enough tables for the games in
+# play on a busy worker; one dropped is rebuilt from its snapshot and the few events after it.
 CACHED_TABLES = 512
 
 
