@@ -7,10 +7,16 @@ import re
 from tests.e2e.web.conftest import settled
 
 
-def test_a_clocked_turn_shows_a_countdown_for_the_seat_to_act(page, api):
-    game_id = api.create("craits", 2, move_seconds=600)
+def two_seated(api, **options) -> str:  # type: ignore[no-untyped-def]
+    """A two-seat Craits game, both seats taken, so it is under way."""
+    game_id = api.create("craits", 2, **options)
     api.join(game_id, "Ana")
     api.join(game_id, "Bo")
+    return game_id
+
+
+def test_a_clocked_turn_shows_a_countdown_for_the_seat_to_act(page, api):
+    game_id = two_seated(api, move_seconds=600)
     view = api.view(game_id)
     assert view["deadline"] is not None
     page.goto(f"/games/{game_id}")
@@ -22,9 +28,7 @@ def test_a_clocked_turn_shows_a_countdown_for_the_seat_to_act(page, api):
 
 
 def test_a_game_without_a_clock_shows_no_countdown(page, api):
-    game_id = api.create("craits", 2)
-    api.join(game_id, "Ana")
-    api.join(game_id, "Bo")
+    game_id = two_seated(api)
     page.goto(f"/games/{game_id}")
     settled(page, api.view(game_id)["version"])
     assert not page.locator("#clock").is_visible()
@@ -39,9 +43,7 @@ def test_a_finished_game_whose_shuffles_verify_shows_the_verified_badge(page, ap
 
 
 def test_a_running_game_shows_no_verified_badge(page, api):
-    game_id = api.create("craits", 2)
-    api.join(game_id, "Ana")
-    api.join(game_id, "Bo")
+    game_id = two_seated(api)
     page.goto(f"/games/{game_id}")
     settled(page, api.view(game_id)["version"])
     page.wait_for_timeout(500)
