@@ -43,7 +43,7 @@ Position = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 metadata = sa.MetaData(naming_convention=NAMING)
 
-# A game's version and last change are its newest event's (persistence.sql.GAME_ROWS): an
+# A game's version and last change are its newest event's (persistence.sqlstore.GAME_ROWS): an
 # append writes its events and nothing else.
 games = sa.Table(
     "games",

@@ -125,9 +125,9 @@ class GameService:
         """Every game offered, with its player range and options."""
         return [game.describe() for game in all_games().values()]
 
-    def table(self, game_id: str, within: Transaction | None = None) -> tables.Table:
-        """The game's table now (as the transaction ``within`` sees it); NotFound if there is no such game."""
-        table = self.cache.get(game_id, within=within)
+    def table(self, game_id: str) -> tables.Table:
+        """The game's table now; NotFound if there is no such game."""
+        table = self.cache.get(game_id)
         if table is None:
             raise NotFound(f"no game {game_id!r}")
         return table
@@ -274,7 +274,7 @@ class GameService:
             write = self._write(game_id, table, after, decided)
             try:
                 with self.store.transaction() as tx:
-                    write.apply(tx, final=token is None)
+                    write.apply(tx)
                     if token is not None:  # (after the append, which refuses a seat taken since)
                         tx.add_token(game_id, seated.seat, hash_token(token))
             except VersionConflict:
@@ -334,7 +334,7 @@ class GameService:
                         _confirm_current(tx, game_id, table)
                         raise played
                     assert prepared is not None
-                    prepared.write.apply(tx, final=idempotency_key is None)
+                    prepared.write.apply(tx)
                     if idempotency_key is not None:  # (after the append, which serialises writers)
                         tx.put_idempotency(game_id, seat, idempotency_key,
                                            IdempotencyRecord(fingerprint, 201, json.loads(prepared.text)))
@@ -447,7 +447,7 @@ class GameService:
         after, decided = self._play_out(table, events)
         try:
             with self.store.transaction() as tx:
-                self._write(game_id, table, after, decided).apply(tx, final=True)
+                self._write(game_id, table, after, decided).apply(tx)
         except VersionConflict:
             self.cache.forget(game_id)
             return False
@@ -528,16 +528,16 @@ class _Write:
     snapshot: tuple[int, str, bytes] | None
     turn_began: bool = False  # a clocked game's new turn began with these events: its deadline is new
 
-    def apply(self, tx: Transaction, *, final: bool) -> None:
+    def apply(self, tx: Transaction) -> None:
         """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
-        since ``before``, undoing the rest). ``final``: the transaction writes nothing after this."""
+        since ``before``, undoing the rest)."""
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
         if self.turn_began:
             tx.set_deadline(self.game_id, _deadline(self.after, self.recorded_at))
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
-        tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)
+        tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
