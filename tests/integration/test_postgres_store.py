@@ -150,12 +150,13 @@ def test_a_games_version_reads_one_index_entry_however_long_the_game_even_on_a_g
     for version in range(0, 600, 100):
         with store.transaction() as tx:
             tx.append("long", version, [NewEvent("Tick", None, {})] * 100, NOW)
-    version_sql = VERSION_OF_GAME.compile(dialect=postgresql.dialect(paramstyle="numeric_dollar"))
+    compiled = VERSION_OF_GAME.compile(dialect=postgresql.dialect(paramstyle="numeric_dollar"))
+    values = ", ".join(repr("long" if name == "game_id" else compiled.params[name]) for name in compiled.positiontup)
     with psycopg.connect(libpq_url(postgres_url), autocommit=True) as connection:
         connection.execute("SET plan_cache_mode = force_generic_plan")
-        connection.execute(f"PREPARE version_of(text) AS {version_sql}")
-        [[[plan]]] = connection.execute("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE version_of('long')").fetchall()
-        assert connection.execute("EXECUTE version_of('long')").fetchone() == (600,)
+        connection.execute(f"PREPARE version_of AS {compiled}")
+        [[[plan]]] = connection.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE version_of({values})").fetchall()
+        assert connection.execute(f"EXECUTE version_of({values})").fetchone() == (600,)
     assert _index_rows(plan["Plan"]) == [1]
     store.close()
 
