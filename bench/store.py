@@ -44,7 +44,6 @@ Writers and server share the machine's cores.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import datetime as dt
 import multiprocessing
 import pathlib
@@ -192,20 +191,20 @@ def measure(args: argparse.Namespace, log: Log, directory: pathlib.Path) -> dict
     return best
 
 
-def write_for(url: str, name: str, seed: int, start_at: float, seconds: float) -> int:
-    """In a writer process: appends to game ``name`` from ``start_at`` (``time.time()``) for ``seconds``;
-    how many."""
+def write_for(url: str, name: str, seed: int, seconds: float, start: Any, counts: Any) -> None:
+    """In a writer process: appends to game ``name`` for ``seconds`` once every writer is ready
+    (``start``, a barrier); how many, put on ``counts``."""
     log = stored_log(play_random("craits", 5, seed))
     store = persistence.open_store(url)
     now = dt.datetime.now(dt.UTC)
     store.last_version(name)  # (connected before the start)
-    time.sleep(max(0.0, start_at - time.time()))
-    version = 0
-    while time.time() < start_at + seconds:
+    start.wait()
+    version, until = 0, time.monotonic() + seconds
+    while time.monotonic() < until:
         append_one(store, log, name, version, now)
         version += 1
     store.close()
-    return version
+    counts.put(version)
 
 
 def postgres_rate(url: str, args: argparse.Namespace, writers: int) -> float:
@@ -216,12 +215,16 @@ def postgres_rate(url: str, args: argparse.Namespace, writers: int) -> float:
         for name in names:
             tx.create_game(name, "craits", 5, dt.datetime.now(dt.UTC))
     store.close()
-    start_at = time.time() + 3.0  # every process imported and connected, then all start together
     spawn = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(writers, mp_context=spawn) as pool:
-        counts = pool.map(write_for, [url] * writers, names, [args.seed] * writers, [start_at] * writers,
-                          [args.seconds] * writers)
-        return sum(counts) / args.seconds
+    start, counts = spawn.Barrier(writers), spawn.Queue()
+    processes = [spawn.Process(target=write_for, args=(url, name, args.seed, args.seconds, start, counts))
+                 for name in names]
+    for process in processes:
+        process.start()
+    total = sum(counts.get(timeout=300) for _ in processes)
+    for process in processes:
+        process.join()
+    return total / args.seconds
 
 
 def postgresql(args: argparse.Namespace) -> None:

@@ -15,11 +15,11 @@ SQLite (one file, one host):
   had are then given again to other events, so what followers saw as immutable
   changes. It commits faster (docs/performance.md has the measured cost);
 - ``foreign_keys=ON``;
-- pysqlite's own transaction handling is switched off and the engine issues
-  ``BEGIN`` itself: ``BEGIN IMMEDIATE`` for writing transactions (connections
-  with the ``cardhall_write`` execution option), so writers take the write lock
-  up front and queue on the busy timeout instead of failing half-way on a lock
-  upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
+- pysqlite's own transaction handling is switched off: writing transactions
+  issue ``BEGIN IMMEDIATE`` (the store's, :mod:`persistence.sqlite`, on the driver;
+  the engine, on connections with the ``cardhall_write`` execution option, for
+  migrations), so writers take the write lock up front and queue on the busy
+  timeout instead of failing half-way on a lock upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
   atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
 PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_engine``), sized by

@@ -98,7 +98,7 @@ def _version_of(connection: sa.Connection, game_id: str) -> int | None:
 def _events_of(connection: sa.Connection, game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
     query = _GAME_EVENTS if limit is None else _GAME_EVENTS_PAGE
     rows = connection.execute(query, {"game_id": game_id, "after": after, "limit": limit})
-    return [StoredEvent(*row) for row in rows]
+    return [StoredEvent(*row) for row in rows.all()]
 
 
 def _snapshot_of(connection: sa.Connection, game_id: str) -> Snapshot | None:
