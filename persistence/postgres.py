@@ -1,11 +1,12 @@
 """The PostgreSQL event store: any number of processes on any number of hosts.
 
 **Writing.** The pool's connections are in autocommit, so a read is one statement
-with no ``BEGIN`` (see :mod:`persistence.engine`); a writing transaction switches
-its connection to ``READ COMMITTED`` for as long as it lasts. No lock spans games:
-appends to different games run side by side.
+with no ``BEGIN`` (see :mod:`persistence.engine`); a writing transaction sends its
+own ``BEGIN`` and ``COMMIT`` (``READ COMMITTED``). No lock spans games: appends to
+different games run side by side.
 
-**The append** is one statement in SQL (:data:`APPEND_SQL`): it inserts every
+**The append** is one statement in SQL (:data:`APPEND_SQL`), on the driver's cursor
+(SQLAlchemy's work per statement would cost more than the statement): it inserts every
 event only if the game's newest version is the expected one, and sends the
 NOTIFY that tells every process of it. Its check reads the snapshot the statement
 began with; an append after the same version committed since, or still in
@@ -25,6 +26,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
+import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from persistence.engine import JSON_SERIALIZER
@@ -37,17 +40,17 @@ from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 #: resources (too many connections, disk full).
 OUTAGE_STATES = ("08", "57P", "53")
 
-#: Every event of an append, after the expected version if that is the game's newest, and the
-#: NOTIFY ``game_id:version`` (sent once per row with the same payload, which PostgreSQL delivers
-#: once, at commit; no row inserted, none sent). One text for any number of events, so psycopg
-#: prepares it once per connection.
+#: Every event of an append (one JSON array: one parameter, however many events), after the
+#: expected version if that is the game's newest, and the NOTIFY ``game_id:version`` (sent once
+#: per row with the same payload, which PostgreSQL delivers once, at commit; no row inserted, none
+#: sent). One text for any number of events, so psycopg prepares it once per connection.
 APPEND_SQL = (
     "WITH new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
-    "SELECT %(game_id)s::varchar, %(expected)s::integer + e.number, e.type, e.seat, e.data, %(recorded_at)s::timestamptz "
-    "FROM unnest(%(types)s::varchar[], %(seats)s::integer[], %(data)s::jsonb[]) "
-    "WITH ORDINALITY AS e(type, seat, data, number) "
-    "WHERE (SELECT coalesce((SELECT version FROM events WHERE game_id = %(game_id)s::varchar ORDER BY version DESC LIMIT 1), 0) "
-    "FROM games WHERE id = %(game_id)s::varchar) = %(expected)s::integer "
+    "SELECT %(game_id)s::varchar, %(expected)s::integer + e.number, e.event->>'type', (e.event->>'seat')::integer, "
+    "e.event->'data', %(recorded_at)s::timestamptz "
+    "FROM jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e(event, number) "
+    "WHERE (SELECT coalesce((SELECT version FROM events WHERE game_id = %(game_id)s::varchar "
+    "ORDER BY version DESC LIMIT 1), 0) FROM games WHERE id = %(game_id)s::varchar) = %(expected)s::integer "
     "RETURNING version) "
     "SELECT pg_notify(%(channel)s, %(announcement)s) FROM new"
 )
@@ -59,17 +62,24 @@ class PostgresTransaction(SqlTransaction):
     NEW_GAME, PUT_SNAPSHOT = upserts(postgresql.insert)
 
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime) -> bool:
-        rows = self.connection.exec_driver_sql(APPEND_SQL, {
+        parameters = {
             "game_id": game_id, "expected": expected, "recorded_at": recorded_at,
-            "types": [event.type for event in new_events], "seats": [event.seat for event in new_events],
-            "data": [JSON_SERIALIZER(event.data) for event in new_events],
+            "events": JSON_SERIALIZER([{"type": event.type, "seat": event.seat, "data": event.data}
+                                       for event in new_events]),
             "channel": CHANNEL, "announcement": f"{game_id}:{expected + len(new_events)}",
-        }).all()
-        return len(rows) == len(new_events)
+        }
+        cursor = self.connection.connection.driver_connection.cursor()
+        try:
+            cursor.execute(APPEND_SQL, parameters)
+        except psycopg.Error as error:  # (what SQLAlchemy would have raised, had it run the statement)
+            raise sa.exc.DBAPIError.instance(APPEND_SQL, parameters, error, psycopg.Error) from error
+        return len(cursor.fetchall()) == len(new_events)
 
 
 class PostgresEventStore(SqlEventStore):
     """The event store in a PostgreSQL database."""
+
+    DRIVER_ERROR = psycopg.Error
 
     RECHECK_SECONDS = 5.0
 
@@ -86,12 +96,37 @@ class PostgresEventStore(SqlEventStore):
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
+        """``BEGIN`` and ``COMMIT`` on the driver itself, the connection staying in autocommit:
+        SQLAlchemy's own transaction, with the isolation level switched and reset for it, cost
+        more than the append. Statements run through Core open SQLAlchemy's bookkeeping
+        transaction, which sends nothing in autocommit and is closed after the ``COMMIT``."""
         with self.outages(), self.engine.connect() as connection:
-            connection.execution_options(isolation_level="READ COMMITTED")  # (back to autocommit when returned)
-            with connection.begin():
+            driver = connection.connection.driver_connection
+            try:
+                driver.execute("BEGIN")
                 work = PostgresTransaction(connection)
                 yield work
+                driver.execute("COMMIT")
+            except BaseException:
+                self._roll_back(connection)
+                raise
+            finally:
+                if connection.in_transaction():
+                    connection.commit()  # (nothing left to commit in psycopg: only the bookkeeping)
         self.announce(work)
+
+    def _roll_back(self, connection: sa.Connection) -> None:
+        """Undo a failed write. A connection the server dropped is discarded, with every other of
+        the pool: they were all opened before it went (a restart or failover)."""
+        driver = connection.connection.driver_connection
+        try:
+            if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                driver.execute("ROLLBACK")
+        except psycopg.Error:
+            pass
+        if driver.broken or driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            connection.invalidate()
+            self.engine.dispose(close=False)
 
     def latest_heard(self, game_id: str) -> int | None:
         """What this process's LISTEN connection (started here if need be) has heard, while it
@@ -101,7 +136,5 @@ class PostgresEventStore(SqlEventStore):
 
     def _listen_connection(self) -> Any:
         """A dedicated autocommit psycopg connection, outside the pool, for LISTEN."""
-        import psycopg
-
         args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
         return psycopg.connect(*args, **kwargs, autocommit=True)

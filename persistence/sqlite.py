@@ -113,6 +113,8 @@ _PARENTS_CONNECTIONS: list[sa.Connection] = []
 class SqliteEventStore(SqlEventStore):
     """The event store in an SQLite file."""
 
+    DRIVER_ERROR = sqlite3.Error
+
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self._queue = WriterQueue(self.engine.url.database)

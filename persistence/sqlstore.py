@@ -193,6 +193,8 @@ class SqlEventStore(EventStore):
 
     #: How often a waiter re-reads the store anyway (announcements are only a hint).
     RECHECK_SECONDS = 1.0
+    #: The base of the driver's errors.
+    DRIVER_ERROR: type[Exception]
 
     def __init__(self, url: str) -> None:
         self.engine = create_engine(normalise_url(url), autocommit=True)
@@ -234,6 +236,10 @@ class SqlEventStore(EventStore):
         except sa.exc.DBAPIError as error:
             if error.connection_invalidated or self.is_outage(error.orig):
                 raise StoreUnavailable(str(error.orig).strip() or type(error.orig).__name__) from error
+            raise
+        except self.DRIVER_ERROR as error:  # (BEGIN and COMMIT, sent on the driver)
+            if self.is_outage(error):
+                raise StoreUnavailable(str(error).strip() or type(error).__name__) from error
             raise
         except sa.exc.TimeoutError as error:
             raise StoreUnavailable(f"no database connection became free in time: {error}") from error
