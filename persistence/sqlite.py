@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
-import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -53,10 +52,8 @@ APPEND_SQL = (
 )
 
 
-@functools.cache
-def _bind_time(dialect: sa.Dialect) -> Callable[[Any], Any]:
-    """How SQLAlchemy binds a ``recorded_at`` on this dialect."""
-    return events.c.recorded_at.type.bind_processor(dialect)  # type: ignore[return-value]
+#: How SQLAlchemy binds a ``recorded_at`` on SQLite (naive UTC text).
+_BIND_TIME: Callable[[Any], Any] = events.c.recorded_at.type.bind_processor(sqlite.dialect())  # type: ignore[assignment]
 
 
 class SqliteTransaction(SqlTransaction):
@@ -64,16 +61,19 @@ class SqliteTransaction(SqlTransaction):
 
     NEW_GAME, PUT_SNAPSHOT = upserts(sqlite.insert)
 
+    def __init__(self, connection: sa.Connection, driver: sqlite3.Connection) -> None:
+        super().__init__(connection)
+        self.driver = driver
+
     def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime) -> bool:
-        at = _bind_time(self.connection.dialect)(recorded_at)
+        at = _BIND_TIME(recorded_at)
         rows = [(game_id, version, event.type, event.seat, JSON_SERIALIZER(event.data), at, game_id, game_id,
                  version - 1) for version, event in enumerate(new_events, start=expected + 1)]
-        cursor = self.connection.connection.driver_connection.cursor()
         try:
-            cursor.executemany(APPEND_SQL, rows)
+            inserted = self.driver.executemany(APPEND_SQL, rows).rowcount
         except sqlite3.Error as error:  # (what SQLAlchemy would have raised, had it run the statement)
             raise sa.exc.DBAPIError.instance(APPEND_SQL, rows, error, sqlite3.Error) from error
-        return cursor.rowcount == len(rows)
+        return inserted == len(rows)
 
 
 class WriterQueue:
@@ -140,7 +140,7 @@ class SqliteEventStore(SqlEventStore):
             driver = connection.connection.driver_connection
             try:
                 driver.execute("BEGIN IMMEDIATE")
-                work = SqliteTransaction(connection)
+                work = SqliteTransaction(connection, driver)
                 yield work
                 driver.commit()
             except BaseException:
