@@ -22,8 +22,7 @@ process's NOTIFY, delivered at commit, and wakes its waiters, who re-read the st
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -32,7 +31,7 @@ from sqlalchemy.dialects import postgresql
 
 from persistence.engine import JSON_SERIALIZER
 from persistence.notify import CHANNEL, PostgresListener
-from persistence.port import NewEvent, Transaction
+from persistence.port import NewEvent
 from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 
 #: SQLSTATE classes of errors that mean the database is out of reach, not that a statement is
@@ -94,26 +93,13 @@ class PostgresEventStore(SqlEventStore):
             return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
         return state.startswith(OUTAGE_STATES)
 
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        """``BEGIN`` and ``COMMIT`` on the driver itself, the connection staying in autocommit:
-        SQLAlchemy's own transaction, with the isolation level switched and reset for it, cost
-        more than the append. Statements run through Core open SQLAlchemy's bookkeeping
-        transaction, which sends nothing in autocommit and is closed after the ``COMMIT``."""
-        with self.outages(), self.engine.connect() as connection:
-            driver = connection.connection.driver_connection
-            try:
-                driver.execute("BEGIN")
-                work = PostgresTransaction(connection)
-                yield work
-                driver.execute("COMMIT")
-            except BaseException:
-                self._roll_back(connection)
-                raise
-            finally:
-                if connection.in_transaction():
-                    connection.commit()  # (nothing left to commit in psycopg: only the bookkeeping)
-        self.announce(work)
+    BEGIN = "BEGIN"
+
+    def _writing(self) -> sa.Connection:
+        return self.engine.connect()
+
+    def _transaction(self, connection: sa.Connection, driver: psycopg.Connection) -> PostgresTransaction:
+        return PostgresTransaction(connection)
 
     def _roll_back(self, connection: sa.Connection) -> None:
         """Undo a failed write. A connection the server dropped is discarded, with every other of

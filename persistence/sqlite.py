@@ -34,7 +34,7 @@ from sqlalchemy.dialects import sqlite
 
 from persistence.engine import JSON_SERIALIZER
 from persistence.notify import SqlitePoller
-from persistence.port import NewEvent, Transaction
+from persistence.port import NewEvent
 from persistence.schema import events
 from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 
@@ -91,15 +91,19 @@ class WriterQueue:
         self._threads = threading.Lock()
         self._file = open(f"{database}-writers", "a+b")  # noqa: SIM115  (held for the store's life)
 
-    @contextmanager
-    def turn(self) -> Iterator[None]:
-        """Wait for this writer's turn; the next one's comes when the block ends."""
-        with self._threads:
+    def __enter__(self) -> None:
+        """Wait for this writer's turn (a plain method, not a generator: it wraps every append)."""
+        self._threads.acquire()
+        try:
             fcntl.flock(self._file, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(self._file, fcntl.LOCK_UN)
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def __exit__(self, *_exc: object) -> None:
+        """The next writer's turn."""
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._threads.release()
 
     def close(self) -> None:
         """Close the lock file."""
@@ -129,33 +133,18 @@ class SqliteEventStore(SqlEventStore):
         code = getattr(driver_error, "sqlite_errorcode", None)
         return code is not None and code & 0xFF in OUTAGE_CODES
 
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        """``BEGIN IMMEDIATE`` and ``COMMIT`` on the driver itself: SQLAlchemy's own transaction
-        would cost an append a third more. Statements run through Core open SQLAlchemy's
-        bookkeeping transaction, which sends nothing (pysqlite's own transaction handling is
-        off, see persistence.engine) and is closed after the ``COMMIT`` or ``ROLLBACK``."""
-        with self.outages(), self._queue.turn():
-            connection = self._write_connection()
-            driver = connection.connection.driver_connection
-            try:
-                driver.execute("BEGIN IMMEDIATE")
-                work = SqliteTransaction(connection, driver)
-                yield work
-                driver.commit()
-            except BaseException:
-                self._roll_back(connection)
-                raise
-            finally:
-                if connection.in_transaction():
-                    connection.commit()  # (nothing left to commit in pysqlite: only the bookkeeping)
-        self.announce(work)
+    BEGIN = "BEGIN IMMEDIATE"
 
-    def _write_connection(self) -> sa.Connection:
-        """The process's write connection, opened anew if the last one broke."""
-        if self._writer is None or self._writer.closed or self._writer.invalidated:
-            self._writer = self.engine.connect()
-        return self._writer
+    @contextmanager
+    def _writing(self) -> Iterator[sa.Connection]:
+        """The process's write connection (opened anew if the last one broke), in this writer's turn."""
+        with self._queue:
+            if self._writer is None or self._writer.closed or self._writer.invalidated:
+                self._writer = self.engine.connect()
+            yield self._writer
+
+    def _transaction(self, connection: sa.Connection, driver: sqlite3.Connection) -> SqliteTransaction:
+        return SqliteTransaction(connection, driver)
 
     def _roll_back(self, connection: sa.Connection) -> None:
         """Undo a failed write; a connection that cannot be rolled back is dropped."""
