@@ -79,7 +79,7 @@ class PostgresEventStore(SqlEventStore):
     """The event store in a PostgreSQL database."""
 
     DRIVER_ERROR = psycopg.Error
-
+    BEGIN = "BEGIN"
     RECHECK_SECONDS = 5.0
 
     def _new_waker(self) -> PostgresListener:
@@ -92,8 +92,6 @@ class PostgresEventStore(SqlEventStore):
         if state is None:  # psycopg raises errors of its own, without a state, when a connection fails or is closed
             return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
         return state.startswith(OUTAGE_STATES)
-
-    BEGIN = "BEGIN"
 
     def _writing(self) -> sa.Connection:
         return self.engine.connect()

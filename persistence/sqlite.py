@@ -5,7 +5,7 @@ database's write lock up front (``BEGIN IMMEDIATE``, see :mod:`persistence.engin
 on its process's one write connection, kept open for every write. Writers queue
 first on :class:`WriterQueue`, each woken the moment the one before it commits.
 
-**The append** is one statement in SQL, run once per event on the driver's cursor
+**The append** is one statement in SQL, run once per event on the driver itself
 (SQLAlchemy's work per statement would cost more than the statement): it
 inserts the event only if the game's newest version is the one before it. Under
 the write lock nothing can come between, so the first row's check is the
@@ -118,6 +118,7 @@ class SqliteEventStore(SqlEventStore):
     """The event store in an SQLite file."""
 
     DRIVER_ERROR = sqlite3.Error
+    BEGIN = "BEGIN IMMEDIATE"
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -132,8 +133,6 @@ class SqliteEventStore(SqlEventStore):
         deployment mistake, and answering it as "unavailable, retry" would hide it."""
         code = getattr(driver_error, "sqlite_errorcode", None)
         return code is not None and code & 0xFF in OUTAGE_CODES
-
-    BEGIN = "BEGIN IMMEDIATE"
 
     @contextmanager
     def _writing(self) -> Iterator[sa.Connection]:
