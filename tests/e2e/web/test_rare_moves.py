@@ -47,6 +47,19 @@ def scat_table(api, hands: list[list[str]], dealer: int, **options: object) -> t
     return game_id, ana
 
 
+def check_the_hand_ended(page: Page, api, game_id: str, token: str, lives: list[int], said: str,  # type: ignore[no-untyped-def]
+                         settlement: str) -> None:
+    """The table once a hand ended at a stroke: ``lives`` left and the next hand dealt, ``said`` in the
+    headline and ``settlement`` in the log, and everything shown as the API's view of ``token``'s seat has it."""
+    view = api.view(game_id, token)
+    assert view["state"]["lives"] == lives
+    assert view["state"]["hand_number"] == 2
+    assert "hand 2" in page.inner_text("#middle")
+    assert said in page.inner_text("#headline")
+    assert settlement in page.inner_text("#log")
+    assert shown(page) == expected(view)
+
+
 def test_a_scat_player_who_throws_down_settles_the_hand_at_once_and_the_lowest_hand_loses_a_life(page, api):
     # Ana (30 in hearts) acts first; Bo's best suit is worth 8, Cy's 10 (S8): Bo alone is lowest (S9, S10).
     game_id, ana = scat_table(api, [["AH", "KH", "9H"], ["2C", "5D", "8S"], ["4C", "6D", "TS"]], dealer=2,
@@ -54,14 +67,9 @@ def test_a_scat_player_who_throws_down_settles_the_hand_at_once_and_the_lowest_h
     seated_page(page, api, game_id, ana)
     assert "Throw down" in offered(page)
     click(page, "Throw down")
-    view = api.view(game_id, ana)
-    assert view["state"]["lives"] == [3, 2, 3]
-    assert view["state"]["hand_number"] == 2
-    assert "Ana threw down" in page.inner_text("#headline")
-    assert "The hand was settled (throw down): Bo lost a life" in page.inner_text("#log")
-    assert "hand 2" in page.inner_text("#middle")
-    assert "Throw down" not in offered(page)  # the next hand is dealt, and Bo is to act in it
-    assert shown(page) == expected(view)
+    check_the_hand_ended(page, api, game_id, ana, [3, 2, 3], "Ana threw down",
+                         "The hand was settled (throw down): Bo lost a life")
+    assert "Throw down" not in offered(page)  # in the next hand Bo is to act
 
 
 def test_a_scat_player_holding_31_declares_it_out_of_turn_and_every_other_player_loses_a_life(page, api):
@@ -70,9 +78,5 @@ def test_a_scat_player_holding_31_declares_it_out_of_turn_and_every_other_player
     seated_page(page, api, game_id, ana)
     assert offered(page) == ["Declare 31"]
     click(page, "Declare 31")
-    view = api.view(game_id, ana)
-    assert view["state"]["lives"] == [3, 2, 2]
-    assert view["state"]["hand_number"] == 2
-    assert "Ana declared 31 with A♠ K♠ Q♠" in page.inner_text("#headline")
-    assert "The hand was settled (thirty one): Bo lost a life, Cy lost a life" in page.inner_text("#log")
-    assert shown(page) == expected(view)
+    check_the_hand_ended(page, api, game_id, ana, [3, 2, 2], "Ana declared 31 with A♠ K♠ Q♠",
+                         "The hand was settled (thirty one): Bo lost a life, Cy lost a life")
