@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from domain.events import Event
 from domain.fairness import Shuffled
-from domain.moves import Move, field
+from domain.moves import CARD, Move, choice, field
 
 STOCK, DISCARD_PILE = "stock", "discard"
 
@@ -18,7 +18,11 @@ class Draw(Move):
     """Take the top card of the stock or of the discard pile (S5)."""
 
     type: ClassVar[str] = "draw"
-    source: str = field("choice", choices=(STOCK, DISCARD_PILE))
+    examples = (
+        ("draw_stock", "draw from the stock (S5)", {"source": "stock"}),
+        ("draw_discard", "take the top discard (S5)", {"source": "discard"}),
+    )
+    source: str = field(choice(STOCK, DISCARD_PILE))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -26,7 +30,8 @@ class Discard(Move):
     """Lay one card of four on the discard pile, ending the turn (S5)."""
 
     type: ClassVar[str] = "discard"
-    card: str = field("card")
+    examples = (("discard", "discard a card (S5)", {"card": "KH"}),)
+    card: str = field(CARD)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -34,6 +39,7 @@ class Knock(Move):
     """Keep the hand and call for one last round of turns (S5, S6, S9 ``min_knock``)."""
 
     type: ClassVar[str] = "knock"
+    examples = (("knock", "knock (S6)", {}),)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -41,6 +47,7 @@ class Declare31(Move):
     """Show three cards worth 31 and end the hand (S11); legal out of turn."""
 
     type: ClassVar[str] = "declare_31"
+    examples = (("declare_31", "declare 31 (S11), out of turn too", {}),)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -48,6 +55,7 @@ class ThrowDown(Move):
     """Show every hand at once as a knock, before one's first draw (S9 ``throw_down``)."""
 
     type: ClassVar[str] = "throw_down"
+    examples = (("throw_down", "throw down (S9 option)", {}),)
 
 
 # -- events ----------------------------------------------------------------------
