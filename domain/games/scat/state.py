@@ -15,9 +15,7 @@ from typing import Any
 
 from domain.cards import RANK_NUMBER
 from domain.events import Event
-from domain.games.scat.hands import lose_lives
-from domain.games.scat.records import (
-    STOCK,
+from domain.games.scat.events import (
     CardDiscarded,
     CardDrawn,
     DealerDrawShuffled,
@@ -28,11 +26,7 @@ from domain.games.scat.records import (
     ThirtyOneDeclared,
     ThrewDown,
 )
-
-DEALER_DRAW, DEAL, DRAW, DISCARD, SHOWDOWN, VOID, OVER = (
-    "dealer_draw", "deal", "draw", "discard", "showdown", "void", "over"
-)
-PLAYING = (DRAW, DISCARD)
+from domain.games.scat.rules import DEAL, DEALER_DRAW, DISCARD, DRAW, OVER, SHOWDOWN, STOCK, VOID, hand_value, lose_lives
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -110,6 +104,17 @@ def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
         out=(False,) * players,
         last_settlement=None,
     )
+
+
+def value_of(state: ScatState, cards: tuple[str, ...]) -> int:
+    """A hand's value under this table's options (S8, S9)."""
+    rules = state.rules
+    return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
+
+
+def final_result(state: ScatState) -> dict[str, Any]:
+    """The winners, the last player left (S12), and everyone's lives."""
+    return {"winners": [seat for seat, gone in enumerate(state.out) if not gone], "lives": list(state.lives)}
 
 
 def next_in(state: ScatState, seat: int, out: tuple[bool, ...] | None = None) -> int:
