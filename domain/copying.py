@@ -1,14 +1,15 @@
-"""Copying a game's state field by field: the one way every game's fold makes a new state.
+"""Copying a game's state field by field: how every game's fold makes a new state.
 
-A fold copies the state once an event, so replay speed hangs on the copy: it is
-compiled once per class into straight-line code calling the slots' own setters,
-as ``dataclasses.replace`` and a frozen dataclass's ``__init__`` slow replay down
-visibly (``bench/engine.py``).
+``evolve`` copies the frozen state into a mutable draft (a class with slots of
+the same names), lets the event's handler edit the draft, and copies the draft
+into a new frozen state. Replay does this once an event, so its speed hangs on
+the copies: each is compiled once per class into straight-line code, as
+``dataclasses.replace`` and a frozen dataclass's ``__init__`` slow replay down
+visibly (``bench/engine.py``, old and new in one run).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -25,18 +26,3 @@ def copier(target: type, names: Iterable[str]) -> Callable[[Any], Any]:
                  **{f"_set_{name}": target.__dict__[name].__set__ for name in names}}
     exec(f"def copy(value):\n new = _new(_target)\n{stores} return new\n", namespace)
     return namespace["copy"]
-
-
-def replacer(cls: type) -> Callable[..., Any]:
-    """``dataclasses.replace`` for instances of the frozen dataclass ``cls``, without its checks."""
-    names = tuple(field.name for field in dataclasses.fields(cls))
-    copy = copier(cls, names)
-    setters = {name: cls.__dict__[name].__set__ for name in names}
-
-    def replace(value: Any, **changes: Any) -> Any:
-        new = copy(value)
-        for name, changed in changes.items():
-            setters[name](new, changed)
-        return new
-
-    return replace
