@@ -200,7 +200,7 @@ class State(MethodView):
 class Moves(MethodView):
     @blp.doc(operationId="makeMove")
     @blp.arguments(MoveHeadersSchema(), location="headers")
-    @blp.arguments(MoveSchema(), examples=examples.MOVES)
+    @blp.arguments(MoveSchema(), examples=examples.moves())
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.move_schema()}}})
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=BEARER)
