@@ -38,6 +38,7 @@ class FollowingApp:
         self.wsgi = WSGIMiddleware(_terminated_input(flask), workers=threads)
         self.games = flask.extensions["cardhall"]
         self._hub: Hub | None = None
+        self._reading: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
 
     @property
     def hub(self) -> Hub:
@@ -49,6 +50,14 @@ class FollowingApp:
     async def in_pool(self, function: Callable[[], T]) -> T:
         """``function()`` in the app's thread pool."""
         return await asyncio.get_running_loop().run_in_executor(self.wsgi.executor, function)
+
+    async def shared(self, key: tuple[Any, ...], function: Callable[[], T]) -> T:
+        """``function()`` in the pool, once for all who ask with the same ``key`` while it runs: the
+        followers of a game woken by one event all read the same next events."""
+        if (reading := self._reading.get(key)) is None:
+            reading = self._reading[key] = asyncio.ensure_future(self.in_pool(function))
+            reading.add_done_callback(lambda _: self._reading.pop(key, None))
+        return await asyncio.shield(reading)
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -83,7 +92,7 @@ class FollowingApp:
         after, deadline = follow.after, loop.time() + follow.timeout
         while True:
             try:
-                batch = await self.in_pool(lambda after=after: follow.batch(after))
+                batch = await self.shared((follow.game_id, follow.token, after), lambda after=after: follow.batch(after))
             except Exception:  # (the answer has begun: all that is left is to end it)
                 log.exception("the stream of %s ended on an error", follow.game_id)
                 break

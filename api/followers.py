@@ -94,9 +94,11 @@ class Batch:
 
 @dataclasses.dataclass(frozen=True)
 class Stream:
-    """An event stream written by the event loop, which calls ``batch(after)`` in the thread pool."""
+    """An event stream written by the event loop, which calls ``batch(after)`` in the thread pool (once for
+    all the streams of the game with the same token at the same version)."""
 
     game_id: str
+    token: str | None
     after: int
     timeout: float
     heartbeat: float

@@ -286,7 +286,7 @@ class EventStream(MethodView):
         sse = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         if may_park():  # (last: a stream refused for any other reason holds no slot)
             batch = partial(stream_batch, games, game_id, token)
-            follow = partial(Stream, game_id, after, timeout, heartbeat, batch)
+            follow = partial(Stream, game_id, token, after, timeout, heartbeat, batch)
             return park("stream", follow, Response(stream_preamble(game_id, after), mimetype="text/event-stream",
                                                    headers=sse))
         slots = followers()
