@@ -1,7 +1,8 @@
 """The ASGI entry point for uvicorn: ``api.asgi:app`` (configured like ``api.wsgi``).
 
 Every request runs in the Flask app, in a thread pool (a2wsgi), as under a
-threaded WSGI server: the same checks, the same errors. A follower that must
+threaded WSGI server: the same checks, the same errors; requests for a game's log
+(what followers ask for) in a smaller pool of their own. A follower that must
 wait (a long-poll with nothing new, an event stream) is answered by its view at
 once with a wait to do (:mod:`api.followers`); that wait happens here, on the
 event loop, holding no thread: the process's one fan-out (:class:`service.following.Hub`)
@@ -29,6 +30,8 @@ T = TypeVar("T")
 Message = dict[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Receive = Callable[[], Awaitable[Message]]
+#: The paths of a game's log (its pages, its stream): what followers ask for.
+LOG_PATHS = ("/events", "/events/stream")
 
 
 class FollowingApp:
@@ -36,6 +39,9 @@ class FollowingApp:
 
     def __init__(self, flask: Flask, threads: int) -> None:
         self.wsgi = WSGIMiddleware(_terminated_input(flask), workers=threads)
+        # Reading logs — every follower's requests, and its reads once woken — has a pool of its own,
+        # so that moves, views and /healthz never queue behind a burst of followers woken at once.
+        self.follow_wsgi = WSGIMiddleware(_terminated_input(flask), workers=max(2, threads // 4))
         self.games = flask.extensions["cardhall"]
         self._hub: Hub | None = None
         self._reading: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
@@ -48,8 +54,8 @@ class FollowingApp:
         return self._hub
 
     async def in_pool(self, function: Callable[[], T]) -> T:
-        """``function()`` in the app's thread pool."""
-        return await asyncio.get_running_loop().run_in_executor(self.wsgi.executor, function)
+        """``function()`` in the followers' thread pool."""
+        return await asyncio.get_running_loop().run_in_executor(self.follow_wsgi.executor, function)
 
     async def shared(self, key: tuple[Any, ...], function: Callable[[], T]) -> T:
         """``function()`` in the pool, once for all who ask with the same ``key`` while it runs: the
@@ -65,7 +71,8 @@ class FollowingApp:
             return
         scope[ON_LOOP] = True
         parked = _Parked(scope, send)
-        await self.wsgi(scope, receive, parked.send)
+        wsgi = self.follow_wsgi if scope["path"].endswith(LOG_PATHS) else self.wsgi
+        await wsgi(scope, receive, parked.send)
         follow = scope.pop(FOLLOW, None)
         if follow is None:
             return
@@ -84,7 +91,7 @@ class FollowingApp:
         if await self._waited(follow.game_id, follow.after, follow.timeout, gone) is None:
             return
         scope[WOKEN] = True
-        await self.wsgi(scope, _no_body, send)
+        await self.follow_wsgi(scope, _no_body, send)
 
     async def _stream(self, follow: Stream, send: Send, gone: asyncio.Future[None]) -> None:
         """Write each new event as it comes, a heartbeat when nothing came for a while, until the end."""
