@@ -142,7 +142,7 @@ async def mover(http: aiohttp.ClientSession, base: str, games: list[Game], tally
                 return
             try:
                 await play_one(http, base, game, tally, rng)
-            except (aiohttp.ClientError, asyncio.TimeoutError) as error:
+            except (aiohttp.ClientError, TimeoutError) as error:
                 tally.error(type(error).__name__)
 
 
