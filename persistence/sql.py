@@ -743,6 +743,14 @@ class SqlEventStore(EventStore):
             lambda: self.last_version(game_id) or 0, RECHECK_SECONDS[self.dialect] if listening else 0.5,
         )
 
+    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
+        self._waker.start()
+        return self._board.subscribe(game_id, callback)
+
+    def pool_use(self) -> tuple[int, int] | None:
+        pool = self.engine.pool
+        return (pool.checkedout(), pool.size()) if isinstance(pool, sa.pool.QueuePool) else None
+
     def latest_heard(self, game_id: str) -> int | None:
         """PostgreSQL: what this process's LISTEN connection (started here if need be) has heard,
         while it listens; it hears every commit of every process. SQLite: None (its poller runs

@@ -50,6 +50,10 @@ class TableCache:
         self._tables: OrderedDict[str, tables.Table] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        """How many games' tables are cached."""
+        return len(self._tables)
+
     def get(
         self, game_id: str, version: int | None = None, *, within: Transaction | None = None
     ) -> tables.Table | None:
