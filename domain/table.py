@@ -269,15 +269,17 @@ def _by_itself(table: Table, house: House) -> list[Event]:
     request = table.game.chance(table.state)
     if request is not None:
         return [house.draw(table, request)]
-    bots = [seat for seat, sitter in enumerate(table.seats) if sitter is not None and sitter.bot is not None]
-    if not bots:
-        return []
+    for sitter in table.seats:  # (every seat is taken: the game is active)
+        if sitter.bot is not None:
+            break
+    else:
+        return []  # no house bot at the table
     to_act = table.game.to_act(table.state)
-    for seat in bots:
-        if seat not in to_act and (move := house.bot_out_of_turn(table, seat)) is not None:
+    for seat, sitter in enumerate(table.seats):
+        if sitter.bot is not None and seat not in to_act and (move := house.bot_out_of_turn(table, seat)) is not None:
             return decide(table, seat, move)
     for seat in to_act:
-        if seat in bots:
+        if table.seats[seat].bot is not None:
             return decide(table, seat, house.bot_move(table, seat))
     return []
 
