@@ -300,7 +300,8 @@ class GameService:
 
         ``if_match``: ``"*"`` (any version) or the versions an ``If-Match`` header names (none: never matches).
         """
-        request = _MoveRequest(game_id, self._acting_seat(game_id, token), move, expected_version, if_match, idempotency_key)
+        seat = self._acting_seat(game_id, token)
+        request = _MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key)
         for _ in range(MAX_ATTEMPTS):
             # Decided (house bots included) on the table as last committed, outside the
             # write transaction: the append refuses it if anyone wrote since, and then it
@@ -311,12 +312,12 @@ class GameService:
             # newer than is used as it is, sparing a read (the append checks the version).
             table = self.cache.heard_current(game_id) or self.table(game_id)
             try:
-                return self._move_on(table, request)
+                return self._attempt(table, request)
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
         raise StaleVersion("the game kept changing while deciding this move; try again")
 
-    def _move_on(self, table: tables.Table, request: _MoveRequest) -> MoveOutcome:
+    def _attempt(self, table: tables.Table, request: _MoveRequest) -> MoveOutcome:
         """``request``'s move made on ``table``, or refused; VersionConflict if ``table`` is no longer the game's."""
         try:
             request.check_version(table.version)
