@@ -8,7 +8,6 @@ from functools import partial
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context, url_for
-from flask.json.provider import DefaultJSONProvider
 from flask.views import MethodView
 from werkzeug.exceptions import UnsupportedMediaType
 
@@ -96,30 +95,15 @@ def _bodies_are_json() -> None:
         raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
 
-def ready(body: dict[str, Any], text: str | None = None) -> Response:
+def ready(body: dict[str, Any]) -> Response:
     """``body`` as the JSON response flask-smorest would make of it, without dumping it through its schema.
 
     For the view and the move answer, which the service builds JSON-ready and exactly as
     their schemas document them: marshmallow's dump would copy every field of them (the
     whole game ``state`` with it) only to give back the same data. flask-smorest passes a
-    ready response through unchanged; the schema still documents it. ``text`` is ``body``
-    already encoded compactly (see MoveOutcome.text): sent as it is when the app's JSON
-    provider would encode ``body`` to the same text.
+    ready response through unchanged; the schema still documents it.
     """
-    provider = current_app.json
-    if text is not None and _compact(provider):
-        return current_app.response_class(f"{text}\n", mimetype=provider.mimetype)
-    return provider.response(body)
-
-
-def _compact(provider: Any) -> bool:
-    """Whether ``provider`` encodes as MoveOutcome.text is encoded: Flask's default, compact, keys in order."""
-    return (
-        type(provider) is DefaultJSONProvider
-        and provider.ensure_ascii
-        and not provider.sort_keys
-        and (provider.compact or (provider.compact is None and not current_app.debug))
-    )
+    return current_app.json.response(body)
 
 
 def problems(*statuses: int):  # type: ignore[no-untyped-def]
@@ -231,7 +215,7 @@ class Moves(MethodView):
         extra = {"ETag": etag(outcome.body["version"])}
         if outcome.replayed:
             extra["Idempotent-Replayed"] = "true"
-        return ready(outcome.body, outcome.text), outcome.status, extra
+        return ready(outcome.body), outcome.status, extra
 
 
 @blp.route("/games/<game_id:game_id>/events")
