@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 
-from api import assets, errors, limits, parsing
+from api import assets, errors, limits, metrics, parsing, requestlog
 from api.followers import Followers
 from api.schemas import ProblemSchema
 from service.games import GameService
@@ -51,7 +51,7 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
-    "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: half the threads, see api.followers)
+    "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: --max-followers, see api.followers)
     "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
     "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
@@ -70,8 +70,9 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json.sort_keys = False
     app.extensions["cardhall"] = games
-    app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]))
+    app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]), metrics.followers_counted)
     app.url_map.converters["game_id"] = parsing.GameIdConverter
+    app.before_request(parsing.refuse_oversized_head)
     api = CardhallApi(app)
     api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)
     app.extensions["cardhall_api"] = api
@@ -80,6 +81,8 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.register_blueprint(assets.blp)
     _add_links(api)
     limits.install(app)
+    metrics.install(app)
+    requestlog.install(app)
     app.register_blueprint(web.blueprint)
     _allow_origins(app, app.config.get("CARDHALL_CORS_ORIGINS") or [])
     return app

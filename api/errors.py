@@ -52,9 +52,11 @@ CODE_OF_STATUS = {
     409: "conflict",
     412: "precondition_failed",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "validation_error",
     429: "rate_limited",
+    431: "headers_too_large",
     503: "unavailable",
 }
 

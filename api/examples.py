@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from domain.game import all_games
+
 CREATE = {
     "craits": {"summary": "A short Craits game for four", "value": {"game": "craits", "players": 4,
                                                                       "options": {"short": True}}},
@@ -16,27 +20,21 @@ JOIN = {
     "bot": {"summary": "Seat a house bot", "value": {"bot": "greedy"}},
 }
 
-MOVES = {
-    "craits_play": {"summary": "Craits: play a card", "value": {"type": "play", "card": "TH"}},
-    "craits_play_eight": {"summary": "Craits: an 8 names the suit", "value": {"type": "play", "card": "8S",
-                                                                              "suit": "H"}},
-    "craits_play_announce": {"summary": "Craits: play to one card and announce it (C12)",
-                             "value": {"type": "play", "card": "3C", "announce": True}},
-    "craits_draw": {"summary": "Craits: draw (only with no card to play, C8)", "value": {"type": "draw"}},
-    "craits_choose_suit": {"summary": "Craits: the dealer names the suit for an 8 or 9 up-card (C6)",
-                           "value": {"type": "choose_suit", "suit": "D"}},
-    "craits_announce": {"summary": "Craits: announce one card left (C12)", "value": {"type": "announce"}},
-    "craits_call": {"summary": "Craits: call out seat 2 (C12)", "value": {"type": "call", "target": 2}},
-    "scat_draw_stock": {"summary": "Scat: draw from the stock (S5)", "value": {"type": "draw", "source": "stock"}},
-    "scat_draw_discard": {"summary": "Scat: take the top discard (S5)",
-                          "value": {"type": "draw", "source": "discard"}},
-    "scat_discard": {"summary": "Scat: discard a card (S5)", "value": {"type": "discard", "card": "KH"}},
-    "scat_knock": {"summary": "Scat: knock (S6)", "value": {"type": "knock"}},
-    "scat_declare_31": {"summary": "Scat: declare 31 (S11), out of turn too", "value": {"type": "declare_31"}},
-    "scat_throw_down": {"summary": "Scat: throw down (S9 option)", "value": {"type": "throw_down"}},
-    "with_version": {"summary": "Any move, refused unless the game is at version 12",
-                     "value": {"type": "draw", "expected_version": 12}},
-}
+#: The example of what every move may carry beside its game's own fields.
+WITH_VERSION = {"summary": "Any move, refused unless the game is at version 12",
+                "value": {"type": "draw", "expected_version": 12}}
+
+
+def moves() -> dict[str, Any]:
+    """Every game's examples of its moves (``Move.examples``, named ``game_example``), then WITH_VERSION."""
+    examples = {
+        f"{name}_{example}": {"summary": f"{game.title}: {summary}", "value": {"type": cls.type, **fields}}
+        for name, game in sorted(all_games().items())
+        for cls in game.move_classes
+        for example, summary, fields in cls.examples
+    }
+    return {**examples, "with_version": WITH_VERSION}
+
 
 PROBLEM_TEXT = {
     400: "validation_error: the body is not JSON, or JSON past the limits (depth, duplicate keys, numbers)",

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context, url_for
-from flask.json.provider import DefaultJSONProvider
 from flask.views import MethodView
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import FOREVER, bearer_token, etag, final_headers, service
 from api.errors import PROBLEM
-from api.followers import client_gone, followers
+from api.followers import (
+    HEARTBEAT,
+    LongPoll,
+    Stream,
+    client_gone,
+    followers,
+    may_park,
+    park,
+    stream_batch,
+    stream_preamble,
+    waits_on_loop,
+)
 from api.parsing import Blueprint
 from api.schemas import (
     AuditSchema,
@@ -85,30 +95,15 @@ def _bodies_are_json() -> None:
         raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
 
-def ready(body: dict[str, Any], text: str | None = None) -> Response:
+def ready(body: dict[str, Any]) -> Response:
     """``body`` as the JSON response flask-smorest would make of it, without dumping it through its schema.
 
     For the view and the move answer, which the service builds JSON-ready and exactly as
     their schemas document them: marshmallow's dump would copy every field of them (the
     whole game ``state`` with it) only to give back the same data. flask-smorest passes a
-    ready response through unchanged; the schema still documents it. ``text`` is ``body``
-    already encoded compactly (see MoveOutcome.text): sent as it is when the app's JSON
-    provider would encode ``body`` to the same text.
+    ready response through unchanged; the schema still documents it.
     """
-    provider = current_app.json
-    if text is not None and _compact(provider):
-        return current_app.response_class(f"{text}\n", mimetype=provider.mimetype)
-    return provider.response(body)
-
-
-def _compact(provider: Any) -> bool:
-    """Whether ``provider`` encodes as MoveOutcome.text is encoded: Flask's default, compact, keys in order."""
-    return (
-        type(provider) is DefaultJSONProvider
-        and provider.ensure_ascii
-        and not provider.sort_keys
-        and (provider.compact or (provider.compact is None and not current_app.debug))
-    )
+    return current_app.json.response(body)
 
 
 def problems(*statuses: int):  # type: ignore[no-untyped-def]
@@ -200,7 +195,7 @@ class State(MethodView):
 class Moves(MethodView):
     @blp.doc(operationId="makeMove")
     @blp.arguments(MoveHeadersSchema(), location="headers")
-    @blp.arguments(MoveSchema(), examples=examples.MOVES)
+    @blp.arguments(MoveSchema(), examples=examples.moves())
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.move_schema()}}})
     @blp.response(201, MoveResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.doc(security=BEARER)
@@ -220,7 +215,7 @@ class Moves(MethodView):
         extra = {"ETag": etag(outcome.body["version"])}
         if outcome.replayed:
             extra["Idempotent-Replayed"] = "true"
-        return ready(outcome.body, outcome.text), outcome.status, extra
+        return ready(outcome.body), outcome.status, extra
 
 
 @blp.route("/games/<game_id:game_id>/events")
@@ -236,8 +231,12 @@ class Events(MethodView):
         A finished game's log never changes: it is sent with an ETag and caching for good."""
         token = bearer_token()
         final = service().is_over(game_id)  # (asked first: a game ending meanwhile is not)
-        page = service().events(game_id, token, after=query["after"], limit=query["limit"], wait=query["wait"],
-                                gone=client_gone(), hold=followers().slot)
+        wait = query["wait"]
+        page = service().events(game_id, token, after=query["after"], limit=query["limit"],
+                                wait=0 if waits_on_loop() else wait, gone=client_gone(), hold=followers().slot)
+        if wait > 0 and not page["events"] and may_park():
+            timeout = min(wait, service().max_wait)
+            return park("long_poll", partial(LongPoll, game_id, query["after"], timeout), Response())
         return page, 200, final_headers(page["last_version"], token) if final else {}
 
 
@@ -268,12 +267,17 @@ class EventStream(MethodView):
         after = query.get("after", headers.get("last_event_id", 0))
         heartbeat = current_app.config["CARDHALL_SSE_HEARTBEAT"]
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
+        sse = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        if may_park():  # (last: a stream refused for any other reason holds no slot)
+            batch = partial(stream_batch, games, game_id, token)
+            follow = partial(Stream, game_id, token, after, timeout, heartbeat, batch)
+            return park("stream", follow, Response(stream_preamble(game_id, after), mimetype="text/event-stream",
+                                                   headers=sse))
         slots = followers()
-        slots.take()  # (last: a stream refused for any other reason holds no slot)
+        slots.take("stream")
         stream = _sse(games, game_id, token, after, timeout, heartbeat, client_gone())
-        response = Response(stream_with_context(stream), mimetype="text/event-stream",
-                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        response.call_on_close(slots.give_back)
+        response = Response(stream_with_context(stream), mimetype="text/event-stream", headers=sse)
+        response.call_on_close(lambda: slots.give_back("stream"))
         return response
 
 
@@ -287,20 +291,19 @@ def _conditional(response: Response) -> Response:
 
 def _sse(games, game_id: str, token: str | None, after: int, timeout: float, heartbeat: float,  # type: ignore[no-untyped-def]
          gone: Callable[[], bool]) -> Iterator[str]:
+    """The stream served in a thread of its own (no ASGI layer to wait for it)."""
     deadline = time.monotonic() + timeout
-    yield f"retry: 1000\n: streaming events of {game_id} after {after}\n\n"
+    yield stream_preamble(game_id, after)
     while True:
-        page = games.events(game_id, token, after=after, limit=1000)
-        for event in page["events"]:
-            after = event["version"]
-            data = json.dumps(event, default=str)
-            yield f"id: {after}\nevent: {event['type']}\ndata: {data}\n\n"
-        if page["events"]:
+        batch = stream_batch(games, game_id, token, after)
+        if batch.text:
+            after = batch.after
+            yield batch.text
             continue
-        if games.table(game_id).status == "finished" or time.monotonic() >= deadline:
+        if batch.over or time.monotonic() >= deadline:
             return
         wait = min(heartbeat, max(deadline - time.monotonic(), 0))
         if not games.wait(game_id, after, wait, gone):
             if gone():
                 return
-            yield ": heartbeat\n\n"
+            yield HEARTBEAT

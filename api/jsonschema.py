@@ -9,12 +9,15 @@ server accepts.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
 from api.schemas import MAX_VERSION, NAME_PATTERN
-from domain.cards import DECK, SUITS
+from bots import BOT_KINDS
+from domain.cards import DECK
 from domain.game import all_games
+from domain.moves import kind_of
 
 DECK_SCHEMA = {
     "type": "array",
@@ -75,32 +78,19 @@ JOIN_SCHEMA = {
             "type": "object",
             "additionalProperties": False,
             "required": ["bot"],
-            "properties": {"bot": {"enum": ["random", "greedy"]}},
+            "properties": {"bot": {"enum": list(BOT_KINDS)}},
         },
     ]
 }
 
 
-def move_field_schema(kind: str, choices: tuple[str, ...]) -> dict[str, Any]:
-    """The JSON Schema of a move field of ``kind`` (see domain.moves)."""
-    return {
-        "card": {"enum": list(DECK)},
-        "suit": {"enum": list(SUITS)},
-        "seat": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
-        "bool": {"type": "boolean"},
-        "choice": {"enum": list(choices)},
-    }[kind]
-
-
 def move_schema() -> dict[str, Any]:
-    """One branch per game and move type, from the games' own move classes: a move of another
-    game than the one in the path is refused (422 ``validation_error``), as the branch titles say."""
+    """One branch per game and move type, from the games' own move classes and their fields' kinds: a move
+    of another game than the one in the path is refused (422 ``validation_error``), as the branch titles say."""
     branches = []
     for name, game in sorted(all_games().items()):
         for move_type, cls in game.moves.classes.items():
             fields = dataclasses.fields(cls)
-            properties = {field.name: move_field_schema(field.metadata["kind"], field.metadata["choices"])
-                          for field in fields}
             branches.append({
                 "title": f"{name}: {move_type}",
                 "type": "object",
@@ -108,7 +98,7 @@ def move_schema() -> dict[str, Any]:
                 "required": ["type", *(field.name for field in fields if field.default is dataclasses.MISSING)],
                 "properties": {
                     "type": {"const": move_type},
-                    **properties,
+                    **{field.name: copy.deepcopy(kind_of(field).schema) for field in fields},
                     "expected_version": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION,
                                          "description": "Refuse the move unless the game is at this version"},
                 },

@@ -29,11 +29,14 @@ from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 
+from api.followers import woken
+
 #: A fair bot's rate is a few requests a second, bursts of its moves' answers included.
 DEFAULT_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_LIMIT = "120/minute"
 ADDRESS_FACTOR = 5
-UNLIMITED_ENDPOINTS = ("health.Health", "health.OpenApiYaml", "api-docs.openapi_json", "api-docs.openapi_swagger_ui")
+UNLIMITED_ENDPOINTS = ("health.Health", "health.OpenApiYaml", "api-docs.openapi_json", "api-docs.openapi_swagger_ui",
+                       "metrics.scrape")
 
 
 def client_key() -> str:
@@ -54,7 +57,8 @@ def scaled(spec: str, factor: int) -> str:
 
 
 def _unlimited() -> bool:
-    return request.endpoint in UNLIMITED_ENDPOINTS
+    """Liveness, the API's description, metrics; and a long-poll's second run (counted at its first)."""
+    return request.endpoint in UNLIMITED_ENDPOINTS or woken()
 
 
 def install(app: Flask) -> Limiter | None:

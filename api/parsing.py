@@ -17,10 +17,10 @@ from collections import Counter
 from typing import Any
 
 import flask_smorest
-from flask import Request
+from flask import Request, request
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import RequestEntityTooLarge, RequestHeaderFieldsTooLarge, RequestURITooLarge
 from werkzeug.routing import BaseConverter
 
 MAX_DEPTH = 32
@@ -161,3 +161,18 @@ class GameIdConverter(BaseConverter):
 def game_id_schema(_converter: BaseConverter) -> dict[str, str]:
     """How the OpenAPI document describes a game id in a path."""
     return {"type": "string", "pattern": f"^{GAME_ID_PATTERN}$"}
+
+
+#: The most a request's head may hold: the limits gunicorn enforced before the server was uvicorn,
+#: which has none of its own (docs/api.md, "Limits"); no valid request comes near them.
+MAX_REQUEST_LINE, MAX_HEADER_LINE, MAX_HEADERS = 4094, 8190, 100
+
+
+def refuse_oversized_head() -> None:
+    """414 for a request line past MAX_REQUEST_LINE; 431 for a header line past MAX_HEADER_LINE or
+    more than MAX_HEADERS headers (before anything else reads the request)."""
+    if len(request.method) + len(request.full_path) + len(" HTTP/1.1 ") > MAX_REQUEST_LINE:
+        raise RequestURITooLarge(f"the request line is longer than {MAX_REQUEST_LINE} bytes")
+    headers = request.headers
+    if len(headers) > MAX_HEADERS or any(len(name) + len(value) + 2 > MAX_HEADER_LINE for name, value in headers):
+        raise RequestHeaderFieldsTooLarge(f"at most {MAX_HEADERS} headers of at most {MAX_HEADER_LINE} bytes each")

@@ -7,6 +7,8 @@ import re
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from bots import BOT_KINDS
+
 STATUSES = ("waiting", "active", "finished")
 #: The form of a listing cursor (a keyset position, see persistence.cursor); any such string is valid.
 CURSOR_PATTERN = r"^[0-9]{1,17}~[A-Za-z0-9_-]{1,64}$"
@@ -129,7 +131,7 @@ class CreateGameSchema(Strict):
 class SeatSchema(ma.Schema):
     seat = fields.Integer()
     name = fields.String(allow_none=True)
-    bot = fields.String(allow_none=True, metadata={"description": "random or greedy for a house bot"})
+    bot = fields.String(allow_none=True, metadata={"description": f"{' or '.join(BOT_KINDS)} for a house bot"})
     taken = fields.Boolean()
 
 
@@ -164,7 +166,7 @@ class GameListSchema(ma.Schema):
 
 class JoinSchema(Strict):
     name = fields.String(validate=validate.Regexp(NAME_PATTERN), metadata={"example": "alice", "pattern": NAME_PATTERN})
-    bot = fields.String(validate=validate.OneOf(("random", "greedy")), metadata={"example": "greedy"})
+    bot = fields.String(validate=validate.OneOf(BOT_KINDS), metadata={"example": "greedy"})
 
     @ma.validates_schema
     def one_of_name_or_bot(self, data: dict, **kwargs: object) -> None:
@@ -198,18 +200,15 @@ class ViewSchema(ma.Schema):
     result = fields.Dict(allow_none=True)
 
 
-class MoveSchema(Strict):
-    type = fields.String(
-        required=True,
-        metadata={"description": "Craits: play, draw, choose_suit, announce, call. "
-                  "Scat: draw, discard, knock, declare_31, throw_down."},
-    )
-    card = fields.String(metadata={"description": "A card code, e.g. 8S"})
-    suit = fields.String(metadata={"description": "C, D, H or S (Craits: with an 8, a 9, or choose_suit)"})
-    announce = fields.Boolean(metadata={"description": "Craits: announce one card left with this play (C12)"})
-    target = JsonInteger(validate=validate.Range(min=0, max=MAX_VERSION),
-                         metadata={"description": "Craits: the seat called out (C12)"})
-    source = fields.String(metadata={"description": "Scat draw: stock or discard"})
+class MoveSchema(ma.Schema):
+    """A move's envelope, what every game's moves share; the game the move is for reads its other fields."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+        ordered = True
+
+    type = fields.String(required=True, metadata={"description": "The move's type: each game's are listed by "
+                                                                 "GET /v1/game-types"})
     expected_version = JsonInteger(
         validate=validate.Range(min=0, max=MAX_VERSION),
         metadata={"description": "Refuse the move unless the game is at this version"},

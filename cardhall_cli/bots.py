@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import random
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from cardhall_cli import command
+
+if TYPE_CHECKING:
+    from client.arena import PlayOne
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -80,11 +86,26 @@ def arena(args: argparse.Namespace) -> int:
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000_000)
     entrants = arenas.unique([arenas.entrant(spec) for spec in args.bot])
-    standings = run_with_progress(args.game, args.players, entrants, args.games, seed, args.server,
-                                  dict(args.option))
+    with _arena_games(args.server) as play:
+        standings = run_with_progress(args.game, args.players, entrants, args.games, seed, play, dict(args.option))
     show(standings, f"{args.game}, {args.players} players, {args.games} games, seed {seed}")
     if args.json:
         about = {"players": args.players, "seed": seed, "server": args.server, "options": dict(args.option)}
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(standings.as_dict(**about), out, indent=2)
     return 0
+
+
+@contextlib.contextmanager
+def _arena_games(server: str | None) -> Iterator[PlayOne]:
+    """How the arena plays a game: through ``server`` with the client, else in this process."""
+    if server is None:
+        from cardhall_cli.arena import play_local
+
+        yield play_local
+        return
+    from client import CardhallClient
+    from client.arena import play_remote
+
+    with CardhallClient(server, timeout=60.0) as client:
+        yield functools.partial(play_remote, client)

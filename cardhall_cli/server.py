@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -10,14 +11,17 @@ from pathlib import Path
 
 from cardhall_cli import command
 
+#: Followers are cheap now (a socket and a coroutine each): thousands per process.
+DEFAULT_MAX_FOLLOWERS = 10_000
+
 
 def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--database", help="database URL (default CARDHALL_DATABASE_URL or sqlite:///cardhall.db)")
-    parser.add_argument("--workers", type=int, default=1, help="gunicorn worker processes (default 1)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--threads", type=int, default=32,
-                        help="threads per worker: long-polls and streams each hold one (default 32)")
+                        help="threads per worker serving requests; followers waiting hold none (default 32)")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="let scripts of this site (e.g. https://example.org) call the API and its "
                              "streams; repeatable (default: none)")
@@ -29,10 +33,11 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sqlite-synchronous", choices=["full", "normal"], default=None,
                         help="SQLite durability: full (the default) never loses an acknowledged move; normal "
                              "commits faster but a power loss or OS crash may drop the last moves acknowledged")
-    parser.add_argument("--max-followers", type=int, default=None,
-                        help="long-polls and streams a worker serves at once; past it they get 503 "
-                             "(default half the threads, so the other half always serve everything else)")
-
+    parser.add_argument("--max-followers", type=int, default=DEFAULT_MAX_FOLLOWERS,
+                        help="long-polls and streams a worker follows at once; past it they get 503 "
+                             f"(default {DEFAULT_MAX_FOLLOWERS:,}; each holds a socket, no thread)")
+    parser.add_argument("--log-format", choices=["text", "json"], default="text",
+                        help="log lines as text (the default) or as one JSON object each, with the request id")
 
 def _rate_limit(spec: str) -> str:
     """A flask-limiter limit string such as '50/second;1500/minute', or 'off'."""
@@ -49,13 +54,11 @@ def _rate_limit(spec: str) -> str:
 
 @command("serve", _serve_arguments)
 def serve(args: argparse.Namespace) -> int:
-    """Start the HTTP server (gunicorn), migrating the database first."""
+    """Start the HTTP server (uvicorn, the app in a thread pool), migrating the database first."""
     from service.bootstrap import database_url, open_service
 
-    followers = args.max_followers or max(1, args.threads // 2)
-    if not 1 <= followers < args.threads:
-        print(f"cardhall: --max-followers must be at least 1 and below --threads ({args.threads}), so that "
-              "some threads always serve everything else", file=sys.stderr)
+    if args.max_followers < 1 or args.threads < 1:
+        print("cardhall: --max-followers and --threads must be at least 1", file=sys.stderr)
         return 2
     if args.sqlite_synchronous is not None:  # (the migrations' connections too)
         os.environ["CARDHALL_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
@@ -63,7 +66,8 @@ def serve(args: argparse.Namespace) -> int:
     open_service(url, migrate=True).store.close()
     os.environ["CARDHALL_DATABASE_URL"] = url
     os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
-    os.environ["CARDHALL_MAX_FOLLOWERS"] = str(followers)
+    os.environ["CARDHALL_MAX_FOLLOWERS"] = str(args.max_followers)
+    os.environ["CARDHALL_THREADS"] = str(args.threads)
     if args.rate_limit is not None:
         os.environ["CARDHALL_RATE_LIMIT"] = args.rate_limit
     if args.workers > 1 and "CARDHALL_RATE_LIMIT_STORAGE" not in os.environ:  # (one worker: its memory)
@@ -73,24 +77,59 @@ def serve(args: argparse.Namespace) -> int:
     # seldom give memory back, so a worker's RSS creeps up as more of its threads serve; two
     # arenas bound that (docs/performance.md, "Soak"), and under the GIL their lock is no contention.
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
-    if args.shuffle_secret:  # (handed to the workers as gunicorn starts them; never printed)
+    if args.shuffle_secret:  # (handed to the workers as they start; never printed)
         os.environ["CARDHALL_SHUFFLE_SECRET"] = args.shuffle_secret
     os.environ["CARDHALL_CORS_ORIGINS"] = " ".join(args.cors_origin)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(args.port)
+    sockets = raise_open_files_limit()
+    if sockets < args.max_followers * args.workers:
+        print(f"cardhall: warning: this process may open {sockets} files; --max-followers "
+              f"{args.max_followers} × {args.workers} workers needs more", file=sys.stderr)
     argv = [
-        "gunicorn",
-        "--bind", f"{args.host}:{args.port}",
+        "uvicorn", "api.asgi:app",
+        "--host", args.host,
+        "--port", str(args.port),
         "--workers", str(args.workers),
-        "--worker-class", "gthread",
-        "--threads", str(args.threads),
-        "--timeout", "120",
-        "--graceful-timeout", "10",
-        "--keep-alive", "5",
-        "--access-logfile", "-",
-        "api.wsgi:app",
+        "--lifespan", "off",
+        "--backlog", "4096",
+        "--timeout-keep-alive", "5",
+        "--timeout-graceful-shutdown", "10",
+        "--no-access-log",  # (api.requestlog logs each request, with its id)
+        "--log-config", _logging_config(args.log_format, args.port),
     ]
     print(f"cardhall: serving {_redacted(url)} on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
+
+
+def raise_open_files_limit() -> int:
+    """Let this process (and what it starts) open as many files as the system allows it: each
+    follower holds a socket. The limit now in force."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def _metrics_directory(port: int) -> str:
+    """An empty directory for the workers' metrics (prometheus-client's multiprocess mode): the
+    operator's PROMETHEUS_MULTIPROC_DIR emptied, else a new one."""
+    if given := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        for stale in Path(given).glob("*.db"):
+            stale.unlink()
+        return given
+    return tempfile.mkdtemp(prefix=f"cardhall-metrics-{port}-")
+
+
+def _logging_config(log_format: str, port: int) -> str:
+    """A file of the servers' logging set-up (uvicorn's --log-config reads JSON)."""
+    from api.requestlog import logging_config
+
+    handle, path = tempfile.mkstemp(prefix=f"cardhall-logging-{port}-", suffix=".json")
+    with os.fdopen(handle, "w") as file:
+        json.dump(logging_config(log_format), file)
+    return path
 
 
 def _redacted(url: str) -> str:

@@ -1,16 +1,17 @@
 """The arena: entrants play many seeded games with fair seat rotation; results by entrant.
 
-Games are played in-process (:class:`service.local.LocalGame`, the server's own rules
-engine) or through a server with the client. Built-in entrants ``random`` and
-``greedy`` are the house bots (:func:`bots.choose`); through a server they sit as
-house bots, so the server plays them.
+How one game is played is given to :func:`run`: through a server with the client
+(:func:`play_remote`), or in the CLI's own process (``cardhall_cli.arena``, the
+server's rules engine; this package speaks HTTP only). Built-in entrants ``random``
+and ``greedy`` are the house bots; through a server they sit as house bots, so the
+server plays them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from client.loading import Choose, load_bot
@@ -66,37 +67,6 @@ class Played:
     illegal: list[int]  # per seat: moves refused and replaced by the first legal one
 
 
-def play_local(game: str, players: int, entrants: list[Entrant], number: int, seed: int,
-               options: dict[str, Any]) -> Played:
-    """One game in memory through the server's rules engine."""
-    from domain.errors import DomainError
-    from service.local import LocalGame
-
-    seats = seating(entrants, players, number)
-    local = LocalGame(game, players, {**options, "seed": seed}, names=[entrants[i].name for i in seats])
-    chooser = [_local_chooser(game, entrants[index], random.Random(f"{seed}:{seat}"))
-               for seat, index in enumerate(seats)]
-    illegal = [0] * players
-    while not local.over:
-        seat = local.view(None)["to_act"][0]
-        view = local.view(seat)
-        try:
-            local.move(seat, chooser[seat](view))
-        except DomainError:
-            illegal[seat] += 1
-            local.move(seat, view["legal_moves"][0])
-    return Played(number, seed, seats, local.view(None)["result"], illegal)
-
-
-def _local_chooser(game: str, one: Entrant, rng: random.Random) -> Choose:
-    """A file bot's own function, or the house bot's, with its own seeded random source."""
-    if one.choose is not None:
-        return one.choose
-    import bots
-
-    return lambda view: bots.choose(game, one.house, view, rng)
-
-
 def play_remote(client: Any, game: str, players: int, entrants: list[Entrant], number: int, seed: int,
                 options: dict[str, Any]) -> Played:
     """One game through a server: house entrants sit as house bots, file bots play with the client."""
@@ -126,15 +96,16 @@ def play_remote(client: Any, game: str, players: int, entrants: list[Entrant], n
     return Played(number, seed, seats, view["result"], illegal)
 
 
+#: Plays one game: ``(game, players, entrants, number, seed, options)`` to how it ended.
+PlayOne = Callable[[str, int, list[Entrant], int, int, dict[str, Any]], Played]
+
+
 def run(game: str, players: int, entrants: list[Entrant], games: int, seed: int, *,
-        client: Any = None, options: dict[str, Any] | None = None) -> Iterator[Played]:
-    """Play ``games`` games, game ``n`` seeded ``seed + n``; yields each as it ends.
+        play: PlayOne, options: dict[str, Any] | None = None) -> Iterator[Played]:
+    """Play ``games`` games with ``play``, game ``n`` seeded ``seed + n``; yields each as it ends.
 
     The ``random`` module is seeded before each game too, so file bots that use it replay the same.
     """
     for number in range(games):
         random.seed(f"{seed}:{number}")
-        if client is None:
-            yield play_local(game, players, entrants, number, seed + number, dict(options or {}))
-        else:
-            yield play_remote(client, game, players, entrants, number, seed + number, dict(options or {}))
+        yield play(game, players, entrants, number, seed + number, dict(options or {}))

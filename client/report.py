@@ -20,20 +20,15 @@ from client.standings import Standings
 
 
 def run_with_progress(game: str, players: int, entrants: list[arena.Entrant], games: int, seed: int,
-                      server: str | None, options: dict[str, Any], console: Console | None = None) -> Standings:
-    """Play the games with a progress bar; the standings."""
-    from client.http import CardhallClient
-
+                      play: arena.PlayOne, options: dict[str, Any], console: Console | None = None) -> Standings:
+    """Play the games with ``play`` and a progress bar; the standings."""
     standings = Standings(game, entrants)
-    client = CardhallClient(server, timeout=60.0) if server else None
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(f"{game} arena", total=games)
-        for played in arena.run(game, players, entrants, games, seed, client=client, options=options):
+        for played in arena.run(game, players, entrants, games, seed, play=play, options=options):
             standings.add(played)
             progress.advance(task)
-    if client is not None:
-        client.close()
     return standings
 
 

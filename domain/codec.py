@@ -45,7 +45,7 @@ def decode(hint: Any, data: Any) -> Any:
 
 @functools.cache
 def _decoder(hint: Any) -> Callable[[Any], Any]:
-    """A function decoding data of declared type ``hint``, built once per type (a snapshot holds thousands of values)."""
+    """A function decoding data of declared type ``hint``, built once per type (a snapshot holds many values of each)."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any or origin in (Mapping, dict) or hint in (Mapping, dict):
         return _same

@@ -18,7 +18,10 @@ is. A game is decided and evolved purely:
 * ``default_moves(state, seat)`` is what the server plays for a seat whose turn
   timed out (option ``move_seconds``, :mod:`domain.clocks`).
 
-Registering a module's ``GAME`` object in :data:`GAMES` is all a new game needs.
+A game is a package that names its :class:`Game` object in an entry point of the
+group ``cardhall.games`` (``craits = "domain.games.craits:GAME"`` in
+``pyproject.toml``); the registry loads every such entry point, the built-in games'
+among them, the first time a game is looked up.
 
 Rules versions: a game's rules never change under a stored game. A change of
 rules is a new :class:`Game` (usually a subclass) with a higher ``version``,
@@ -32,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping, Sequence
+from importlib import metadata
 from typing import Any
 
 from domain import codec
@@ -168,17 +172,29 @@ def register(game: Game) -> Game:
 
 def get_game(name: str) -> Game:
     """The game called ``name`` at its newest version, or the version ``name/N`` names (KeyError if none)."""
-    _load_builtin_games()
+    _load_once()
     return RULES[name] if "/" in name else GAMES[name]
 
 
 def all_games() -> dict[str, Game]:
     """Every registered game by name."""
-    _load_builtin_games()
+    _load_once()
     return dict(GAMES)
 
 
-def _load_builtin_games() -> None:
-    if GAMES:
-        return
-    import domain.games  # noqa: F401  (registers the built-in games)
+#: The entry point group a game registers in.
+ENTRY_POINT_GROUP = "cardhall.games"
+_loaded = False
+
+
+def load_entry_points() -> None:
+    """Register the game every installed ``cardhall.games`` entry point names, beside those registered already."""
+    global _loaded
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        register(entry_point.load())
+    _loaded = True
+
+
+def _load_once() -> None:
+    if not _loaded:
+        load_entry_points()

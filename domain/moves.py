@@ -1,20 +1,59 @@
 """Moves: imperative commands a seat sends (``Play``, ``Draw``, ``Knock``).
 
 A move class is a frozen dataclass with a class-level ``type`` (the API's
-``"type"`` string). Fields carry a ``kind`` in their metadata so that one
-parser can check any game's moves: ``card`` (a card code), ``suit`` (a suit
-letter), ``seat`` (an integer), ``bool``, or ``choice`` with ``choices``.
-A field with a default is optional.
+``"type"`` string). Each field is declared with :func:`field` and a
+:class:`FieldKind`: the test its JSON value must pass, the words saying what it
+must be, and its JSON Schema, so that one parser checks any game's moves and
+the API documents them. The kinds below are shared (``CARD``, ``SUIT``,
+``SEAT``, ``BOOL``, :func:`choice`); a game declares its own as freely. A field
+with a default is optional. ``examples`` are the API document's examples of
+the move: a name, a summary and the move's fields.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
-from domain.cards import is_card, is_suit
+from domain.cards import DECK, SUITS, is_card, is_suit
 from domain.errors import InvalidMove
+
+#: The largest seat a move may name: a 32-bit integer, as every number the API reads.
+MAX_SEAT = 2**31 - 1
+
+
+def _unchanged(value: Any) -> Any:
+    return value
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FieldKind:
+    """What a move field holds: ``accepts`` tests a JSON value, ``expected`` says in words what it must be,
+    ``schema`` is its JSON Schema, and ``read`` turns an accepted value into the one the move holds."""
+
+    accepts: Callable[[Any], bool]
+    expected: str
+    schema: Mapping[str, Any]
+    read: Callable[[Any], Any] = _unchanged
+
+
+def _is_seat(value: Any) -> bool:
+    # JSON does not tell 2 from 2.0: both are seat 2.
+    integral = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    return integral and not isinstance(value, bool) and 0 <= value <= MAX_SEAT
+
+
+CARD = FieldKind(is_card, "a card code such as 'TH' (rank A23456789TJQK, suit CDHS)", {"enum": list(DECK)})
+SUIT = FieldKind(is_suit, "one of 'C', 'D', 'H', 'S'", {"enum": list(SUITS)})
+SEAT = FieldKind(_is_seat, "a seat number (integer from 0)", {"type": "integer", "minimum": 0, "maximum": MAX_SEAT}, int)
+BOOL = FieldKind(lambda value: isinstance(value, bool), "true or false", {"type": "boolean"})
+
+
+def choice(*choices: str) -> FieldKind:
+    """The kind of a field holding one of ``choices``."""
+    return FieldKind(lambda value: isinstance(value, str) and value in choices,
+                     "one of " + ", ".join(repr(option) for option in choices), {"enum": list(choices)})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -22,6 +61,7 @@ class Move:
     """Base of every move."""
 
     type: ClassVar[str] = ""
+    examples: ClassVar[tuple[tuple[str, str, Mapping[str, Any]], ...]] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The move as the API's JSON object; optional fields left unset are omitted."""
@@ -45,31 +85,14 @@ def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
     return found
 
 
-def field(kind: str, *, choices: tuple[str, ...] = (), default: Any = dataclasses.MISSING) -> Any:
-    """Declare a move field of ``kind`` (``card``, ``suit``, ``seat``, ``bool``, ``choice``)."""
-    return dataclasses.field(default=default, metadata={"kind": kind, "choices": choices})
+def field(kind: FieldKind, *, default: Any = dataclasses.MISSING) -> Any:
+    """Declare a move field of ``kind``."""
+    return dataclasses.field(default=default, metadata={"kind": kind})
 
 
-def _check(kind: str, choices: tuple[str, ...], value: Any) -> bool:
-    if kind == "card":
-        return is_card(value)
-    if kind == "suit":
-        return is_suit(value)
-    if kind == "seat":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "choice":
-        return isinstance(value, str) and value in choices
-    raise AssertionError(f"unknown move field kind {kind}")
-
-
-_EXPECTED = {
-    "card": "a card code such as 'TH' (rank A23456789TJQK, suit CDHS)",
-    "suit": "one of 'C', 'D', 'H', 'S'",
-    "seat": "a seat number (integer from 0)",
-    "bool": "true or false",
-}
+def kind_of(spec: dataclasses.Field) -> FieldKind:
+    """The kind a move field was declared with."""
+    return spec.metadata["kind"]
 
 
 class MoveParser:
@@ -93,13 +116,12 @@ class MoveParser:
             raise InvalidMove(f"'{move_type}' takes no field {', '.join(sorted(map(str, extra)))}")
         kwargs = {}
         for name, spec in fields.items():
-            if name not in data or data[name] is None:
+            if name not in data:
                 if spec.default is dataclasses.MISSING:
                     raise InvalidMove(f"'{move_type}' needs the field '{name}'")
                 continue
-            kind, choices = spec.metadata["kind"], spec.metadata["choices"]
-            if not _check(kind, choices, data[name]):
-                expected = _EXPECTED.get(kind) or "one of " + ", ".join(repr(c) for c in choices)
-                raise InvalidMove(f"'{name}' must be {expected}, not {data[name]!r}")
-            kwargs[name] = data[name]
+            kind = kind_of(spec)
+            if not kind.accepts(data[name]):
+                raise InvalidMove(f"'{name}' must be {kind.expected}, not {data[name]!r}")
+            kwargs[name] = kind.read(data[name])
         return cls(**kwargs)

@@ -1,16 +1,21 @@
-"""A table: one game's lifecycle around its rules.
+r"""A table: one game's lifecycle around its rules.
 
 The log of a game opens with ``GameCreated`` and one ``SeatTaken`` per seat;
 every later event belongs to the game's own rules. A table is ``waiting`` until
 every seat is taken, ``active`` while the rules run, ``finished`` once they say
 the game is over. This module is what the service calls; it knows no game.
+
+A move is :func:`play`\ed: decided, then followed by everything the table does
+by itself — chance outcomes and house bots' turns — until a person must act or
+the game is over. What is not pure in that (shuffles, bots' random choices) comes
+from outside, as a :class:`House`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from domain import clocks, codec
 from domain.clocks import ABANDON_AFTER, ABANDONED_TO, CLOCK_EVENTS, Clock, SeatAbandoned, TurnTimedOut
@@ -71,7 +76,7 @@ class Table:
 
     @property
     def status(self) -> str:
-        """``waiting``, ``active`` or ``finished`` (worked out once per table: a move asks it dozens of times)."""
+        """``waiting``, ``active`` or ``finished`` (worked out once per table: a move asks it many times)."""
         if self._status is None:
             status = WAITING if None in self.seats else FINISHED if self.game.is_over(self.state) else ACTIVE
             object.__setattr__(self, "_status", status)
@@ -217,6 +222,66 @@ def decide_in_person(table: Table, seat: int, move: Mapping[str, Any]) -> list[E
         raise AbandonedSeat(f"seat {seat} timed out {ABANDON_AFTER} turns in a row and is played by the "
                             f"house bot {ABANDONED_TO!r} for the rest of the game; its token can no longer move")
     return decide(table, seat, move)
+
+
+class House(Protocol):
+    """What a table gets from outside the domain to run by itself: chance outcomes and house bots' moves."""
+
+    def draw(self, table: Table, request: ChanceRequest) -> Event:
+        """The outcome of ``request``, which ``table`` waits for, as its next event."""
+        ...
+
+    def bot_move(self, table: Table, seat: int) -> Mapping[str, Any]:
+        """The move of the house bot in ``seat``, whose turn it is."""
+        ...
+
+    def bot_out_of_turn(self, table: Table, seat: int) -> Mapping[str, Any] | None:
+        """A move the house bot in ``seat`` takes though it is not its turn, or None to let the moment pass."""
+        ...
+
+
+def play(table: Table, seat: int, move: Mapping[str, Any], house: House) -> tuple[Table, list[Event]]:
+    """``seat``'s move in person and everything it sets off: the table after them, and the events."""
+    return settle(table, decide_in_person(table, seat, move), house)
+
+
+def settle(table: Table | None, events: list[Event], house: House) -> tuple[Table, list[Event]]:
+    """``events`` and everything they set off, until a person must act or the game is over: the
+    table after them, and the events (``events`` first)."""
+    played: list[Event] = []
+    while events:
+        for event in events:
+            table = evolve(table, event)
+        played += events
+        events = _by_itself(table, house)
+    assert table is not None, "a log starts with GameCreated"
+    return table, played
+
+
+def _by_itself(table: Table, house: House) -> list[Event]:
+    """What the table does next without a person: a chance outcome, or a house bot's move.
+
+    House bots may act out of turn first (a call-out, a declared 31: whatever their
+    strategy takes when it is offered), then the bot whose turn it is plays.
+    """
+    if table.status != ACTIVE:
+        return []
+    request = table.game.chance(table.state)
+    if request is not None:
+        return [house.draw(table, request)]
+    for sitter in table.seats:  # (every seat is taken: the game is active)
+        if sitter.bot is not None:
+            break
+    else:
+        return []  # no house bot at the table
+    to_act = table.game.to_act(table.state)
+    for seat, sitter in enumerate(table.seats):
+        if sitter.bot is not None and seat not in to_act and (move := house.bot_out_of_turn(table, seat)) is not None:
+            return decide(table, seat, move)
+    for seat in to_act:
+        if table.seats[seat].bot is not None:
+            return decide(table, seat, house.bot_move(table, seat))
+    return []
 
 
 def deadline(table: Table, turn_began: float | None) -> float | None:

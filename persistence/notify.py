@@ -7,6 +7,10 @@ PostgreSQL (:class:`PostgresListener`), a poll of the events table on SQLite
 (:class:`SqlitePoller`). Waiters sleep on the board's condition and always
 confirm with a read from the store, so a lost or late announcement costs
 latency, never correctness.
+
+Waiters that hold no thread (an event loop's followers) :meth:`Announcements.subscribe`
+instead: their callback is called from the announcing thread and must only hand the
+news on (e.g. ``loop.call_soon_threadsafe``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ class Announcements:
         self._heard_lock = threading.Lock()
         self._latest: dict[str, int] = {}
         self._waiters: collections.Counter[str] = collections.Counter()
+        self._subscribers: dict[str, set[Callable[[int | None], None]]] = collections.defaultdict(set)
         self._generation = 0
 
     def announce(self, game_id: str, version: int) -> None:
@@ -52,6 +57,9 @@ class Announcements:
             if self._waiters[game_id]:
                 self._latest[game_id] = max(self._latest.get(game_id, 0), version)
                 self._changed.notify_all()
+            subscribers = list(self._subscribers.get(game_id, ()))
+        for callback in subscribers:
+            callback(version)
 
     def announce_all(self) -> None:
         """Announcements may have been lost: every waiter re-reads the store, and what was heard is forgotten."""
@@ -60,6 +68,32 @@ class Announcements:
         with self._changed:
             self._generation += 1
             self._changed.notify_all()
+            subscribers = [callback for callbacks in self._subscribers.values() for callback in callbacks]
+        for callback in subscribers:
+            callback(None)
+
+    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
+        """Call ``callback(version)`` on each announcement of the game, ``callback(None)`` when
+        announcements may have been lost (re-read the store); the function that unsubscribes.
+
+        A subscriber counts as a waiter (the poller polls for it), and hears at once the newest
+        version heard before it subscribed, so an append between its last read and now is not missed.
+        """
+        with self._changed:
+            self._waiters[game_id] += 1
+            self._subscribers[game_id].add(callback)
+            self._changed.notify_all()  # (a poller idling for want of waiters)
+        if (heard := self.heard(game_id)) is not None:
+            callback(heard)
+
+        def unsubscribe() -> None:
+            with self._changed:
+                self._subscribers[game_id].discard(callback)
+                if not self._subscribers[game_id]:
+                    del self._subscribers[game_id]
+                self._forget_waiter(game_id)
+
+        return unsubscribe
 
     def heard(self, game_id: str) -> int | None:
         """The newest version announced for the game since the last :meth:`announce_all`, if any."""
@@ -88,10 +122,14 @@ class Announcements:
             return True
         finally:
             with self._changed:
-                self._waiters[game_id] -= 1
-                if not self._waiters[game_id]:
-                    del self._waiters[game_id]
-                    self._latest.pop(game_id, None)
+                self._forget_waiter(game_id)
+
+    def _forget_waiter(self, game_id: str) -> None:
+        """One waiter of the game fewer (the condition held)."""
+        self._waiters[game_id] -= 1
+        if not self._waiters[game_id]:
+            del self._waiters[game_id]
+            self._latest.pop(game_id, None)
 
     def _sleep(self, game_id: str, after: int, until: float) -> bool:
         """Sleep until an announcement passes ``after`` (True), a re-read is due or ``until`` (False)."""

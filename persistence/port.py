@@ -15,7 +15,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -206,6 +206,19 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
         """Block until the game has an event after ``after`` or ``timeout`` passes; True if it has."""
+
+    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
+        """Have ``callback(version)`` called (from any thread) as the game's appends are heard of,
+        ``callback(None)`` when some may have been missed; the function that stops it.
+
+        For waiters that hold no thread; they re-read the store now and then all the same. A store
+        that hears of nothing (this default) leaves them to those re-reads.
+        """
+        return lambda: None
+
+    def pool_use(self) -> tuple[int, int] | None:
+        """Database connections in use and the pool's size, for a store with a pool."""
+        return None
 
     def latest_heard(self, game_id: str) -> int | None:
         """The game's newest version as this process has heard of it, if it is sure to hear of

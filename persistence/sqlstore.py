@@ -332,6 +332,14 @@ class SqlEventStore(EventStore):
             lambda: self.last_version(game_id) or 0, self.RECHECK_SECONDS if listening else 0.5,
         )
 
+    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
+        self._waker.start()
+        return self._board.subscribe(game_id, callback)
+
+    def pool_use(self) -> tuple[int, int] | None:
+        pool = self.engine.pool
+        return (pool.checkedout(), pool.size()) if isinstance(pool, sa.pool.QueuePool) else None
+
     def shuffle_secret(self) -> str:
         value = self._read(lambda connection: connection.execute(_SHUFFLE_SECRET).scalar())
         if value is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import json
 import secrets
@@ -24,7 +25,7 @@ from typing import Any
 import bots
 from domain import fairness
 from domain import table as tables
-from domain.errors import DomainError, GameNotActive, InvalidOptions, SeatUnavailable
+from domain.errors import DomainError, InvalidOptions, SeatUnavailable
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
 from domain.game import all_games
@@ -37,7 +38,6 @@ from persistence.port import (
     VersionConflict,
     as_utc,
 )
-from service.chance import draw, rng_for
 from service.errors import (
     BadRequest,
     Forbidden,
@@ -48,12 +48,12 @@ from service.errors import (
     Unauthorized,
     Unavailable,
 )
+from service.house import House
 from service.replays import Checkpoints
 from service.tables import TableCache, decode
 from service.tokens import TokenSeats
 
 MAX_LIMIT_EVENTS = 1000
-MAX_BOT_EVENTS = 100_000  # a runaway guard: every game ends long before
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
 GONE_CHECK_SECONDS = 1.0  # how often a wait asks whether its caller is still there
 
@@ -84,9 +84,6 @@ class MoveOutcome:
     status: int
     body: dict[str, Any]
     replayed: bool = False
-    #: ``body`` as compact JSON (``,`` and ``:`` separators, ASCII, keys in order), when the
-    #: service has it: an HTTP answer can send it without encoding the body again.
-    text: str | None = dataclasses.field(default=None, repr=False, compare=False)
 
 
 class GameService:
@@ -119,6 +116,11 @@ class GameService:
         if self._shuffle_secret is None:
             self._shuffle_secret = self.store.shuffle_secret().encode()
         return self._shuffle_secret
+
+    @functools.cached_property
+    def house(self) -> House:
+        """The deployment's house (:mod:`service.house`): its shuffles and house bots keyed with its secret."""
+        return House(self.shuffle_secret)
 
     # -- reading ------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -270,7 +272,7 @@ class GameService:
             if table.status != tables.WAITING:
                 raise SeatUnavailable(f"the game is {table.status}: no seat is free")
             seated = tables.take_seat(table, name=name, bot=bot)
-            after, decided = self._play_out(table, [seated])
+            after, decided = tables.settle(table, [seated], self.house)
             write = self._write(game_id, table, after, decided)
             try:
                 with self.store.transaction() as tx:
@@ -299,9 +301,7 @@ class GameService:
         ``if_match``: ``"*"`` (any version) or the versions an ``If-Match`` header names (none: never matches).
         """
         seat = self._acting_seat(game_id, token)
-        fingerprint = request_fingerprint(
-            {"move": dict(move), "expected_version": expected_version, "if_match": if_match}
-        )
+        request = _MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key)
         for _ in range(MAX_ATTEMPTS):
             # Decided (house bots included) on the table as last committed, outside the
             # write transaction: the append refuses it if anyone wrote since, and then it
@@ -311,48 +311,38 @@ class GameService:
             # PostgreSQL hears every process's appends: a cached table it has heard of nothing
             # newer than is used as it is, sparing a read (the append checks the version).
             table = self.cache.heard_current(game_id) or self.table(game_id)
-            played = self._play(table, seat, move)
-            # Everything but the writing is done before the write transaction opens: it holds
-            # the write lock (every appender queues on it), so it does no more than write.
-            prepared = None if isinstance(played, DomainError) else self._prepare(game_id, table, seat, *played)
             try:
-                with self.store.transaction() as tx:
-                    if idempotency_key is not None:
-                        earlier = tx.get_idempotency(game_id, seat, idempotency_key)
-                        if earlier is not None:
-                            return self._replayed(earlier, fingerprint)
-                    # A refusal is given only on the game's current table: on one someone has
-                    # since moved on, it is decided again.
-                    if if_match is not None and if_match != "*" and table.version not in if_match:
-                        _confirm_current(tx, game_id, table)
-                        raise PreconditionFailed(f"If-Match names versions {list(if_match)}; "
-                                                 f"the game is at version {table.version}")
-                    if expected_version is not None and expected_version != table.version:
-                        _confirm_current(tx, game_id, table)
-                        raise StaleVersion(f"expected version {expected_version}; the game is at {table.version}")
-                    if isinstance(played, DomainError):
-                        _confirm_current(tx, game_id, table)
-                        raise played
-                    assert prepared is not None
-                    prepared.write.apply(tx)
-                    if idempotency_key is not None:  # (after the append, which serialises writers)
-                        tx.put_idempotency(game_id, seat, idempotency_key,
-                                           IdempotencyRecord(fingerprint, 201, json.loads(prepared.text)))
+                return self._attempt(table, request)
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
-                continue
-            self.cache.put(game_id, prepared.write.after)
-            return MoveOutcome(201, prepared.body, text=prepared.text)
         raise StaleVersion("the game kept changing while deciding this move; try again")
 
-    def _play(
-        self, table: tables.Table, seat: int, move: Mapping[str, Any]
-    ) -> tuple[tables.Table, list[Event]] | DomainError:
-        """The move and everything it sets off, or the error refusing it (raised only after the key is checked)."""
+    def _attempt(self, table: tables.Table, request: _MoveRequest) -> MoveOutcome:
+        """``request``'s move made on ``table``, or refused; VersionConflict if ``table`` is no longer the game's."""
         try:
-            return self._play_out(table, tables.decide_in_person(table, seat, move))
-        except DomainError as error:
-            return error
+            request.check_version(table.version)
+            after, events = tables.play(table, request.seat, request.move, self.house)
+        except DomainError:
+            # A refusal is given only on the game's current table (on one someone has since
+            # moved on, it is decided again), and never to a request already answered.
+            with self.store.transaction() as tx:
+                if (earlier := self._earlier(tx, request)) is not None:
+                    return earlier
+                _confirm_current(tx, request.game_id, table)
+            raise
+        # Everything but the writing is done before the write transaction opens: it holds
+        # the write lock (every appender queues on it), so it does no more than write.
+        write = self._write(request.game_id, table, after, events)
+        answer = self._answer(write, request.seat, events)
+        with self.store.transaction() as tx:
+            if (earlier := self._earlier(tx, request)) is not None:
+                return earlier
+            write.apply(tx)
+            if request.idempotency_key is not None:  # (after the append, which serialises writers)
+                tx.put_idempotency(request.game_id, request.seat, request.idempotency_key,
+                                   IdempotencyRecord(request.fingerprint(), 201, answer))
+        self.cache.put(request.game_id, after)
+        return MoveOutcome(201, answer)
 
     def _acting_seat(self, game_id: str, token: str | None) -> int:
         """The seat the token acts for; a missing game is reported before a bad token."""
@@ -365,35 +355,25 @@ class GameService:
         return seat
 
     @staticmethod
-    def _replayed(earlier: IdempotencyRecord, fingerprint: str) -> MoveOutcome:
-        if earlier.request_hash != fingerprint:
+    def _earlier(tx: Transaction, request: _MoveRequest) -> MoveOutcome | None:
+        """The answer given before to a request with ``request``'s idempotency key, if there was one."""
+        if request.idempotency_key is None:
+            return None
+        earlier = tx.get_idempotency(request.game_id, request.seat, request.idempotency_key)
+        if earlier is None:
+            return None
+        if earlier.request_hash != request.fingerprint():
             raise IdempotencyConflict("this Idempotency-Key was used with another request body")
         return MoveOutcome(earlier.status, earlier.body, replayed=True)
 
-    def _prepare(
-        self, game_id: str, before: tables.Table, seat: int, after: tables.Table, decided: list[Event]
-    ) -> _Move:
-        """A move's write, ready to apply: the events, the snapshot if one is due, and the answer
-        (the caller's view and the events as it may see them, as JSON text)."""
-        write = self._write(game_id, before, after, decided)
-        body = _with_deadline(tables.view(after, seat), after,
-                              write.recorded_at if write.turn_began else self._turn_began(game_id, after))
-        body["events"] = [_render(after, event, version, write.recorded_at, seat)
-                          for version, event in enumerate(decided, start=before.version + 1)]
-        return _Move(write, body, _COMPACT.encode(body))
-
-    def _play_out(self, table: tables.Table, events: list[Event]) -> tuple[tables.Table, list[Event]]:
-        """``events`` and everything they set off (chance, house bots): the table after them, and them all."""
-        decided: list[Event] = []
-        pending = list(events)
-        while pending:
-            for event in pending:
-                table = tables.evolve(table, event)
-                decided.append(event)
-            if len(decided) > MAX_BOT_EVENTS:
-                raise GameNotActive("house bots did not finish the game")
-            pending = self._consequences(table)
-        return table, decided
+    def _answer(self, write: _Write, seat: int, events: list[Event]) -> dict[str, Any]:
+        """A move's answer: the caller's view after ``write``, and its ``events`` as the caller may see them."""
+        after = write.after
+        answer = _with_deadline(tables.view(after, seat), after,
+                                write.recorded_at if write.turn_began else self._turn_began(write.game_id, after))
+        answer["events"] = [_render(after, event, version, write.recorded_at, seat)
+                            for version, event in enumerate(events, start=write.before.version + 1)]
+        return answer
 
     def _write(self, game_id: str, before: tables.Table, after: tables.Table, decided: list[Event]) -> _Write:
         """The write taking the game from ``before`` to ``after`` by ``decided``, snapshot included if due."""
@@ -401,36 +381,6 @@ class GameService:
         turn_began = after.clock is not None and after.clock.turn_version > before.version
         return _Write(game_id, before, after, [_new(event) for event in decided], self.clock(),
                       self.cache.snapshot_due(before.version, after), turn_began)
-
-    def _consequences(self, table: tables.Table) -> list[Event]:
-        """What the game does next by itself: a chance outcome, or a house bot's move.
-
-        House bots may act out of turn first (a call-out, a declared 31: whatever their
-        strategy takes when it is offered), then the bot whose turn it is plays.
-        """
-        request = tables.chance(table)
-        if request is not None:
-            return [draw(request, table.options, table.version + 1, self.shuffle_secret)]
-        if table.status != tables.ACTIVE:
-            return []
-        to_act = tables.to_act(table)
-        for seat, sitter in enumerate(table.seats):
-            if sitter is None or sitter.bot is None or seat in to_act:
-                continue
-            moves = tables.legal_moves(table, seat)
-            if not moves:
-                continue
-            rng = rng_for(table.options, table.version + 1, self.shuffle_secret, salt=f"bot{seat}")
-            move = bots.out_of_turn(table.game.name, sitter.bot, _bot_view(table, seat, sitter.bot, moves), rng)
-            if move is not None:
-                return tables.decide(table, seat, move)
-        for seat in to_act:
-            sitter = table.seats[seat]
-            if sitter is not None and sitter.bot is not None:
-                view = _bot_view(table, seat, sitter.bot)
-                rng = rng_for(table.options, table.version + 1, self.shuffle_secret, salt=f"bot{seat}")
-                return tables.decide(table, seat, bots.choose(table.game.name, sitter.bot, view, rng))
-        return []
 
     def time_out(self, game_id: str, version: int) -> bool:
         """Time out the turn game ``game_id`` waits for at ``version`` if its deadline has passed: the
@@ -444,7 +394,7 @@ class GameService:
         events = tables.time_out(table, self.clock().timestamp(), began and began.timestamp())
         if not events:
             return False
-        after, decided = self._play_out(table, events)
+        after, decided = tables.settle(table, events, self.house)
         try:
             with self.store.transaction() as tx:
                 self._write(game_id, table, after, decided).apply(tx)
@@ -474,14 +424,6 @@ class GameService:
         if problem is not None:
             raise Unavailable(problem)
         return {"status": "ok", "database": "ok"}
-
-
-def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What a house bot in ``seat`` is shown: its seat's view, or only its legal moves when that
-    is all its kind reads (never more than the seat may see)."""
-    if bots.needs_view(kind):
-        return tables.view(table, seat)
-    return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
 
 
 def _deadline(table: tables.Table, turn_began: dt.datetime | None) -> dt.datetime | None:
@@ -540,30 +482,32 @@ class _Write:
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Move:
-    """A decided move: its write, and its answer (the caller's view and the events as it may
-    see them, JSON-ready and as JSON text)."""
-
-    write: _Write
-    body: dict[str, Any]
-    text: str
-
-
 def _new(event: Event) -> NewEvent:
     return NewEvent(event.type_name(), event.seat, event_data(event))
 
 
-def _default(value: Any) -> Any:
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, tuple | set | frozenset):
-        return list(value)
-    raise TypeError(f"cannot serialise {type(value).__name__}")
+@dataclasses.dataclass(frozen=True, slots=True)
+class _MoveRequest:
+    """A move as sent for ``seat`` of ``game_id``, with its preconditions and idempotency key."""
 
+    game_id: str
+    seat: int
+    move: Mapping[str, Any]
+    expected_version: int | None
+    if_match: str | tuple[int, ...] | None
+    idempotency_key: str | None
 
-#: Encodes as Flask's JSON provider does by default (compact, ASCII, keys in order), tuples,
-#: sets and times included: the text a move's answer is sent as, encoded once.
-_COMPACT = json.JSONEncoder(separators=(",", ":"), default=_default)
+    def check_version(self, version: int) -> None:
+        """PreconditionFailed or StaleVersion unless the preconditions hold of the game at ``version``."""
+        if self.if_match is not None and self.if_match != "*" and version not in self.if_match:
+            raise PreconditionFailed(f"If-Match names versions {list(self.if_match)}; the game is at version {version}")
+        if self.expected_version is not None and self.expected_version != version:
+            raise StaleVersion(f"expected version {self.expected_version}; the game is at {version}")
+
+    def fingerprint(self) -> str:
+        """What the idempotency key is recorded with: a hash of the request."""
+        return request_fingerprint({"move": dict(self.move), "expected_version": self.expected_version,
+                                    "if_match": self.if_match})
+
 
 __all__ = ["DomainError", "GameService", "MoveOutcome", "hash_token"]

@@ -1,9 +1,10 @@
 """A game played in memory, with no store: for tests, simulations and the arena.
 
-It runs the same domain code as the service: decide, evolve, and draw every
-chance outcome the game waits for as an event (:mod:`service.chance`). A game in
-memory belongs to no deployment: its seeded shuffles use :data:`LOCAL_SECRET`,
-so a seed gives the same game wherever it is played in memory.
+It plays the same domain code as the service (:func:`domain.table.play`), with
+the same house: every chance outcome drawn as an event, every house bot's turn
+played (a seat a timeout handed to one). A game in memory belongs to no
+deployment: its house keys seeded shuffles with :data:`LOCAL_SECRET`, so a seed
+gives the same game wherever it is played in memory.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from domain import table as tables
 from domain.events import Event
-from service.chance import draw
+from service.house import House
 
 LOCAL_SECRET = b"cardhall-local"
 
@@ -29,33 +30,24 @@ class LocalGame:
         names: list[str] | None = None,
         secret: bytes = LOCAL_SECRET,
     ) -> None:
-        self.secret = secret  # (a deployment's, to replay its seeded games; see service.chance)
+        self.house = House(secret)  # (a deployment's secret, to replay its seeded games; see service.chance)
         self.events: list[Event] = []
         self.table: tables.Table = None  # type: ignore[assignment]
-        self._append(tables.create(game, players, dict(options or {})))
+        self.record([tables.create(game, players, dict(options or {}))])
         for index in range(players):
-            self._append(tables.take_seat(self.table, name=(names[index] if names else f"p{index}")))
-        self.settle()
-
-    def _append(self, event: Event) -> None:
-        self.events.append(event)
-        self.table = tables.evolve(self.table, event)
-
-    def settle(self) -> list[Event]:
-        """Draw and record every chance outcome the game waits for now."""
-        drawn = []
-        while (request := tables.chance(self.table)) is not None:
-            event = draw(request, self.table.options, self.table.version + 1, self.secret)
-            self._append(event)
-            drawn.append(event)
-        return drawn
+            self.record([tables.take_seat(self.table, name=(names[index] if names else f"p{index}"))])
 
     def move(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
-        """Make a move; returns every event it set off, chance outcomes included."""
-        events = tables.decide(self.table, seat, move)
-        for event in events:
-            self._append(event)
-        return events + self.settle()
+        """Make a move in person; returns every event it set off, chance outcomes included."""
+        self.table, events = tables.play(self.table, seat, move, self.house)
+        self.events += events
+        return events
+
+    def record(self, events: list[Event]) -> list[Event]:
+        """Record events decided elsewhere (a timeout's) and everything they set off; returns them all."""
+        self.table, events = tables.settle(self.table, events, self.house)
+        self.events += events
+        return events
 
     @property
     def state(self) -> Any:

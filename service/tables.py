@@ -1,8 +1,8 @@
 """Loading tables from the store, with a cache of the latest state per game.
 
 A cached table is checked against the stored version on every use; only the
-events after it are read and folded, so loading costs the same at event 10 and
-at event 2,000 (and stays right when other processes append).
+events after it are read and folded, so loading costs the same however long the
+game has run (and stays right when other processes append).
 
 A table not cached (after a restart, in another worker, dropped by the LRU) or
 far behind starts from the game's snapshot (:mod:`service.snapshots`), if one
@@ -21,8 +21,8 @@ from domain.events import Event
 from persistence.port import EventStore, StoredEvent
 from service import snapshots
 
-SNAPSHOT_EVERY = 50  # versions; a cold load folds fewer than this many events (and ~ half on average)
-# A table in memory is thousands of small tuples, so this cache is what a worker's memory
+SNAPSHOT_EVERY = 50  # versions; a cold load folds fewer than this many events
+# A table in memory is many small tuples, so this cache is what a worker's memory
 # grows by as games come and go (docs/performance.md, "Soak"): enough tables for the games in
 # play on a busy worker; one dropped is rebuilt from its snapshot and the few events after it.
 CACHED_TABLES = 512
@@ -49,6 +49,10 @@ class TableCache:
         self.snapshot_every = snapshot_every
         self._tables: OrderedDict[str, tables.Table] = OrderedDict()
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """How many games' tables are cached."""
+        return len(self._tables)
 
     def get(self, game_id: str, version: int | None = None) -> tables.Table | None:
         """The game's table at the stored version (or at least at ``version`` if given); None if no game."""

@@ -1,7 +1,1 @@
-"""The built-in games; importing this package registers them."""
-
-from domain.game import register
-from domain.games import craits, scat
-
-register(craits.GAME)
-register(scat.GAME)
+"""The built-in games, Craits and Scat: each registers through its entry point (``pyproject.toml``)."""

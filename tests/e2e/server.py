@@ -27,7 +27,7 @@ def free_port() -> int:
 
 @dataclasses.dataclass
 class ServerProcess:
-    """A started ``cardhall serve``: its base URL, port, gunicorn master and log."""
+    """A started ``cardhall serve``: its base URL, port, server process and log."""
 
     process: subprocess.Popen
     base_url: str
@@ -109,7 +109,7 @@ def _wait_until_healthy(base_url: str, process: subprocess.Popen, log_path: Path
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM the server (gunicorn stops its workers), then its own process group if it lingers."""
+    """SIGTERM the server (uvicorn stops its workers), then its own process group if it lingers."""
     process.terminate()
     try:
         process.wait(timeout=15)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cardhall_cli import main
+from cardhall_cli.arena import play_local
 from client import arena
 from client.standings import Standings
 
@@ -17,7 +18,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def _standings(game: str, players: int, specs: list[str], games: int, seed: int = 7, **options) -> Standings:
     entrants = arena.unique([arena.entrant(spec) for spec in specs])
     standings = Standings(game, entrants)
-    for played in arena.run(game, players, entrants, games, seed, options=options):
+    for played in arena.run(game, players, entrants, games, seed, play=play_local, options=options):
         standings.add(played)
     return standings
 

@@ -80,3 +80,10 @@ def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_and_pri
     assert "Web pages:" in out and "first full render" in out
     assert "5 steps back" in out and "of which reached the server" in out
     assert re.search(r"lobby: page \(HTML, CSS, scripts\) +│ +\d+\.\d KB", out), out
+
+
+def test_the_followers_benchmark_follows_games_while_movers_play_and_prints_its_table() -> None:
+    out = run_script("followers.py", "--followers", "0,10", "--databases", "sqlite", "--games", "4", "--movers", "2",
+                     "--seconds", "1")
+    assert "Followers over 4 games" in out and "delivery p99 ms" in out and "client CPU" in out
+    assert re.search(r"│ sqlite ×1 +│ +10 │", out), out

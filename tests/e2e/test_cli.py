@@ -43,9 +43,9 @@ def test_the_command_explains_itself(tmp_path):
     assert all(name in result.stdout for name in ("serve", "db", "bot", "arena"))
 
 
-def test_serve_refuses_a_rate_limit_it_cannot_read_and_a_follower_cap_that_takes_every_thread(tmp_path):
+def test_serve_refuses_a_rate_limit_it_cannot_read_and_a_follower_cap_below_one(tmp_path):
     bad_limit = cardhall("serve", "--rate-limit", "lots", cwd=tmp_path)
     assert bad_limit.returncode == 2 and "not a rate limit" in bad_limit.stderr
-    all_threads = cardhall("serve", "--threads", "8", "--max-followers", "8", cwd=tmp_path)
-    assert all_threads.returncode == 2 and "below --threads" in all_threads.stderr
+    no_followers = cardhall("serve", "--max-followers", "0", cwd=tmp_path)
+    assert no_followers.returncode == 2 and "--max-followers and --threads must be at least 1" in no_followers.stderr
     assert not (tmp_path / "cardhall.db").exists()  # refused before anything was started or migrated

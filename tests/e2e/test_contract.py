@@ -182,10 +182,10 @@ def test_precondition_failed_412_for_a_stale_if_match(http):
 
 def test_illegal_move_422_names_the_rule(http):
     game_id, tokens = http.started("scat", 2)
-    _, token, view_ = http.actor(game_id, tokens)
-    held = set(view_["state"]["hand"])
+    _, token, _ = http.actor(game_id, tokens)
+    drawn = http.move(game_id, token, {"type": "draw", "source": "stock"}).json
+    held = set(drawn["state"]["hand"])  # (after the draw: the card drawn is one not held before)
     missing = next(card for card in (r + s for r in "A23456789TJQK" for s in "CDHS") if card not in held)
-    http.move(game_id, token, {"type": "draw", "source": "stock"})
     assert refused(http.move(game_id, token, {"type": "discard", "card": missing}), 422, "illegal_move")["rule"]
 
 

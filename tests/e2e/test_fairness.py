@@ -159,8 +159,9 @@ def test_the_example_script_finds_a_deal_that_did_not_deal_the_committed_order(h
 
 
 def example(base_url: str, game_id: str) -> subprocess.CompletedProcess[str]:
-    """``examples/verify_game.py BASE_URL GAME_ID``, run as a stranger would run it."""
-    return subprocess.run([sys.executable, str(EXAMPLE), base_url, game_id], capture_output=True, text=True,
+    """``examples/verify_game.py BASE_URL GAME_ID``, run as a stranger would run it: a bare Python, no
+    site-packages (``-S``), so the script can only have the standard library."""
+    return subprocess.run([sys.executable, "-I", "-S", str(EXAMPLE), base_url, game_id], capture_output=True, text=True,
                           timeout=120, env={"PATH": "/usr/bin:/bin"})
 
 

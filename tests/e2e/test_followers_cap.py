@@ -1,6 +1,6 @@
 """Followers past a process's cap get 503; everything else is still served; a follower that leaves frees its slot.
 
-A real server (gunicorn, 6 threads, at most 2 followers) over SQLite: the test
+A real server (uvicorn, 6 threads, at most 2 followers) over SQLite: the test
 client has no socket, so only a real one shows a client going away.
 """
 

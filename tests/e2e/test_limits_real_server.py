@@ -1,4 +1,4 @@
-"""The contract's limits through a real server (gunicorn): chunked bodies too, and gunicorn's own refusals."""
+"""The contract's limits through a real server (uvicorn): chunked bodies too, request heads, and the server's own refusals."""
 
 from __future__ import annotations
 
@@ -59,11 +59,18 @@ def test_a_chunked_body_under_the_limit_is_read_whole(live_server):
     assert status == 201, answer
 
 
-@pytest.mark.parametrize(("request_head", "expected"), [
-    (b"GET /v1/games?" + b"a" * 9000 + b" HTTP/1.1\r\nHost: test\r\n\r\n", 414),
-    (b"GET /healthz HTTP/1.1\r\nHost: test\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),
-    (b"NOT HTTP AT ALL\r\n\r\n", 400),
-], ids=["long request line", "long header", "malformed request line"])
-def test_gunicorn_refuses_what_never_reaches_the_app_with_its_own_html_answer(live_server, request_head, expected):
-    status, headers, _ = exchange(live_server, request_head)
-    assert status == expected and headers["content-type"].startswith("text/html")  # (docs/api.md, "Limits")
+@pytest.mark.parametrize(("request_head", "expected", "code"), [
+    (b"GET /v1/games?" + b"a" * 9000 + b" HTTP/1.1\r\nHost: test\r\n\r\n", 414, "uri_too_long"),
+    (b"GET /healthz HTTP/1.1\r\nHost: test\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431, "headers_too_large"),
+    (b"GET /healthz HTTP/1.1\r\nHost: test\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(101)) + b"\r\n",
+     431, "headers_too_large"),
+], ids=["long request line", "long header", "too many headers"])
+def test_a_request_head_past_its_limits_is_refused_as_a_problem(live_server, request_head, expected, code):
+    status, headers, body = exchange(live_server, request_head)
+    assert (status, headers["content-type"]) == (expected, "application/problem+json")  # (docs/api.md, "Limits")
+    assert json.loads(body)["code"] == code
+
+
+def test_the_server_refuses_a_malformed_request_line_itself(live_server):
+    status, headers, _ = exchange(live_server, b"NOT HTTP AT ALL\r\n\r\n")
+    assert status == 400 and headers["content-type"].startswith("text/plain")  # (docs/api.md, "Limits")

@@ -18,7 +18,7 @@ from tests.integration.multiprocess_http import (
 )
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(240)]
-GAMES, MOVERS, SSE_GAMES = 20, 4, 6
+GAMES, MOVERS, SSE_GAMES = 20, 4, 20
 DROP_STREAM_AFTER = 7  # an SSE follower hangs up after this many events and resumes on the other server
 
 

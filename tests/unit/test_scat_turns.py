@@ -7,7 +7,7 @@ import pytest
 from domain import table as tables
 from domain.cards import DECK
 from domain.errors import IllegalMove, InvalidOptions
-from domain.games.scat.records import DealerDrawShuffled
+from domain.games.scat.events import DealerDrawShuffled
 from service.local import LocalGame
 from tests.unit.scat_support import (
     discard,

@@ -35,11 +35,9 @@ def scat(hands: list[list[str]], up: str, stock: tuple[str, ...] = ()) -> LocalG
 
 
 def time_out(game: LocalGame) -> list[Event]:
-    """Let the deadline pass: the timeout's events (recorded, chance drawn after them)."""
+    """Let the deadline pass: the timeout's events (recorded with all they set off)."""
     events = tables.time_out(game.table, now=SECONDS, turn_began=0)
-    for event in events:
-        game._append(event)
-    game.settle()
+    game.record(events)
     return events
 
 
@@ -172,8 +170,8 @@ def silent_seat_0_game() -> LocalGame:
     return LocalGame("craits", 2, {"seed": 11, "first_dealer": 1, "move_seconds": SECONDS})
 
 
-def first_legal(game: LocalGame, seat: int) -> None:
-    game.move(seat, next(m for m in game.legal_moves(seat) if m["type"] not in ("announce", "call")))
+def first_legal(game: LocalGame, seat: int) -> list[Event]:
+    return game.move(seat, next(m for m in game.legal_moves(seat) if m["type"] not in ("announce", "call")))
 
 
 def run_until_seat_0_acts(game: LocalGame) -> None:
@@ -187,7 +185,6 @@ def seat_0_times_out(game: LocalGame, turns: int) -> list[list[Event]]:
     for _ in range(turns):
         run_until_seat_0_acts(game)
         timeouts.append(time_out(game))
-    run_until_seat_0_acts(game)
     return timeouts
 
 
@@ -199,19 +196,20 @@ def test_three_timeouts_in_a_row_hand_the_seat_to_the_random_house_bot():
     assert game.table.seats[0] == tables.Seat("p0", "random") and game.table.abandoned == {0}
 
 
-def test_an_abandoned_seats_token_can_no_longer_move():
+def test_the_house_bot_plays_an_abandoned_seat_whose_token_can_no_longer_move():
     game = silent_seat_0_game()
     seat_0_times_out(game, 3)
-    move = game.legal_moves(0)[0]
+    played = [event for _ in range(3) for event in first_legal(game, 1)]
+    assert 0 in {event.seat for event in played} and tables.to_act(game.table) == (1,)
     with pytest.raises(AbandonedSeat) as refused:
-        tables.decide_in_person(game.table, 0, move)
+        game.move(0, {"type": "draw"})  # (refused before it is read)
     assert refused.value.code == "seat_abandoned"
-    assert tables.decide(game.table, 0, move)  # (the house bot still plays the seat)
 
 
 def test_a_move_of_its_own_ends_a_seats_run_of_timeouts():
     game = silent_seat_0_game()
     seat_0_times_out(game, 2)
+    run_until_seat_0_acts(game)
     first_legal(game, 0)
     assert all(SeatAbandoned(0, bot="random") not in events for events in seat_0_times_out(game, 2))
     assert game.table.clock.in_a_row[0] == 2 and not game.table.abandoned
@@ -225,11 +223,10 @@ def test_random_games_with_timeouts_end_and_replay_from_their_log_to_the_live_ta
     game = LocalGame(name, players, {"seed": seed, "move_seconds": SECONDS, **({"short": True} if name == "craits" else {})})
     live = {game.table.version: game.table}
     while not game.over:
-        (seat,) = tables.to_act(game.table)
-        if game.table.seats[seat].bot is None and rng.random() < 0.3:
+        (seat,) = tables.to_act(game.table)  # (never an abandoned seat: its house bot plays at once)
+        if rng.random() < 0.3:
             time_out(game)
-        else:  # a person's move, or the house bot's of an abandoned seat: a random one (a Scat
-            # table of default moves alone never knocks, and a game never ends without knocks)
+        else:  # a random move (a Scat table of default moves alone never knocks, and a game never ends without knocks)
             game.move(seat, rng.choice([m for m in game.legal_moves(seat) if m["type"] != "call"]))
         live[game.table.version] = game.table
     replayed = None

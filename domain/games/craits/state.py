@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from domain.cards import RANK_NUMBER
+from domain.copying import copier
 from domain.events import Event
 from domain.games.craits.events import (
     CardPlayed,
@@ -69,6 +70,13 @@ class _Draft:
     """A mutable working copy of a state: evolve edits it, then freezes it."""
 
     __slots__ = _FIELDS
+
+    @staticmethod
+    def of(state: CraitsState) -> _Draft:
+        """A draft of ``state``, its hands a list to edit seat by seat."""
+        draft = _draft(state)
+        draft.hands = list(state.hands)
+        return draft
 
     def freeze(self) -> CraitsState:
         """The state this draft describes."""
@@ -202,28 +210,7 @@ class _Draft:
             self.phase, self.dealer = DEAL, (self.dealer + 1) % self.players
 
 
-def _compile_copiers() -> tuple[Any, Any]:
-    """Field-by-field copies between state and draft, compiled once.
-
-    Replay speed hangs on these (one of each per event): generated straight-line
-    code with the slots' own setters is several times faster than
-    ``dataclasses.replace`` or a frozen ``__init__``.
-    """
-    setters = {f"_set_{name}": CraitsState.__dict__[name].__set__ for name in _FIELDS}
-    source = (
-        "def draft(state):\n d = _new(_Draft)\n"
-        + "".join(f" d.{name} = state.{name}\n" for name in _FIELDS)
-        + " d.hands = list(state.hands)\n return d\n"
-        "def freeze(d):\n s = _new(CraitsState)\n"
-        + "".join(f" _set_{name}(s, d.{name})\n" for name in _FIELDS)
-        + " return s\n"
-    )
-    namespace = {"_new": object.__new__, "_Draft": _Draft, "CraitsState": CraitsState, **setters}
-    exec(source, namespace)
-    return namespace["draft"], namespace["freeze"]
-
-
-_draft, _freeze = _compile_copiers()
+_draft, _freeze = copier(_Draft, _FIELDS), copier(CraitsState, _FIELDS)
 
 
 # -- evolving --------------------------------------------------------------------
@@ -305,7 +292,7 @@ _EVOLVERS = {
 
 def evolve(state: CraitsState, event: Event) -> CraitsState:
     """The state after ``event``."""
-    draft = _draft(state)
+    draft = _Draft.of(state)
     _EVOLVERS[type(event)](draft, event)
     return draft.freeze()
 

@@ -17,15 +17,102 @@ saved on a tie and loses two alone lowest (S10). Three cards worth 31 may be
 declared at any moment, out of turn too: everyone else loses a life (S11). The
 last player left wins (S12). Hands are secret until shown (S13).
 
-The package: ``hands`` (values and lives arithmetic), ``records`` (moves and
-events), ``state`` (the fold), ``view`` (what a seat sees), ``game`` (the
-rules behind :class:`domain.game.Game`). Decisions where the source is silent
+The package is laid out as every game's: ``rules`` (constants, hand values and
+lives arithmetic), ``events``, ``moves``, ``decide`` (legal moves and
+decisions), ``state`` (the fold), ``view`` (what a seat sees), and here the
+game behind :class:`domain.game.Game`. Decisions where the source is silent
 stand beside their rules in ``docs/rules/scat.md``.
 """
 
-from domain.games.scat.game import Scat
-from domain.games.scat.hands import hand_value
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.cards import DECK
+from domain.events import Event, event_data
+from domain.game import ChanceRequest, Game
+from domain.games.scat.decide import decide, default_moves, legal_moves, to_act
+from domain.games.scat.events import EVENTS, CardDrawn, DealerDrawShuffled, DeckShuffled
+from domain.games.scat.moves import MOVES
+from domain.games.scat.rules import DEAL, DEALER_DRAW, OVER, STOCK, hand_value
+from domain.games.scat.state import ScatState, evolve, final_result, initial_state
+from domain.games.scat.view import render
+from domain.moves import Move
+from domain.options import OptionSpec
+
+__all__ = ["GAME", "Scat", "ScatState", "hand_value"]
+
+
+class Scat(Game):
+    """Scat (31, Blitz): draw and discard towards 31 in one suit; the lowest hand loses a life."""
+
+    name = "scat"
+    title = "Scat (31)"
+    min_players = 2
+    max_players = 9
+    own_options = (
+        OptionSpec("lives", "int", "Lives each player starts with, before the county (S2).", 3, 1, 10),
+        OptionSpec("three_of_a_kind", "bool", "Three cards of one rank are worth 30 (S9).", False),
+        OptionSpec(
+            "straight_flush", "bool", "Three ranks in a row of one suit are worth 30, A-K-Q 31 (S9).", False
+        ),
+        OptionSpec("min_knock", "int", "A knock needs a hand worth at least this; 0 is no minimum (S9).", 0, 0, 31),
+        OptionSpec("throw_down", "bool", "A player may throw down before their first draw (S9).", False),
+    )
+    move_classes = MOVES
+    event_classes = EVENTS
+
+    def start(self, players: int, options: Mapping[str, Any]) -> ScatState:
+        """The state before the dealer draw (S3) or, with ``first_dealer``, before the first deal."""
+        return initial_state(players, options)
+
+    def chance(self, state: ScatState) -> ChanceRequest | None:
+        """The dealer draw or the next deal, when the game waits for one."""
+        if state.phase == DEALER_DRAW:
+            return ChanceRequest("dealer_draw", DECK, DealerDrawShuffled)
+        if state.phase == DEAL:
+            return ChanceRequest("deal", DECK, DeckShuffled, deal=state.hand_number)
+        return None
+
+    def to_act(self, state: ScatState) -> tuple[int, ...]:
+        """The seat whose turn it is (a declared 31 never counts)."""
+        return to_act(state)
+
+    def legal_moves(self, state: ScatState, seat: int) -> list[Move]:
+        """Every move ``seat`` may make now, a declared 31 out of turn included."""
+        return legal_moves(state, seat)
+
+    def decide(self, state: ScatState, seat: int, move: Move) -> list[Event]:
+        """The events ``move`` sets off, or the typed error refusing it."""
+        return decide(state, seat, move)
+
+    def default_moves(self, state: ScatState, seat: int) -> list[Move]:
+        """The moves played for a seat whose turn timed out (see ``decide.default_moves``)."""
+        return default_moves(state, seat)
+
+    def evolve(self, state: ScatState, event: Event) -> ScatState:
+        """The state after ``event``."""
+        return evolve(state, event)
+
+    def view(self, state: ScatState, seat: int | None, reveal_all: bool = False) -> dict[str, Any]:
+        """What ``seat`` may see (S13); everything once ``reveal_all``."""
+        return render(state, seat, reveal_all)
+
+    def redact(self, event: Event, seat: int | None, reveal_all: bool = False) -> dict[str, Any] | None:
+        """As every game's, and a card drawn from the stock is seen by its taker only."""
+        data = Game.redact(self, event, seat, reveal_all)
+        if isinstance(event, CardDrawn) and event.source == STOCK and seat != event.seat and not reveal_all:
+            data = {**event_data(event), "card": None}
+        return data
+
+    def is_over(self, state: ScatState) -> bool:
+        """Whether one player is left (S12)."""
+        return state.phase == OVER
+
+    def result(self, state: ScatState) -> dict[str, Any] | None:
+        """The winner, the last player left (S12), and everyone's lives."""
+        return final_result(state) if state.phase == OVER else None
+
 
 GAME = Scat()
-
-__all__ = ["GAME", "Scat", "hand_value"]

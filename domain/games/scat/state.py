@@ -1,6 +1,7 @@
 """Scat's state and its fold: ``evolve(state, event)`` for every event (S2–S7, S10–S12).
 
-The state is immutable; each event gives a new one. ``phase`` says what the
+The state is immutable; each event gives a new one, made by editing a draft of
+the old (:mod:`domain.copying`). ``phase`` says what the
 game waits for: the ``dealer_draw`` or ``deal`` shuffle (chance), the player
 on ``turn`` to ``draw`` (or knock) or to ``discard``, nothing while a hand is
 being settled (``showdown``, ``void``: a moment inside one decision), or
@@ -14,10 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import RANK_NUMBER
+from domain.copying import copier
 from domain.events import Event
-from domain.games.scat.hands import lose_lives
-from domain.games.scat.records import (
-    STOCK,
+from domain.games.scat.events import (
     CardDiscarded,
     CardDrawn,
     DealerDrawShuffled,
@@ -28,11 +28,7 @@ from domain.games.scat.records import (
     ThirtyOneDeclared,
     ThrewDown,
 )
-
-DEALER_DRAW, DEAL, DRAW, DISCARD, SHOWDOWN, VOID, OVER = (
-    "dealer_draw", "deal", "draw", "discard", "showdown", "void", "over"
-)
-PLAYING = (DRAW, DISCARD)
+from domain.games.scat.rules import DEAL, DEALER_DRAW, DISCARD, DRAW, OVER, SHOWDOWN, STOCK, VOID, hand_value, lose_lives
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -112,6 +108,17 @@ def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
     )
 
 
+def value_of(state: ScatState, cards: tuple[str, ...]) -> int:
+    """A hand's value under this table's options (S8, S9)."""
+    rules = state.rules
+    return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
+
+
+def final_result(state: ScatState) -> dict[str, Any]:
+    """The winners, the last player left (S12), and everyone's lives."""
+    return {"winners": [seat for seat, gone in enumerate(state.out) if not gone], "lives": list(state.lives)}
+
+
 def next_in(state: ScatState, seat: int, out: tuple[bool, ...] | None = None) -> int:
     """The next seat to the left of ``seat`` that is still in the game (S3, S5)."""
     out = state.out if out is None else out
@@ -126,38 +133,6 @@ def next_in(state: ScatState, seat: int, out: tuple[bool, ...] | None = None) ->
 def in_play(state: ScatState) -> int:
     """How many players are still in the game."""
     return state.out.count(False)
-
-
-_FIELDS = tuple(field.name for field in dataclasses.fields(ScatState))
-_SETTERS = {name: ScatState.__dict__[name].__set__ for name in _FIELDS}
-
-
-def _compile_copy() -> Any:
-    """A field-by-field copy of a state, compiled once.
-
-    Replay folds every event through it: straight-line code with the slots' own
-    setters is about twice as fast as ``dataclasses.replace`` or a loop.
-    """
-    source = (
-        "def copy(state):\n new = _new(ScatState)\n"
-        + "".join(f" _set_{name}(new, state.{name})\n" for name in _FIELDS)
-        + " return new\n"
-    )
-    namespace = {"_new": object.__new__, "ScatState": ScatState}
-    namespace.update({f"_set_{name}": setter for name, setter in _SETTERS.items()})
-    exec(source, namespace)
-    return namespace["copy"]
-
-
-_copy = _compile_copy()
-
-
-def _with(state: ScatState, **changes: Any) -> ScatState:
-    """The state with ``changes``: ``dataclasses.replace`` without its checks."""
-    new = _copy(state)
-    for name, value in changes.items():
-        _SETTERS[name](new, value)
-    return new
 
 
 def contenders(state: ScatState) -> tuple[int, ...]:
@@ -179,114 +154,110 @@ def _replace_at(items: tuple, index: int, value: Any) -> tuple:
     return items[:index] + (value,) + items[index + 1 :]
 
 
-def _dealer_draw(state: ScatState, event: DealerDrawShuffled) -> ScatState:
-    drawn = _with(state, dealer_draws=state.dealer_draws + (tuple(zip(contenders(state), event.order)),))
-    low = contenders(drawn)
+_FIELDS = tuple(field.name for field in dataclasses.fields(ScatState))
+
+
+class _Draft:
+    """A mutable working copy of a state: evolve edits it, then freezes it (the helpers above read it as a state)."""
+
+    __slots__ = _FIELDS
+
+
+_draft, _freeze = copier(_Draft, _FIELDS), copier(ScatState, _FIELDS)
+
+
+def _dealer_draw(draft: _Draft, event: DealerDrawShuffled) -> None:
+    draft.dealer_draws += (tuple(zip(contenders(draft), event.order)),)
+    low = contenders(draft)
     if len(low) == 1:
-        return _with(drawn, dealer=low[0], phase=DEAL)
-    return drawn
+        draft.dealer, draft.phase = low[0], DEAL
 
 
-def _deal(state: ScatState, event: DeckShuffled) -> ScatState:
+def _deal(draft: _Draft, event: DeckShuffled) -> None:
     seats = []
-    seat = state.dealer
-    for _ in range(in_play(state)):
-        seat = next_in(state, seat)
+    seat = draft.dealer
+    for _ in range(in_play(draft)):
+        seat = next_in(draft, seat)
         seats.append(seat)
     count = len(seats)
     order = event.order
-    hands = [()] * state.rules.players
+    hands = [()] * draft.rules.players
     for index, seat in enumerate(seats):
         hands[seat] = (order[index], order[index + count], order[index + 2 * count])
-    return _with(
-        state,
-        phase=DRAW,
-        hand_number=state.hand_number + 1,
-        hands=tuple(hands),
-        discard=(order[3 * count],),
-        stock=order[3 * count + 1 :],
-        turn=seats[0],
-        turns_taken=0,
-        knocker=None,
-        taken=None,
-    )
+    draft.phase, draft.hand_number, draft.hands = DRAW, draft.hand_number + 1, tuple(hands)
+    draft.discard, draft.stock = (order[3 * count],), order[3 * count + 1 :]
+    draft.turn, draft.turns_taken, draft.knocker, draft.taken = seats[0], 0, None, None
 
 
-def _drawn(state: ScatState, event: CardDrawn) -> ScatState:
-    hands = _replace_at(state.hands, event.seat, state.hands[event.seat] + (event.card,))
+def _drawn(draft: _Draft, event: CardDrawn) -> None:
+    draft.hands = _replace_at(draft.hands, event.seat, draft.hands[event.seat] + (event.card,))
+    draft.phase = DISCARD
     if event.source == STOCK:
-        return _with(state, phase=DISCARD, hands=hands, stock=state.stock[1:])
-    return _with(state, phase=DISCARD, hands=hands, discard=state.discard[:-1], taken=event.card)
+        draft.stock = draft.stock[1:]
+    else:
+        draft.discard, draft.taken = draft.discard[:-1], event.card
 
 
-def _end_of_turn(state: ScatState, seat: int, knocker: int | None) -> dict[str, Any]:
+def _end_of_turn(draft: _Draft, seat: int) -> None:
     """Who moves next, or that the hand ends: after the knock round (S6) or on an empty stock (S7)."""
-    following = next_in(state, seat)
-    if knocker is not None and following == knocker:
-        return {"phase": SHOWDOWN, "turn": None}
-    if knocker is None and not state.stock:
-        return {"phase": VOID, "turn": None}
-    return {"phase": DRAW, "turn": following}
+    following = next_in(draft, seat)
+    if draft.knocker is not None and following == draft.knocker:
+        draft.phase, draft.turn = SHOWDOWN, None
+    elif draft.knocker is None and not draft.stock:
+        draft.phase, draft.turn = VOID, None
+    else:
+        draft.phase, draft.turn = DRAW, following
 
 
-def _discarded(state: ScatState, event: CardDiscarded) -> ScatState:
-    hand = list(state.hands[event.seat])
+def _discarded(draft: _Draft, event: CardDiscarded) -> None:
+    hand = list(draft.hands[event.seat])
     hand.remove(event.card)
-    return _with(
-        state,
-        hands=_replace_at(state.hands, event.seat, tuple(hand)),
-        discard=state.discard + (event.card,),
-        taken=None,
-        turns_taken=state.turns_taken + 1,
-        **_end_of_turn(state, event.seat, state.knocker),
-    )
+    draft.hands = _replace_at(draft.hands, event.seat, tuple(hand))
+    draft.discard += (event.card,)
+    draft.taken = None
+    draft.turns_taken += 1
+    _end_of_turn(draft, event.seat)
 
 
-def _knocked(state: ScatState, event: Knocked) -> ScatState:
-    return _with(
-        state, knocker=event.seat, turns_taken=state.turns_taken + 1, **_end_of_turn(state, event.seat, event.seat)
-    )
+def _knocked(draft: _Draft, event: Knocked) -> None:
+    draft.knocker = event.seat
+    draft.turns_taken += 1
+    _end_of_turn(draft, event.seat)
 
 
-def _threw_down(state: ScatState, event: ThrewDown) -> ScatState:
-    return _with(state, knocker=event.seat, phase=SHOWDOWN, turn=None)
+def _threw_down(draft: _Draft, event: ThrewDown) -> None:
+    draft.knocker, draft.phase, draft.turn = event.seat, SHOWDOWN, None
 
 
-def _declared(state: ScatState, event: ThirtyOneDeclared) -> ScatState:
-    return _with(state, phase=SHOWDOWN, turn=None)
+def _declared(draft: _Draft, event: ThirtyOneDeclared) -> None:
+    draft.phase, draft.turn = SHOWDOWN, None
 
 
-def _next_hand(state: ScatState, settlement: Settlement, lives: tuple, out: tuple) -> ScatState:
+def _next_hand(draft: _Draft, settlement: Settlement, lives: tuple, out: tuple) -> None:
     over = out.count(False) == 1
-    return _with(
-        state,
-        lives=lives,
-        out=out,
-        last_settlement=settlement,
-        phase=OVER if over else DEAL,
-        dealer=state.dealer if over else next_in(state, state.dealer, out),
-        turn=None,
-        taken=None,
-    )
+    if not over:
+        draft.dealer = next_in(draft, draft.dealer, out)
+    draft.lives, draft.out, draft.last_settlement = lives, out, settlement
+    draft.phase, draft.turn, draft.taken = OVER if over else DEAL, None, None
 
 
-def _settled(state: ScatState, event: HandSettled) -> ScatState:
+def _settled(draft: _Draft, event: HandSettled) -> None:
     lives, out = [], []
     for seat, lost in enumerate(event.lost):
-        left, gone = lose_lives(state.lives[seat], lost) if lost else (state.lives[seat], state.out[seat])
+        left, gone = lose_lives(draft.lives[seat], lost) if lost else (draft.lives[seat], draft.out[seat])
         lives.append(left)
         out.append(gone)
-    eliminated = tuple(seat for seat in range(state.rules.players) if out[seat] and not state.out[seat])
+    eliminated = tuple(seat for seat in range(draft.rules.players) if out[seat] and not draft.out[seat])
     settlement = Settlement(
-        state.hand_number, event.reason, event.knocker, event.declarer, event.hands, event.values, event.lost, eliminated
+        draft.hand_number, event.reason, event.knocker, event.declarer, event.hands, event.values, event.lost, eliminated
     )
-    return _next_hand(state, settlement, tuple(lives), tuple(out))
+    _next_hand(draft, settlement, tuple(lives), tuple(out))
 
 
-def _voided(state: ScatState, event: HandVoided) -> ScatState:
-    players = state.rules.players
-    settlement = Settlement(state.hand_number, "void", None, None, (None,) * players, (None,) * players, (0,) * players, ())
-    return _next_hand(state, settlement, state.lives, state.out)
+def _voided(draft: _Draft, event: HandVoided) -> None:
+    players = draft.rules.players
+    settlement = Settlement(draft.hand_number, "void", None, None, (None,) * players, (None,) * players, (0,) * players, ())
+    _next_hand(draft, settlement, draft.lives, draft.out)
 
 
 _FOLD = {
@@ -304,4 +275,6 @@ _FOLD = {
 
 def evolve(state: ScatState, event: Event) -> ScatState:
     """The state after one more event."""
-    return _FOLD[type(event)](state, event)
+    draft = _draft(state)
+    _FOLD[type(event)](draft, event)
+    return _freeze(draft)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from domain.games.scat.state import ScatState, Settlement, shown
+from domain.games.scat.rules import OVER
+from domain.games.scat.state import ScatState, Settlement, final_result, shown, value_of
 
 
 def _why(settlement: Settlement, lost: int) -> str | None:
@@ -33,9 +33,7 @@ def _settlement(settlement: Settlement | None) -> dict[str, Any] | None:
     }
 
 
-def render(
-    state: ScatState, seat: int | None, reveal_all: bool, value_of: Callable[[ScatState, tuple[str, ...]], int]
-) -> dict[str, Any]:
+def render(state: ScatState, seat: int | None, reveal_all: bool = False) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator); ``reveal_all`` once the game is over."""
     rules = state.rules
     visible = [reveal_all or other == seat or shown(state, other) for other in range(rules.players)]
@@ -66,4 +64,5 @@ def render(
             "min_knock": rules.min_knock,
             "throw_down": rules.throw_down,
         },
+        "result": final_result(state) if state.phase == OVER else None,
     }

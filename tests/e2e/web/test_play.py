@@ -160,3 +160,26 @@ def test_a_scat_players_draw_choices_name_the_stock_the_discard_top_and_the_knoc
     page.click("text=Draw from the stock")
     settled(page)
     assert len(page.locator("#hand button.card").all()) == 4  # four cards, each one a discard
+
+
+def one_card_not_announced(api) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    """A game where Ana (seat 0) has played down to one card, the queen of hearts, without announcing it,
+    and Bo (seat 1) is to act: the game and both tokens."""
+    # Ana's sixes and fours give her turn after turn (C10, two players), down to one card not announced.
+    run = ["6H", "6D", "6S", "6C", "4C", "4S", "KS"]
+    game_id = api.create("craits", 2, short=True, first_dealer=1, decks=[stacked_deck(first=[*run, "QH"], up="3H")])
+    ana, bo = api.join(game_id, "Ana"), api.join(game_id, "Bo")
+    for card in run:
+        api.move(game_id, ana, {"type": "play", "card": card})
+    return game_id, ana, bo
+
+
+def test_a_player_who_forgot_to_announce_can_be_called_out_from_the_button_beside_their_seat(page, api):
+    game_id, _, bo = one_card_not_announced(api)
+    seated_page(page, api, game_id, bo, seat=1)
+    call = page.locator("#seats .seat[data-seat='0'] .seat-moves button")
+    assert call.all_inner_texts() == ["Call out"] and call.get_attribute("aria-label") == "Call out Ana"
+    call.click()
+    settled(page)
+    assert api.view(game_id)["state"]["hand_sizes"][0] == 3  # the one card and two drawn (C12)
+    assert "Bo called out Ana" in page.inner_text("#headline")

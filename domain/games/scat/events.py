@@ -1,56 +1,13 @@
-"""Scat's moves (what a seat asks for) and events (what happened), as stored in the log."""
+"""Scat's events: what happened, as stored in the log; chance outcomes carry full card orders."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
 
 from domain.events import Event
 from domain.fairness import Shuffled
-from domain.moves import Move, field
-
-STOCK, DISCARD_PILE = "stock", "discard"
 
 
-# -- moves ---------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True, slots=True)
-class Draw(Move):
-    """Take the top card of the stock or of the discard pile (S5)."""
-
-    type: ClassVar[str] = "draw"
-    source: str = field("choice", choices=(STOCK, DISCARD_PILE))
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Discard(Move):
-    """Lay one card of four on the discard pile, ending the turn (S5)."""
-
-    type: ClassVar[str] = "discard"
-    card: str = field("card")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Knock(Move):
-    """Keep the hand and call for one last round of turns (S5, S6, S9 ``min_knock``)."""
-
-    type: ClassVar[str] = "knock"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Declare31(Move):
-    """Show three cards worth 31 and end the hand (S11); legal out of turn."""
-
-    type: ClassVar[str] = "declare_31"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ThrowDown(Move):
-    """Show every hand at once as a knock, before one's first draw (S9 ``throw_down``)."""
-
-    type: ClassVar[str] = "throw_down"
-
-
-# -- events ----------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, slots=True)
 class DealerDrawShuffled(Shuffled):
     """The deck was shuffled for the dealer draw (S3, C4); the contenders draw from the top."""
@@ -114,7 +71,6 @@ class HandVoided(Event):
     """The stock ran out with nobody knocked: nobody loses a life (S7)."""
 
 
-MOVES = (Draw, Discard, Knock, Declare31, ThrowDown)
 EVENTS = (
     DealerDrawShuffled,
     DeckShuffled,

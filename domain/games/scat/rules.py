@@ -1,13 +1,21 @@
-"""Scat's arithmetic: hand values (S8, S9) and who loses lives (S2, S10, S11, S12).
+"""Scat constants and pure helpers: phases, piles, hand values (S8, S9) and who loses lives (S2, S10, S11, S12).
 
-Pure functions on card codes and per-seat tuples; the game module calls them
-from ``decide``, the view and the house bot alike.
+Pure functions on card codes and per-seat tuples; ``decide``, the state, the
+view and the house bot call them alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+
+#: What the game waits for (see ``state``): chance, the player on turn, nothing inside a settlement, or nothing ever.
+DEALER_DRAW, DEAL, DRAW, DISCARD, SHOWDOWN, VOID, OVER = (
+    "dealer_draw", "deal", "draw", "discard", "showdown", "void", "over"
+)
+PLAYING = (DRAW, DISCARD)
+#: Where a draw takes a card from (S5).
+STOCK, DISCARD_PILE = "stock", "discard"
 
 #: S8: the ace 11, the court cards and the ten 10, number cards their pips.
 CARD_POINTS = {"A": 11, "K": 10, "Q": 10, "J": 10, "T": 10, **{str(pips): pips for pips in range(2, 10)}}

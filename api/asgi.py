@@ -1,0 +1,193 @@
+"""The ASGI entry point for uvicorn: ``api.asgi:app`` (configured like ``api.wsgi``).
+
+Every request runs in the Flask app, in a thread pool (a2wsgi), as under a
+threaded WSGI server: the same checks, the same errors; requests for a game's log
+(what followers ask for) in a smaller pool of their own. A follower that must
+wait (a long-poll with nothing new, an event stream) is answered by its view at
+once with a wait to do (:mod:`api.followers`); that wait happens here, on the
+event loop, holding no thread: the process's one fan-out (:class:`service.following.Hub`)
+wakes it, and the page it then sends is read in the thread pool. A client that
+hangs up is seen at once (ASGI's ``http.disconnect``) and frees its slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from a2wsgi import WSGIMiddleware
+from flask import Flask
+
+from api import metrics
+from api.followers import FOLLOW, HEARTBEAT, ON_LOOP, WOKEN, LongPoll, Stream
+from service.following import Hub
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+Message = dict[str, Any]
+Send = Callable[[Message], Awaitable[None]]
+Receive = Callable[[], Awaitable[Message]]
+#: The paths of a game's log (its pages, its stream): what followers ask for.
+LOG_PATHS = ("/events", "/events/stream")
+
+
+class FollowingApp:
+    """The Flask app in a thread pool; its followers' waits on the event loop."""
+
+    def __init__(self, flask: Flask, threads: int) -> None:
+        self.wsgi = WSGIMiddleware(_terminated_input(flask), workers=threads)
+        # Reading logs — every follower's requests, and its reads once woken — has a pool of its own,
+        # so that moves, views and /healthz never queue behind a burst of followers woken at once.
+        self.follow_wsgi = WSGIMiddleware(_terminated_input(flask), workers=max(2, threads // 4))
+        self.games = flask.extensions["cardhall"]
+        self._hub: Hub | None = None
+        self._reading: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
+
+    @property
+    def hub(self) -> Hub:
+        """The fan-out of this process's loop (made on first use, inside the loop)."""
+        if self._hub is None:
+            self._hub = Hub(self.games, self.in_pool, metrics.fanned_out)
+        return self._hub
+
+    async def in_pool(self, function: Callable[[], T]) -> T:
+        """``function()`` in the followers' thread pool."""
+        return await asyncio.get_running_loop().run_in_executor(self.follow_wsgi.executor, function)
+
+    async def shared(self, key: tuple[Any, ...], function: Callable[[], T]) -> T:
+        """``function()`` in the pool, once for all who ask with the same ``key`` while it runs: the
+        followers of a game woken by one event all read the same next events."""
+        if (reading := self._reading.get(key)) is None:
+            reading = self._reading[key] = asyncio.ensure_future(self.in_pool(function))
+            reading.add_done_callback(lambda _: self._reading.pop(key, None))
+        return await asyncio.shield(reading)
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.wsgi(scope, receive, send)
+            return
+        scope[ON_LOOP] = True
+        parked = _Parked(scope, send)
+        wsgi = self.follow_wsgi if scope["path"].endswith(LOG_PATHS) else self.wsgi
+        await wsgi(scope, receive, parked.send)
+        follow = scope.pop(FOLLOW, None)
+        if follow is None:
+            return
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            if isinstance(follow, Stream):
+                await self._stream(follow, send, gone)
+            else:
+                await self._long_poll(follow, scope, _with_headers(send, parked.start), gone)
+        finally:
+            gone.cancel()
+            follow.release()
+
+    async def _long_poll(self, follow: LongPoll, scope: dict[str, Any], send: Send, gone: asyncio.Future[None]) -> None:
+        """Wait for the event, then run the request again to answer the page (it waits no more)."""
+        if await self._waited(follow.game_id, follow.after, follow.timeout, gone) is None:
+            return
+        scope[WOKEN] = True
+        await self.follow_wsgi(scope, _no_body, send)
+
+    async def _stream(self, follow: Stream, send: Send, gone: asyncio.Future[None]) -> None:
+        """Write each new event as it comes, a heartbeat when nothing came for a while, until the end."""
+        loop = asyncio.get_running_loop()
+        after, deadline = follow.after, loop.time() + follow.timeout
+        while True:
+            try:
+                batch = await self.shared((follow.game_id, follow.token, after), lambda after=after: follow.batch(after))
+            except Exception:  # (the answer has begun: all that is left is to end it)
+                log.exception("the stream of %s ended on an error", follow.game_id)
+                break
+            if batch.text:
+                after = batch.after
+                await send(_body(batch.text))
+                continue
+            remaining = deadline - loop.time()
+            if batch.over or remaining <= 0:
+                break
+            arrived = await self._waited(follow.game_id, after, min(follow.heartbeat, remaining), gone)
+            if arrived is None:
+                return
+            if not arrived:
+                await send(_body(HEARTBEAT))
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _waited(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None]) -> bool | None:
+        """Whether the game passed ``after`` within ``timeout``; None if the client left first."""
+        waiting = asyncio.ensure_future(self.hub.wait(game_id, after, timeout))
+        await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not waiting.done():
+            waiting.cancel()
+            return None
+        return waiting.result()
+
+
+class _Parked:
+    """The app's ``send`` while a view may hand its wait over: a long-poll's first answer is kept
+    back (only its headers count); a stream's goes out, left open for the events."""
+
+    def __init__(self, scope: dict[str, Any], send: Send) -> None:
+        self.scope, self._send = scope, send
+        self.start: Message | None = None
+
+    async def send(self, message: Message) -> None:
+        follow = self.scope.get(FOLLOW)
+        if follow is None:
+            await self._send(message)
+        elif message["type"] == "http.response.start":
+            self.start = message
+            if isinstance(follow, Stream):  # (without the length of its preamble: the stream goes on)
+                await self._send({**message, "headers": [(n, v) for n, v in message["headers"] if n != b"content-length"]})
+        elif isinstance(follow, Stream) and message.get("body"):
+            await self._send(_body(message["body"]))
+
+
+def _with_headers(send: Send, first: Message | None) -> Send:
+    """``send`` adding to the answer's start the headers of the first answer it lacks (rate limits, request id)."""
+    extra = [] if first is None else first["headers"]
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            names = {name for name, _ in message["headers"]}
+            message = {**message, "headers": [*message["headers"], *((n, v) for n, v in extra if n not in names)]}
+        await send(message)
+
+    return sending
+
+
+def _terminated_input(flask: Flask) -> Callable[..., Any]:
+    """The app, told that its input ends where the body ends (as ASGI bodies do), so that a chunked
+    body without a Content-Length is read (up to the app's limit) rather than taken as empty."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        environ["wsgi.input_terminated"] = True
+        return flask(environ, start_response)
+
+    return app
+
+
+def _body(text: str | bytes) -> Message:
+    return {"type": "http.response.body", "body": text.encode() if isinstance(text, str) else text, "more_body": True}
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _no_body() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def _app() -> FollowingApp:
+    from api import wsgi
+
+    return FollowingApp(wsgi.app, int(os.environ.get("CARDHALL_THREADS", "32")))
+
+
+app = _app()

@@ -1,0 +1,105 @@
+"""``GET /metrics``: what an operator watches, as Prometheus text (prometheus-client).
+
+With several worker processes ``cardhall serve`` sets ``PROMETHEUS_MULTIPROC_DIR`` (before
+any worker imports this module), each worker writes its figures there and a scrape of any
+worker adds them all up; gauges count live processes only. See docs/deploy.md for what
+each metric means and what to alert on.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from flask import Blueprint, Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+from api.context import service
+from api.followers import answered_later
+
+blueprint = Blueprint("metrics", __name__)
+
+REQUESTS = Counter("cardhall_http_requests", "HTTP requests answered, by route, method and status",
+                   ["route", "method", "status"])
+MOVE_SECONDS = Histogram("cardhall_move_seconds", "Time to answer a move (POST /v1/games/{id}/moves), any status",
+                         buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+APPENDS = Counter("cardhall_appends", "Appends requested through the API and made: games created, seats taken, moves",
+                  ["kind"])
+RATE_LIMITED = Counter("cardhall_rate_limited", "Requests refused for a rate limit (429)")
+FOLLOWERS = Gauge("cardhall_followers_open", "Followers open now, by kind (long_poll, stream)", ["kind"],
+                  multiprocess_mode="livesum")
+FOLLOWERS_LIMIT = Gauge("cardhall_followers_limit", "Followers a process takes before it answers 503",
+                        multiprocess_mode="livesum")
+GAMES_CACHED = Gauge("cardhall_games_cached", "Games whose table is in a process's cache", multiprocess_mode="livesum")
+POOL_IN_USE = Gauge("cardhall_db_pool_in_use", "Database connections checked out of the pools",
+                    multiprocess_mode="livesum")
+POOL_SIZE = Gauge("cardhall_db_pool_size", "Database connections the pools keep", multiprocess_mode="livesum")
+FANOUT_SECONDS = Histogram("cardhall_wakeup_fanout_seconds",
+                           "From a process hearing of an append to every follower of the game there woken",
+                           buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
+#: Endpoints whose success is an append, and its kind.
+APPENDING = {("games.Games", "POST"): "game", ("games.Seats", "POST"): "seat", ("games.Moves", "POST"): "move"}
+
+
+@blueprint.get("/metrics")
+def scrape() -> Response:
+    """Every metric of every process of this server."""
+    registry = REGISTRY
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+
+def install(app: Flask) -> None:
+    """Count the app's requests and keep its gauges current; serve ``/metrics``."""
+    app.register_blueprint(blueprint)
+    FOLLOWERS_LIMIT.set(app.extensions["cardhall_followers"].limit)
+    app.before_request(_started)
+    app.after_request(_counted)
+
+
+def followers_counted(kind: str, change: int) -> None:
+    """A follower of ``kind`` started (+1) or ended (-1)."""
+    FOLLOWERS.labels(kind).inc(change)
+
+
+def fanned_out(seconds: float) -> None:
+    FANOUT_SECONDS.observe(seconds)
+
+
+def _started() -> None:
+    g.started = time.perf_counter()
+
+
+def _counted(response: Response) -> Response:
+    if answered_later():
+        return response
+    endpoint = (request.endpoint, request.method)
+    if endpoint == ("games.Moves", "POST"):
+        MOVE_SECONDS.observe(time.perf_counter() - g.get("started", time.perf_counter()))
+    if endpoint in APPENDING and response.status_code in (200, 201) and "Idempotent-Replayed" not in response.headers:
+        APPENDS.labels(APPENDING[endpoint]).inc()
+    if response.status_code == 429:
+        RATE_LIMITED.inc()
+    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    REQUESTS.labels(route, request.method, str(response.status_code)).inc()
+    _gauges()
+    return response
+
+
+def _gauges() -> None:
+    games = service()
+    GAMES_CACHED.set(len(games.cache))
+    if (use := games.store.pool_use()) is not None:
+        POOL_IN_USE.set(use[0])
+        POOL_SIZE.set(use[1])

@@ -1,0 +1,99 @@
+"""A request id on every answer (``X-Request-ID``) and in every log line; one access line per request.
+
+A client may send its own ``X-Request-ID`` (letters, digits, ``.``, ``_``, ``-``; at most
+64) to find its request in the logs; otherwise the server makes one. ``cardhall serve
+--log-format json`` writes each line as one JSON object (:class:`JsonFormatter`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+from flask import Flask, Response, g, has_request_context, request
+
+from api.followers import REQUEST_ID, answered_later, scope
+
+HEADER = "X-Request-ID"
+WELL_FORMED = re.compile(r"[A-Za-z0-9._-]{1,64}")
+access = logging.getLogger("cardhall.access")
+
+
+def install(app: Flask) -> None:
+    """Give each request its id; log each answer."""
+    app.before_request(_identify)
+    app.after_request(_logged)
+
+
+def request_id() -> str | None:
+    """The id of the request being served, if any."""
+    return g.get("request_id") if has_request_context() else None
+
+
+def _identify() -> None:
+    g.request_started = time.perf_counter()
+    asked = request.headers.get(HEADER, "")
+    known = scope().get(REQUEST_ID)  # (a long-poll's second run keeps the id of its first)
+    g.request_id = known or (asked if WELL_FORMED.fullmatch(asked) else uuid.uuid4().hex)
+    scope()[REQUEST_ID] = g.request_id
+
+
+def _logged(response: Response) -> Response:
+    response.headers[HEADER] = request_id() or ""
+    if not answered_later():
+        elapsed = time.perf_counter() - g.get("request_started", time.perf_counter())
+        access.info("%s %s %s", request.method, request.path, response.status_code,
+                    extra={"method": request.method, "path": request.path, "status": response.status_code,
+                           "route": request.url_rule.rule if request.url_rule is not None else None,
+                           "duration_ms": round(elapsed * 1000, 3), "client": request.remote_addr})
+    return response
+
+
+class RequestIdFilter(logging.Filter):
+    """Puts the request id (or None) on every record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id()
+        return True
+
+
+#: The attributes every LogRecord has: anything else on a record was given as ``extra``.
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, request id, the record's extras, any trace."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": dt.datetime.fromtimestamp(record.created, dt.UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        line.update({key: value for key, value in vars(record).items() if key not in _STANDARD})
+        if record.exc_info:
+            line["error"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+def logging_config(log_format: str) -> dict[str, Any]:
+    """The logging set-up of a server (``logging.config.dictConfig``; uvicorn's ``log_config``)."""
+    formatter = ({"()": "api.requestlog.JsonFormatter"} if log_format == "json"
+                 else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"})
+    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "default",
+               "filters": ["request_id"]}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request_id": {"()": "api.requestlog.RequestIdFilter"}},
+        "formatters": {"default": formatter},
+        "handlers": {"default": handler},
+        "root": {"handlers": ["default"], "level": "INFO"},
+        "loggers": {"uvicorn.access": {"level": "WARNING"}},  # (cardhall.access says more, with the request id)
+    }

@@ -1,0 +1,336 @@
+"""Followers benchmark: N followers watching 100 games while K clients play moves in them.
+
+Usage: ``python3 bench/followers.py [--followers 0,100,1000,2000,5000] [--databases sqlite,postgresql]
+[--movers 8] [--games 100] [--seconds 15]``.
+
+For each database it starts ``cardhall serve`` on its default settings (rate limit
+off: every follower comes from one address) with one worker on SQLite and two on
+PostgreSQL, creates the games (Scat, two seats, ten lives, both seats played by
+the movers) and then, for each N: opens N followers (half SSE streams, half
+``events?wait=`` long-polls, no token, spread over the games), waits until the
+server's ``/metrics`` counts them all, and for ``--seconds`` has K movers play
+(GET the state, POST a move) while a prober GETs ``/healthz``. It prints moves/s,
+move p50/p99, ``/healthz`` p99, the delay from a move's commit (the event's
+``recorded_at``) to each follower receiving it (p50/p99), deliveries missed (a
+follower that did not reach its game's last version), errors (5xx, other
+refusals, requests that failed or never answered), the server's RSS and CPU,
+and the client's own CPU (one asyncio process: it must not be the bottleneck).
+
+Client and server share the machine; on a machine shared with other work the
+figures are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import json
+import pathlib
+import random
+import resource
+import sys
+import time
+from typing import Any
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if pathlib.Path(entry or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+
+import aiohttp
+
+from bench import _common
+
+WORKERS = {"sqlite": 1, "postgresql": 2}
+OUT_OF_TURN = {"announce", "call", "declare_31"}
+LONG_POLL_WAIT = 20
+
+
+@dataclasses.dataclass
+class Tally:
+    """What one round measured."""
+
+    moves: list[float] = dataclasses.field(default_factory=list)
+    healthz: list[float] = dataclasses.field(default_factory=list)
+    deliveries: list[float] = dataclasses.field(default_factory=list)
+    errors: dict[str, int] = dataclasses.field(default_factory=dict)
+    measuring: bool = False
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+@dataclasses.dataclass
+class Game:
+    id: str
+    tokens: list[str]
+    version: int = 0
+
+
+class Follower:
+    """One follower of one game: the versions it has received."""
+
+    def __init__(self, game: Game, tally: Tally) -> None:
+        self.game, self.tally = game, tally
+        self.after = game.version
+        self.since = time.time()
+
+    def received(self, events: list[dict[str, Any]]) -> None:
+        now = time.time()
+        for event in events:
+            if event["version"] != self.after + 1:
+                self.tally.error("out-of-order event")
+            self.after = max(self.after, event["version"])
+            committed = dt.datetime.fromisoformat(event["recorded_at"]).timestamp()
+            if self.tally.measuring and committed >= self.since:
+                self.tally.deliveries.append(now - committed)
+
+    async def long_poll(self, http: aiohttp.ClientSession, base: str) -> None:
+        url = f"{base}/v1/games/{self.game.id}/events"
+        while True:
+            try:
+                async with http.get(url, params={"after": self.after, "wait": LONG_POLL_WAIT, "limit": 1000}) as answer:
+                    if await self._refused(answer):
+                        continue
+                    self.received((await answer.json())["events"])
+            except aiohttp.ClientError as error:
+                self.tally.error(type(error).__name__)
+                await asyncio.sleep(1)
+
+    async def stream(self, http: aiohttp.ClientSession, base: str) -> None:
+        url = f"{base}/v1/games/{self.game.id}/events/stream"
+        while True:
+            try:
+                async with http.get(url, params={"timeout": 3600}, headers={"Last-Event-ID": str(self.after)}) as answer:
+                    if await self._refused(answer):
+                        continue
+                    async for line in answer.content:
+                        if line.startswith(b"data: "):
+                            self.received([json.loads(line[6:])])
+            except aiohttp.ClientError as error:
+                self.tally.error(type(error).__name__)
+                await asyncio.sleep(1)
+
+    async def _refused(self, answer: aiohttp.ClientResponse) -> bool:
+        if answer.status == 200:
+            return False
+        self.tally.error(f"{answer.status}")
+        await asyncio.sleep(float(answer.headers.get("Retry-After", 1)))
+        return True
+
+
+async def new_game(http: aiohttp.ClientSession, base: str, seed: int) -> Game:
+    async with http.post(f"{base}/v1/games", json={"game": "scat", "players": 2,
+                                                   "options": {"seed": seed, "lives": 10}}) as created:
+        game_id = (await created.json())["id"]
+    tokens = []
+    for seat in range(2):
+        async with http.post(f"{base}/v1/games/{game_id}/seats", json={"name": f"p{seat}"}) as joined:
+            tokens.append((await joined.json())["token"])
+    async with http.get(f"{base}/v1/games/{game_id}") as summary:
+        return Game(game_id, tokens, (await summary.json())["version"])
+
+
+async def mover(http: aiohttp.ClientSession, base: str, games: list[Game], tally: Tally, rng: random.Random,
+                stop: asyncio.Event) -> None:
+    """Play a move in each of ``games`` in turn (the seat to act, a random turn move) until ``stop``."""
+    while not stop.is_set():
+        for game in games:
+            if stop.is_set():
+                return
+            try:
+                await play_one(http, base, game, tally, rng)
+            except (aiohttp.ClientError, TimeoutError) as error:
+                tally.error(type(error).__name__)
+
+
+async def play_one(http: aiohttp.ClientSession, base: str, game: Game, tally: Tally, rng: random.Random) -> None:
+    for token in game.tokens:
+        auth = {"Authorization": f"Bearer {token}"}
+        async with http.get(f"{base}/v1/games/{game.id}/state", headers=auth) as answer:
+            view = await answer.json()
+        if view["status"] != "active" or view["seat"] not in view["to_act"]:
+            continue
+        moves = [move for move in view["legal_moves"] if move["type"] not in OUT_OF_TURN] or view["legal_moves"]
+        started = time.perf_counter()
+        async with http.post(f"{base}/v1/games/{game.id}/moves", headers=auth,
+                             json={**rng.choice(moves), "expected_version": view["version"]}) as moved:
+            await moved.read()
+            if moved.status != 201:
+                tally.error(f"move {moved.status}")
+                return
+        if tally.measuring:
+            tally.moves.append(time.perf_counter() - started)
+        return
+
+
+async def prober(http: aiohttp.ClientSession, base: str, tally: Tally, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        started = time.perf_counter()
+        try:
+            async with http.get(f"{base}/healthz") as answer:
+                await answer.read()
+                if answer.status != 200:
+                    tally.error(f"healthz {answer.status}")
+        except aiohttp.ClientError as error:
+            tally.error(type(error).__name__)
+        tally.healthz.append(time.perf_counter() - started)
+        await asyncio.sleep(0.05)
+
+
+async def open_followers(http: aiohttp.ClientSession, base: str, games: list[Game], count: int,
+                         tally: Tally) -> tuple[list[Follower], list[asyncio.Task[None]]]:
+    """``count`` followers (half streams, half long-polls) over ``games``, opened at a steady pace."""
+    followers, tasks = [], []
+    for number in range(count):
+        follower = Follower(games[number % len(games)], tally)
+        follow = follower.stream if number % 2 == 0 else follower.long_poll
+        followers.append(follower)
+        tasks.append(asyncio.create_task(follow(http, base)))
+        if number % 200 == 199:
+            await asyncio.sleep(0.1)
+    return followers, tasks
+
+
+async def open_count(http: aiohttp.ClientSession, base: str) -> float:
+    async with http.get(f"{base}/metrics") as answer:
+        text = await answer.text()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("cardhall_followers_open{"))
+
+
+async def until_open(http: aiohttp.ClientSession, base: str, count: int, patience: float = 120) -> None:
+    """Until the server counts nearly all ``count`` open (a long-poll between two polls is not)."""
+    deadline = time.monotonic() + patience
+    while await open_count(http, base) < 0.95 * count:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the server never counted {count} followers open")
+        await asyncio.sleep(0.5)
+
+
+def process_tree(pid: int) -> list[int]:
+    children = pathlib.Path(f"/proc/{pid}/task/{pid}/children")
+    return [pid, *(child for text in children.read_text().split() for child in process_tree(int(text)))]
+
+
+def server_usage(pid: int) -> tuple[float, float]:
+    """The server's CPU seconds and resident MiB (its process and its workers)."""
+    cpu = rss = 0.0
+    for process in process_tree(pid):
+        with contextlib.suppress(OSError):
+            fields = pathlib.Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / 100
+            rss += int(fields[21]) * resource.getpagesize() / 2**20
+    return cpu, rss
+
+
+def client_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def round_of(base: str, pid: int, games: list[Game], count: int, args: argparse.Namespace) -> list[object]:
+    """One N: open the followers, measure while the movers play, check every follower caught up."""
+    tally = Tally()
+    connector = aiohttp.TCPConnector(limit=0)
+    timeout = aiohttp.ClientTimeout(total=None, sock_read=LONG_POLL_WAIT + 30)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as watchers, \
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as players:
+        followers, tasks = await open_followers(watchers, base, games, count, tally)
+        await until_open(players, base, count)
+        stop = asyncio.Event()
+        rng = random.Random(count)
+        cpu_before, client_before, started = server_usage(pid)[0], client_cpu(), time.monotonic()
+        tally.measuring = True
+        playing = [asyncio.create_task(mover(players, base, games[n::args.movers], tally, rng, stop))
+                   for n in range(args.movers)]
+        playing.append(asyncio.create_task(prober(players, base, tally, stop)))
+        await asyncio.sleep(args.seconds)
+        stop.set()
+        await asyncio.gather(*playing)
+        elapsed = time.monotonic() - started
+        cpu_after, rss = server_usage(pid)
+        client_used = client_cpu() - client_before
+        missed = await caught_up(players, base, followers)
+        tally.measuring = False
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await until_closed(players, base)
+    return row(count, tally, elapsed, missed, (cpu_after - cpu_before) / elapsed, rss, client_used / elapsed)
+
+
+async def caught_up(http: aiohttp.ClientSession, base: str, followers: list[Follower], patience: float = 10) -> int:
+    """Deliveries still missing once every follower had ``patience`` seconds to reach its game's last version."""
+    finals = {}
+    for game in {follower.game.id: follower.game for follower in followers}.values():
+        async with http.get(f"{base}/v1/games/{game.id}") as answer:
+            finals[game.id] = (await answer.json())["version"]
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        missing = sum(finals[f.game.id] - f.after for f in followers if f.after < finals[f.game.id])
+        if not missing:
+            return 0
+        await asyncio.sleep(0.2)
+    return missing
+
+
+async def until_closed(http: aiohttp.ClientSession, base: str, patience: float = 30) -> None:
+    deadline = time.monotonic() + patience
+    while await open_count(http, base) > 0 and time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+
+
+def row(count: int, tally: Tally, elapsed: float, missed: int, server_cpu: float, rss: float,
+        client: float) -> list[object]:
+    ms = lambda samples, q: f"{_common.percentile(samples, q) * 1000:.1f}"  # noqa: E731
+    errors = ", ".join(f"{kind}: {n}" for kind, n in sorted(tally.errors.items())) or "0"
+    return [count, f"{len(tally.moves) / elapsed:.0f}", ms(tally.moves, 0.5), ms(tally.moves, 0.99),
+            ms(tally.healthz, 0.99), ms(tally.deliveries, 0.5), ms(tally.deliveries, 0.99), len(tally.deliveries),
+            missed, errors, f"{rss:.0f}", f"{server_cpu:.0%}", f"{client:.0%}"]
+
+
+async def games_on(base: str, count: int) -> list[Game]:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as http:
+        return [await new_game(http, base, seed) for seed in range(count)]
+
+
+def bench_database(databases: _common.Databases, backend: str, args: argparse.Namespace) -> list[list[object]]:
+    rows = []
+    workers = WORKERS[backend]
+    with _common.running(databases.new(backend), databases.workdir(), workers=workers) as server:
+        games = asyncio.run(games_on(server.base_url, args.games))
+        for count in args.followers:
+            result = asyncio.run(round_of(server.base_url, server.process.pid, games, count, args))
+            rows.append([f"{backend} ×{workers}", *result])
+            print(" ".join(str(cell) for cell in rows[-1]), file=sys.stderr, flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--followers", default="0,100,1000,2000,5000", help="follower counts N, comma-separated")
+    parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--movers", type=int, default=8, help="clients playing moves (K)")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=15, help="how long each N is measured")
+    args = parser.parse_args()
+    args.followers = [int(n) for n in args.followers.split(",")]
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # (a socket per follower)
+    rows = []
+    with contextlib.ExitStack() as stack:
+        databases = _common.Databases(stack)
+        for backend in args.databases.split(","):
+            rows += bench_database(databases, backend, args)
+    _common.print_table(
+        f"Followers over {args.games} games, {args.movers} movers, {args.seconds:.0f} s each ({_common.load_average()})",
+        ["server", "N", "moves/s", "move p50 ms", "move p99 ms", "/healthz p99 ms", "delivery p50 ms",
+         "delivery p99 ms", "deliveries", "missed", "errors", "RSS MiB", "server CPU", "client CPU"], rows,
+        "CPU: of one core (the machine has two). Delivery: from the event's recorded_at to the follower reading it.")
+
+
+if __name__ == "__main__":
+    main()

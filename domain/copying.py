@@ -1,0 +1,28 @@
+"""Copying a game's state field by field: how every game's fold makes a new state.
+
+``evolve`` copies the frozen state into a mutable draft (a class with slots of
+the same names), lets the event's handler edit the draft, and copies the draft
+into a new frozen state. Replay does this once an event, so its speed hangs on
+the copies: each is compiled once per class into straight-line code, as
+``dataclasses.replace`` and a frozen dataclass's ``__init__`` slow replay down
+visibly (``bench/engine.py``, old and new in one run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+
+def copier(target: type, names: Iterable[str]) -> Callable[[Any], Any]:
+    """A function giving a new ``target`` holding the fields ``names`` of any value that has them;
+    ``target`` has slots of those names (a frozen dataclass, or a mutable draft of one)."""
+    names = tuple(names)
+    if target.__setattr__ is object.__setattr__:  # a mutable draft: plain stores, the fastest
+        stores = "".join(f" new.{name} = value.{name}\n" for name in names)
+    else:  # frozen: its __setattr__ refuses, its slots' setters do not
+        stores = "".join(f" _set_{name}(new, value.{name})\n" for name in names)
+    namespace = {"_new": object.__new__, "_target": target,
+                 **{f"_set_{name}": target.__dict__[name].__set__ for name in names}}
+    exec(f"def copy(value):\n new = _new(_target)\n{stores} return new\n", namespace)
+    return namespace["copy"]

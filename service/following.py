@@ -1,0 +1,113 @@
+"""Followers that hold no thread: one process's fan-out of wake-ups to the coroutines waiting on games.
+
+The store hears of appends (``EventStore.subscribe``: one LISTEN connection per
+process on PostgreSQL, the in-process board and its poller on SQLite) in some
+thread; each announcement crosses to the event loop once
+(``loop.call_soon_threadsafe``) and is fanned out there to every waiter of that
+game. While anyone waits on a game its version is also re-read now and then, in
+the thread pool, and at once when announcements may have been lost: a lost
+announcement costs latency, never an event. Nothing here touches the database on
+the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from service.games import GameService
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+#: How often the version of a followed game is re-read although nothing was announced.
+RECHECK_SECONDS = 5.0
+
+
+class Hub:
+    """The waiters of one event loop, by game."""
+
+    def __init__(self, games: GameService, in_pool: Callable[[Callable[[], T]], Awaitable[T]],
+                 fanned_out: Callable[[float], None] = lambda seconds: None) -> None:
+        """``in_pool(f)`` runs ``f`` in a thread and awaits it; ``fanned_out(seconds)`` is told how long
+        each announcement took from the announcing thread to its last waiter."""
+        self.games, self.in_pool, self.fanned_out = games, in_pool, fanned_out
+        self._followed: dict[str, _Followed] = {}
+
+    async def wait(self, game_id: str, after: int, timeout: float) -> bool:
+        """Until the game has an event after ``after`` (True) or ``timeout`` passes (False)."""
+        followed = self._followed.get(game_id) or self._follow(game_id)
+        arrived = followed.waiter(after)
+        try:
+            await asyncio.wait((arrived,), timeout=timeout)
+            return arrived.done()
+        finally:
+            followed.leave(arrived)
+            if not followed.waiters:
+                self._followed.pop(game_id).close()
+
+    def _follow(self, game_id: str) -> _Followed:
+        followed = self._followed[game_id] = _Followed(self, game_id)
+        return followed
+
+
+class _Followed:
+    """One game's waiters in one loop, its subscription to the store and its re-reads."""
+
+    def __init__(self, hub: Hub, game_id: str) -> None:
+        self.hub, self.game_id = hub, game_id
+        self.loop = asyncio.get_running_loop()
+        self.latest = 0
+        self.waiters: dict[asyncio.Future[None], int] = {}
+        self.lost = asyncio.Event()
+        self.rereads = self.loop.create_task(self._reread())
+        self.unsubscribe = hub.games.store.subscribe(game_id, self._heard_in_thread)
+
+    def waiter(self, after: int) -> asyncio.Future[None]:
+        """A future done once the game passes ``after``."""
+        arrived = self.loop.create_future()
+        self.waiters[arrived] = after
+        if self.latest > after:
+            arrived.set_result(None)
+        return arrived
+
+    def leave(self, arrived: asyncio.Future[None]) -> None:
+        self.waiters.pop(arrived, None)
+
+    def close(self) -> None:
+        self.unsubscribe()
+        self.rereads.cancel()
+
+    def _heard_in_thread(self, version: int | None) -> None:
+        """The store's callback, in whatever thread heard it."""
+        with contextlib.suppress(RuntimeError):  # (the loop has closed: nobody waits any more)
+            self.loop.call_soon_threadsafe(self._heard, version, time.monotonic())
+
+    def _heard(self, version: int | None, since: float | None = None) -> None:
+        if version is None:
+            self.lost.set()
+            return
+        if version <= self.latest:
+            return
+        self.latest = version
+        for arrived, after in self.waiters.items():
+            if after < version and not arrived.done():
+                arrived.set_result(None)
+        if since is not None:
+            self.hub.fanned_out(time.monotonic() - since)
+
+    async def _reread(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.lost.wait(), RECHECK_SECONDS)
+            self.lost.clear()
+            try:
+                version = await self.hub.in_pool(lambda: self.hub.games.store.last_version(self.game_id))
+            except Exception:  # (the database is out of reach: announcements still wake the waiters)
+                log.warning("re-reading the version of %s failed", self.game_id, exc_info=True)
+                continue
+            self._heard(version or 0)
+

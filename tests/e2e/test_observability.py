@@ -1,0 +1,64 @@
+"""What an operator reads: /metrics (Prometheus text, summed over the workers) and JSON logs with request ids.
+
+A real server with two workers (prometheus-client's multiprocess mode) and ``--log-format json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.e2e.server import ServerProcess, start_server
+from tests.e2e.test_many_followers import a_move
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    started = start_server(tmp_path_factory.mktemp("observed"), workers=2, options=("--log-format", "json"))
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def samples(base: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of /metrics, parsed as Prometheus text: (name, labels) -> value."""
+    answer = httpx.get(f"{base}/metrics", timeout=10)
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(answer.text) for sample in family.samples}
+
+
+HEALTHZ = ("cardhall_http_requests_total", (("method", "GET"), ("route", "/healthz"), ("status", "200")))
+MOVES = ("cardhall_appends_total", (("kind", "move"),))
+MOVE_TIMES = ("cardhall_move_seconds_count", ())
+
+
+def test_metrics_parse_as_prometheus_text_and_their_counters_move_with_the_traffic(server):
+    before = samples(server.base_url)
+    with httpx.Client(base_url=server.base_url, timeout=10) as http:
+        for _ in range(10):
+            assert http.get("/healthz").status_code == 200
+        a_move(http)
+    after = samples(server.base_url)
+    assert after[HEALTHZ] - before.get(HEALTHZ, 0) >= 10  # (whichever worker answered each)
+    assert after[MOVES] - before.get(MOVES, 0) >= 1
+    assert after[MOVE_TIMES] - before.get(MOVE_TIMES, 0) >= 1
+    assert ("cardhall_followers_limit", ()) in after and ("cardhall_games_cached", ()) in after
+
+
+def test_each_answer_carries_a_request_id_that_its_json_log_line_carries_too(server):
+    made = httpx.get(f"{server.base_url}/v1/games", timeout=10)
+    chosen = httpx.get(f"{server.base_url}/v1/game-types", headers={"X-Request-ID": "bot-7.turn-12"}, timeout=10)
+    assert len(made.headers["X-Request-ID"]) >= 16 and chosen.headers["X-Request-ID"] == "bot-7.turn-12"
+    httpx.get(f"{server.base_url}/healthz", timeout=10)  # (a later line: the log has been written up to here)
+    lines = [json.loads(line) for line in server.log_path.read_text().splitlines() if line.startswith("{")]
+    logged = {line.get("request_id"): line for line in lines if line["logger"] == "cardhall.access"}
+    assert logged["bot-7.turn-12"]["path"] == "/v1/game-types" and logged["bot-7.turn-12"]["status"] == 200
+    assert logged[made.headers["X-Request-ID"]]["path"] == "/v1/games"
