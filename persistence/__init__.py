@@ -27,6 +27,10 @@ def open_store(url: str | None = None) -> EventStore:
         from persistence.memory import MemoryEventStore
 
         return MemoryEventStore()
-    from persistence.sql import SqlEventStore
+    if url.startswith("sqlite"):
+        from persistence.sqlite import SqliteEventStore
 
-    return SqlEventStore(url)
+        return SqliteEventStore(url)
+    from persistence.postgres import PostgresEventStore
+
+    return PostgresEventStore(url)

@@ -15,11 +15,11 @@ SQLite (one file, one host):
   had are then given again to other events, so what followers saw as immutable
   changes. It commits faster (docs/performance.md has the measured cost);
 - ``foreign_keys=ON``;
-- pysqlite's own transaction handling is switched off and the engine issues
-  ``BEGIN`` itself: ``BEGIN IMMEDIATE`` for writing transactions (connections
-  with the ``cardhall_write`` execution option), so writers take the write lock
-  up front and queue on the busy timeout instead of failing half-way on a lock
-  upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
+- pysqlite's own transaction handling is switched off: writing transactions
+  issue ``BEGIN IMMEDIATE`` (the store's, :mod:`persistence.sqlite`, on the driver;
+  the engine, on connections with the ``cardhall_write`` execution option, for
+  migrations), so writers take the write lock up front and queue on the busy
+  timeout instead of failing half-way on a lock upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
   atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
 PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_engine``), sized by
@@ -44,7 +44,7 @@ WRITE = "cardhall_write"
 SQLITE_POOL_SIZE = 32
 #: The page size of a new SQLite file. A commit writes every page it touched, whole, to the
 #: WAL; an append touches two (the events table's and its (game_id, version) index's), so
-#: halving SQLite's default 4 KiB halves the bytes an append writes (raw appends 25.5 -> 20.7 µs).
+#: halving SQLite's default 4 KiB halves the bytes an append writes (docs/performance.md).
 SQLITE_PAGE_SIZE = 2048
 #: How JSON columns are written: compact (no spaces after separators), Unicode as it is.
 #: Smaller rows, and a quicker encode, than json.dumps's defaults; reads are unaffected.
@@ -77,8 +77,8 @@ def create_engine(url: str, *, foreign_keys: bool = True, autocommit: bool = Fal
     """An engine for ``url`` (already normalised) with Cardhall's settings.
 
     ``autocommit`` (PostgreSQL; the store's engine): connections open in autocommit and
-    are handed back as they are, unreset: every read is one statement, and every write
-    begins and ends its own transaction (``SqlEventStore._pooled_transaction``). Else
+    are handed back as they are, unreset: every read is one statement, and a write switches
+    its connection out of autocommit while it lasts (``PostgresEventStore.transaction``). Else
     SQLAlchemy manages transactions as usual (migrations).
     """
     parsed = sa.make_url(url)
@@ -93,18 +93,13 @@ def _env_int(name: str, default: int) -> int:
     return int(os.environ.get(name) or default)
 
 
-# PostgreSQL: at most 4 connections a worker, all kept once opened. SQLAlchemy closes an
-# overflow connection when it is handed back, so a pool of 5 with 10 overflow opened and
-# closed connections without end whenever more than 5 requests held one: 196-233 new
-# PostgreSQL sessions in 8 s of /healthz at 8 clients on one worker; 6-7 with no overflow.
-# Far fewer than the 32 threads, which are there for waiting requests (they hold no
-# connection): the requests past the pool's size wait their turn inside the worker, asleep
-# (next to no CPU), rather than as PostgreSQL backends, which contend for the database's cores,
-# the append lock and its own locks (PostgreSQL's rule of thumb: about twice its cores in
-# active connections). Measured (bench/http.py, PostgreSQL on the same two cores, two
-# workers, 32 and 128 clients, three A/B pairs each): game requests/s, pool 15 -> 8:
-# 765-897 -> 812-952; pool 8 -> 4: 741-923 -> 784-1,023; machine CPU per game request
-# 1.92-2.35 -> 1.75-2.23 ms. One worker: no change either way.
+# PostgreSQL: at most 4 connections a worker, all kept once opened, and no overflow:
+# SQLAlchemy closes an overflow connection when it is handed back, so with overflow a busy
+# worker opened and closed PostgreSQL sessions without end. Far fewer than the 32 threads,
+# which are there for waiting requests (they hold no connection): the requests past the
+# pool's size wait their turn inside the worker, asleep, rather than as PostgreSQL backends
+# contending for the database's cores and its locks (PostgreSQL's rule of thumb: about twice
+# its cores in active connections). docs/performance.md has the measurements.
 POSTGRES_POOL_SIZE = 4
 
 

@@ -35,7 +35,6 @@ class _MemoryState:
         self.idempotency: dict[tuple[str, int, str], IdempotencyRecord] = {}
         self.snapshots: dict[str, Snapshot] = {}
         self.deadlines: dict[str, dt.datetime] = {}
-        self.position = 0
 
 
 class MemoryTransaction(Transaction):
@@ -52,8 +51,7 @@ class MemoryTransaction(Transaction):
         self.state.events[game_id] = []
 
     def append(
-        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime,
-        *, final: bool = False,
+        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime
     ) -> list[StoredEvent]:
         recorded_at = as_utc(recorded_at)
         log = self.state.events.get(game_id)
@@ -61,13 +59,9 @@ class MemoryTransaction(Transaction):
             raise UnknownGame(game_id)
         if len(log) != expected_version:
             raise VersionConflict(game_id, expected_version, len(log))
-        stored = []
-        for offset, event in enumerate(events, start=1):
-            self.state.position += 1
-            stored.append(
-                StoredEvent(game_id, expected_version + offset, event.type, event.seat,
-                            copy.deepcopy(event.data), recorded_at, self.state.position)
-            )
+        stored = [StoredEvent(game_id, expected_version + offset, event.type, event.seat,
+                              copy.deepcopy(event.data), recorded_at)
+                  for offset, event in enumerate(events, start=1)]
         if stored:  # a game's version and last change are its newest event's
             log = self.state.events[game_id] = log + stored  # a new list: the committed one stays as it was
             record = self.state.games[game_id]
@@ -169,10 +163,6 @@ class MemoryEventStore(EventStore):
         state, now = self._state, as_utc(now)
         due = sorted((deadline, game_id) for game_id, deadline in state.deadlines.items() if deadline <= now)
         return [(game_id, len(state.events[game_id])) for _, game_id in due[:limit]]
-
-    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
-        every = [e for log in self._state.events.values() for e in log if e.position > after_position]
-        return sorted(every, key=lambda e: e.position)[:limit]
 
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
         with self._changed:

@@ -4,9 +4,10 @@ The log of events is the only truth. Besides it a backend keeps a games table
 (a listing projection: type, status, created_at; its version is its newest event's), the seats' token
 hashes, the idempotency records and at most one snapshot per game (a derived
 cache of its state, see :class:`Snapshot`). All writes happen in a :class:`Transaction`
-obtained from :meth:`EventStore.transaction`; writing transactions are
-serialised per store (SQLite ``BEGIN IMMEDIATE``; PostgreSQL a lock taken in
-the append transaction) so that commit order equals sequence order.
+obtained from :meth:`EventStore.transaction`. A game's events are ordered by their
+version alone: an append names the version it expects, and of two appends after the
+same version one is refused (:class:`VersionConflict`). Nothing orders the events of
+different games, so appends to different games need not wait for each other.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -59,7 +60,7 @@ class NewEvent:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """An event as stored: ``version`` counts from 1 per game, ``position`` is global."""
+    """An event as stored: ``version`` counts from 1 per game."""
 
     game_id: str
     version: int
@@ -67,7 +68,6 @@ class StoredEvent:
     seat: int | None
     data: dict[str, Any]
     recorded_at: dt.datetime
-    position: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -122,18 +122,10 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     def append(
-        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime,
-        *, final: bool = False,
+        self, game_id: str, expected_version: int, events: Sequence[NewEvent], recorded_at: dt.datetime
     ) -> list[StoredEvent]:
-        """Append events after ``expected_version``; VersionConflict if the game moved on.
-
-        ``final``: the transaction writes nothing after this. A backend may then commit with
-        the append (on PostgreSQL, when the append is the transaction's only statement, it is
-        one statement in autocommit, so its append lock is never held across a round trip;
-        the game's status and snapshot written just before it ride in that statement);
-        whatever the body does afterwards, the append stays committed. After a VersionConflict
-        the transaction is to be abandoned (what was written before the append may be undone).
-        """
+        """Append events after ``expected_version``; VersionConflict if the game moved on (or is
+        ahead), UnknownGame if there is none. After a refusal the transaction is to be abandoned."""
 
     @abc.abstractmethod
     def last_version(self, game_id: str) -> int | None:
@@ -178,7 +170,7 @@ class EventStore(abc.ABC):
 
     @abc.abstractmethod
     def transaction(self) -> AbstractContextManager[Transaction]:
-        """A serialised writing transaction; commits on exit, rolls back on error."""
+        """A writing transaction; commits on exit, rolls back on error."""
 
     @abc.abstractmethod
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
@@ -210,10 +202,6 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         """The (game id, seat) a token hash acts for."""
-
-    @abc.abstractmethod
-    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
-        """Every game's events with position > ``after_position``, in position order."""
 
     @abc.abstractmethod
     def wait(self, game_id: str, after: int, timeout: float) -> bool:
@@ -255,13 +243,3 @@ class EventStore(abc.ABC):
 
     def close(self) -> None:  # noqa: B027  (optional: a store with nothing to release keeps this)
         """Release connections."""
-
-    def iter_games(self) -> Iterator[GameRecord]:
-        """Every game, page by page."""
-        cursor = None
-        while True:
-            page = self.list_games(limit=100, cursor=cursor)
-            yield from page.games
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor

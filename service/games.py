@@ -127,9 +127,9 @@ class GameService:
         """Every game offered, with its player range and options."""
         return [game.describe() for game in all_games().values()]
 
-    def table(self, game_id: str, within: Transaction | None = None) -> tables.Table:
-        """The game's table now (as the transaction ``within`` sees it); NotFound if there is no such game."""
-        table = self.cache.get(game_id, within=within)
+    def table(self, game_id: str) -> tables.Table:
+        """The game's table now; NotFound if there is no such game."""
+        table = self.cache.get(game_id)
         if table is None:
             raise NotFound(f"no game {game_id!r}")
         return table
@@ -276,7 +276,7 @@ class GameService:
             write = self._write(game_id, table, after, decided)
             try:
                 with self.store.transaction() as tx:
-                    write.apply(tx, final=token is None)
+                    write.apply(tx)
                     if token is not None:  # (after the append, which refuses a seat taken since)
                         tx.add_token(game_id, seated.seat, hash_token(token))
             except VersionConflict:
@@ -337,7 +337,7 @@ class GameService:
         with self.store.transaction() as tx:
             if (earlier := self._earlier(tx, request)) is not None:
                 return earlier
-            write.apply(tx, final=request.idempotency_key is None)
+            write.apply(tx)
             if request.idempotency_key is not None:  # (after the append, which serialises writers)
                 tx.put_idempotency(request.game_id, request.seat, request.idempotency_key,
                                    IdempotencyRecord(request.fingerprint(), 201, answer))
@@ -397,7 +397,7 @@ class GameService:
         after, decided = tables.settle(table, events, self.house)
         try:
             with self.store.transaction() as tx:
-                self._write(game_id, table, after, decided).apply(tx, final=True)
+                self._write(game_id, table, after, decided).apply(tx)
         except VersionConflict:
             self.cache.forget(game_id)
             return False
@@ -470,16 +470,16 @@ class _Write:
     snapshot: tuple[int, str, bytes] | None
     turn_began: bool = False  # a clocked game's new turn began with these events: its deadline is new
 
-    def apply(self, tx: Transaction, *, final: bool) -> None:
+    def apply(self, tx: Transaction) -> None:
         """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
-        since ``before``, undoing the rest). ``final``: the transaction writes nothing after this."""
+        since ``before``, undoing the rest)."""
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
         if self.turn_began:
             tx.set_deadline(self.game_id, _deadline(self.after, self.recorded_at))
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
-        tx.append(self.game_id, self.before.version, self.events, self.recorded_at, final=final)
+        tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
 
 
 def _new(event: Event) -> NewEvent:

@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 from domain import table as tables
 from domain.events import Event
-from persistence.port import EventStore, StoredEvent, Transaction
+from persistence.port import EventStore, StoredEvent
 from service import snapshots
 
 SNAPSHOT_EVERY = 50  # versions; a cold load folds fewer than this many events
@@ -54,18 +54,11 @@ class TableCache:
         """How many games' tables are cached."""
         return len(self._tables)
 
-    def get(
-        self, game_id: str, version: int | None = None, *, within: Transaction | None = None
-    ) -> tables.Table | None:
-        """The game's table at the stored version (or at least at ``version`` if given); None if no game.
-
-        ``within`` a writing transaction, the version and any missing events are read on its
-        connection: a write then holds one connection, never waiting on the pool for a second.
-        """
-        source: EventStore | Transaction = self.store if within is None else within
+    def get(self, game_id: str, version: int | None = None) -> tables.Table | None:
+        """The game's table at the stored version (or at least at ``version`` if given); None if no game."""
         with self._lock:
             cached = self._tables.get(game_id)
-        stored_version = source.last_version(game_id) if version is None else version
+        stored_version = self.store.last_version(game_id) if version is None else version
         if stored_version is None:
             return None
         base_version = cached.version if cached is not None else 0
@@ -75,18 +68,16 @@ class TableCache:
         if cached is not None and base_version > stored_version:
             cached, base_version = None, 0  # never trust a table ahead of the log
         if stored_version - base_version >= self.snapshot_every:  # else no snapshot can spare much
-            cached = self._from_snapshot(game_id, source, base_version) or cached
+            cached = self._from_snapshot(game_id, base_version) or cached
             base_version = cached.version if cached is not None else 0
-        table = fold(cached, source.read(game_id, after=base_version))
+        table = fold(cached, self.store.read(game_id, after=base_version))
         if table is not None:
             self._remember(game_id, table)
         return table
 
-    def _from_snapshot(
-        self, game_id: str, source: EventStore | Transaction, base_version: int
-    ) -> tables.Table | None:
+    def _from_snapshot(self, game_id: str, base_version: int) -> tables.Table | None:
         """The game's snapshot as a table, if it is this code's, loads, and is later than ``base_version``."""
-        snapshot = source.latest_snapshot(game_id)
+        snapshot = self.store.latest_snapshot(game_id)
         if snapshot is None or snapshot.version <= base_version or snapshot.fingerprint != snapshots.fingerprint():
             return None
         return snapshots.load(snapshot.blob, snapshot.version)

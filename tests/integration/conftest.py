@@ -9,7 +9,7 @@ import pytest
 from persistence import open_store
 from persistence.memory import MemoryEventStore
 from persistence.port import EventStore
-from persistence.sql import SqlEventStore
+from persistence.sqlstore import SqlEventStore
 
 BACKENDS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 

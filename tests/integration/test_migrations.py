@@ -17,7 +17,7 @@ from sqlalchemy.dialects import sqlite
 
 from persistence.migrate import alembic_config, current_revision, downgrade, upgrade
 from persistence.schema import games, metadata
-from persistence.sql import DUE_GAMES
+from persistence.sqlstore import DUE_GAMES
 from tests.integration import workers
 
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets"}
@@ -94,7 +94,7 @@ def test_processes_upgrading_at_the_same_moment_all_succeed(empty_url: str) -> N
 def test_revision_0003_takes_a_games_version_from_its_events_and_gives_it_back_going_down(empty_url: str) -> None:
     import datetime as dt
 
-    from persistence.sql import SqlEventStore
+    from persistence import open_store
 
     created, moved = dt.datetime(2026, 1, 2, 3, 4, 5), dt.datetime(2026, 1, 2, 3, 9, 0)
     upgrade(empty_url, "0002")
@@ -110,7 +110,7 @@ def test_revision_0003_takes_a_games_version_from_its_events_and_gives_it_back_g
                     "INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
                     "VALUES ('g1', :version, 'CardPlayed', 0, '{}', :at)"), {"version": version, "at": at})
         upgrade(empty_url)
-        store = SqlEventStore(empty_url)
+        store = open_store(empty_url)
         try:
             one, two = store.get_game("g1"), store.get_game("g2")
             assert (one.version, one.updated_at.replace(tzinfo=None)) == (2, moved)

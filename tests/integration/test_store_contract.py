@@ -58,7 +58,7 @@ def test_creating_a_game_twice_raises_game_exists(store: EventStore) -> None:
     assert store.get_game("g1").created_at == T0
 
 
-def test_appended_events_read_back_whole_with_versions_from_one_and_rising_positions(store: EventStore) -> None:
+def test_appended_events_read_back_whole_with_versions_from_one(store: EventStore) -> None:
     new_game(store)
     data = {"cards": ["AS", "10H"], "nested": {"ok": True, "none": None}, "ratio": 0.5, "text": "ünïcødé"}
     events = [NewEvent("GameCreated", None, data), NewEvent("CardPlayed", 1, {"card": "QS"})]
@@ -68,7 +68,6 @@ def test_appended_events_read_back_whole_with_versions_from_one_and_rising_posit
     assert read == appended
     assert [e.version for e in read] == [1, 2]
     assert [(e.type, e.seat, e.data) for e in read] == [("GameCreated", None, data), ("CardPlayed", 1, {"card": "QS"})]
-    assert read[0].position < read[1].position
     assert all(e.recorded_at == at(2) and e.game_id == "g1" for e in read)
     record = store.get_game("g1")
     assert (record.version, record.updated_at, record.created_at) == (2, at(2), T0)
@@ -83,7 +82,8 @@ def test_times_read_back_in_utc_to_the_microsecond_however_they_were_given(store
         append(store, "g1", version, when=when)
     expected = [when.astimezone(dt.UTC) if when.tzinfo else when.replace(tzinfo=dt.UTC) for when in given]
     assert [e.recorded_at for e in store.read("g1")] == expected
-    assert [e.recorded_at for e in store.read_all() if e.game_id == "g1"] == expected
+    with store.transaction() as tx:
+        assert [e.recorded_at for e in tx.read("g1")] == expected
     assert all(e.recorded_at.utcoffset() == dt.timedelta(0) for e in store.read("g1"))
 
 
@@ -111,20 +111,7 @@ def test_appending_to_an_unknown_game_raises_unknown_game(store: EventStore) -> 
         append(store, "nope", 3, count=2)
     with pytest.raises(UnknownGame), store.transaction() as tx:
         tx.append("nope", 0, [], T0)
-    assert store.read_all() == []
-
-
-def test_a_final_append_stores_its_events_and_a_stale_one_stores_nothing(store: EventStore) -> None:
-    new_game(store)
-    with store.transaction() as tx:
-        tx.append("g1", 0, [NewEvent("Tick", None, {"n": 1}), NewEvent("Tock", 1, {"n": 2})], at(1), final=True)
-    with pytest.raises(VersionConflict), store.transaction() as tx:
-        tx.append("g1", 1, [NewEvent("Late", None, {})], at(2), final=True)
-    with pytest.raises(VersionConflict), store.transaction() as tx:
-        tx.append("g1", 5, [NewEvent("Ahead", None, {})], at(2), final=True)
-    assert [(e.version, e.type) for e in store.read("g1")] == [(1, "Tick"), (2, "Tock")]
-    with pytest.raises(UnknownGame), store.transaction() as tx:
-        tx.append("nope", 0, [NewEvent("Tick", None, {})], at(2), final=True)
+    assert store.read("nope") == [] and store.get_game("nope") is None
 
 
 def test_an_append_of_no_events_checks_the_version_and_changes_nothing(store: EventStore) -> None:
@@ -163,20 +150,6 @@ def test_events_of_several_transactions_and_games_stay_apart(store: EventStore) 
         append(store, "b", expected)
     assert [(e.game_id, e.version) for e in store.read("a")] == [("a", 1), ("a", 2), ("a", 3)]
     assert store.last_version("b") == 3
-
-
-def test_read_all_returns_every_game_in_position_order_after_a_position(store: EventStore) -> None:
-    new_game(store, "a")
-    new_game(store, "b")
-    append(store, "a", 0, count=2)
-    append(store, "b", 0)
-    append(store, "a", 2)
-    every = store.read_all()
-    assert [(e.game_id, e.version) for e in every] == [("a", 1), ("a", 2), ("b", 1), ("a", 3)]
-    positions = [e.position for e in every]
-    assert positions == sorted(positions) and len(set(positions)) == 4
-    assert store.read_all(after_position=positions[1]) == every[2:]
-    assert store.read_all(after_position=positions[0], limit=2) == every[1:3]
 
 
 def test_set_status_shows_in_the_listing(store: EventStore) -> None:
@@ -261,7 +234,7 @@ def test_an_error_inside_a_transaction_leaves_nothing_behind(store: EventStore) 
         tx.put_snapshot("g1", 1, "f" * 64, b"state")
         raise RuntimeError("the service failed half-way")
     assert store.get_game("g2") is None
-    assert store.read("g1") == [] and store.read_all() == []
+    assert store.read("g1") == [] and store.read("g2") == []
     assert store.get_game("g1").status == "waiting" and store.last_version("g1") == 0
     assert store.seat_for_token("a" * 64) is None
     with store.transaction() as tx:
@@ -280,26 +253,25 @@ def test_a_conflict_inside_a_transaction_rolls_back_its_earlier_writes(store: Ev
 def test_a_status_and_snapshot_written_before_a_refused_append_are_rolled_back_with_it(store: EventStore) -> None:
     new_game(store)
     append(store, "g1", 0, count=2)
-    for final in (False, True):
-        with pytest.raises(VersionConflict), store.transaction() as tx:
-            tx.set_status("g1", "finished")
-            tx.put_snapshot("g1", 3, "d" * 64, b"three")
-            tx.append("g1", 1, [NewEvent("CardPlayed", 0, {})], at(1), final=final)
-        assert store.get_game("g1").status == "waiting" and store.latest_snapshot("g1") is None
-        assert store.last_version("g1") == 2
+    with pytest.raises(VersionConflict), store.transaction() as tx:
+        tx.set_status("g1", "finished")
+        tx.put_snapshot("g1", 3, "d" * 64, b"three")
+        tx.append("g1", 1, [NewEvent("CardPlayed", 0, {})], at(1))
+    assert store.get_game("g1").status == "waiting" and store.latest_snapshot("g1") is None
+    assert store.last_version("g1") == 2
 
 
 def test_a_status_and_snapshot_written_before_an_append_are_stored_with_its_events(store: EventStore) -> None:
     new_game(store)
     new_game(store, "g2")
-    for final in (False, True):
+    for status in ("finished", "active"):
         version = store.last_version("g1")
         with store.transaction() as tx:
             tx.set_status("g2", "active")  # another game's write first: in order, not lost
-            tx.set_status("g1", "active" if final else "finished")
+            tx.set_status("g1", status)
             tx.put_snapshot("g1", version + 1, "e" * 64, b"snap")
-            tx.append("g1", version, [NewEvent("CardPlayed", 0, {})], at(1), final=final)
-        assert store.get_game("g1").status == ("active" if final else "finished")
+            tx.append("g1", version, [NewEvent("CardPlayed", 0, {})], at(1))
+        assert store.get_game("g1").status == status
         assert store.get_game("g2").status == "active"
         assert store.latest_snapshot("g1") == Snapshot(version + 1, "e" * 64, b"snap")
         assert store.last_version("g1") == version + 1
@@ -440,7 +412,7 @@ def test_a_deadline_is_replaced_or_cleared_with_its_append_and_rolled_back_with_
     assert store.due_games(at(5)) == [("g1", 1)]
     with store.transaction() as tx:
         tx.set_deadline("g1", None)
-        tx.append("g1", 1, [NewEvent("CardPlayed", 1, {})], T0, final=True)
+        tx.append("g1", 1, [NewEvent("CardPlayed", 1, {})], T0)
     assert store.due_games(at(10**6)) == []
     with pytest.raises(UnknownGame), store.transaction() as tx:
         tx.set_deadline("nope", at(1))

@@ -1,0 +1,124 @@
+"""The PostgreSQL event store: any number of processes on any number of hosts.
+
+**Writing.** The pool's connections are in autocommit, so a read is one statement
+with no ``BEGIN`` (see :mod:`persistence.engine`); a writing transaction sends its
+own ``BEGIN`` and ``COMMIT`` (``READ COMMITTED``). No lock spans games: appends to
+different games run side by side.
+
+**The append** is one statement in SQL (:data:`APPEND_SQL`), on the driver's cursor
+(SQLAlchemy's work per statement would cost more than the statement): it inserts every
+event only if the game's newest version is the expected one, and sends the
+NOTIFY that tells every process of it. Its check reads the snapshot the statement
+began with; an append after the same version committed since, or still in
+flight, is caught by ``UNIQUE(game_id, version)`` instead (the insert waits for
+the other transaction, then fails), which the store reports as the same
+VersionConflict. Of any two appends after one version, one is refused.
+
+**Waiting.** Appends committed in this process wake its waiters at once; every
+process keeps one LISTEN connection (:class:`PostgresListener`) that hears every
+process's NOTIFY, delivered at commit, and wakes its waiters, who re-read the store.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from persistence.engine import JSON_SERIALIZER
+from persistence.notify import CHANNEL, PostgresListener
+from persistence.port import NewEvent
+from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
+
+#: SQLSTATE classes of errors that mean the database is out of reach, not that a statement is
+#: wrong: connection exceptions, operator intervention (shutdown, restart), insufficient
+#: resources (too many connections, disk full).
+OUTAGE_STATES = ("08", "57P", "53")
+
+#: Every event of an append (one JSON array: one parameter, however many events), after the
+#: expected version if that is the game's newest, and the NOTIFY ``game_id:version`` (sent once
+#: per row with the same payload, which PostgreSQL delivers once, at commit; no row inserted, none
+#: sent). One text for any number of events, so psycopg prepares it once per connection.
+APPEND_SQL = (
+    "WITH new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
+    "SELECT %(game_id)s::varchar, %(expected)s::integer + e.number, e.event->>'type', (e.event->>'seat')::integer, "
+    "e.event->'data', %(recorded_at)s::timestamptz "
+    "FROM jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e(event, number) "
+    "WHERE (SELECT coalesce((SELECT version FROM events WHERE game_id = %(game_id)s::varchar "
+    "ORDER BY version DESC LIMIT 1), 0) FROM games WHERE id = %(game_id)s::varchar) = %(expected)s::integer "
+    "RETURNING version) "
+    "SELECT pg_notify(%(channel)s, %(announcement)s) FROM new"
+)
+
+
+class PostgresTransaction(SqlTransaction):
+    """A writing transaction on a pooled connection."""
+
+    NEW_GAME, PUT_SNAPSHOT = upserts(postgresql.insert)
+
+    def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime) -> bool:
+        parameters = {
+            "game_id": game_id, "expected": expected, "recorded_at": recorded_at,
+            "events": JSON_SERIALIZER([{"type": event.type, "seat": event.seat, "data": event.data}
+                                       for event in new_events]),
+            "channel": CHANNEL, "announcement": f"{game_id}:{expected + len(new_events)}",
+        }
+        cursor = self.connection.connection.driver_connection.cursor()
+        try:
+            cursor.execute(APPEND_SQL, parameters)
+        except psycopg.Error as error:  # (what SQLAlchemy would have raised, had it run the statement)
+            raise sa.exc.DBAPIError.instance(APPEND_SQL, parameters, error, psycopg.Error) from error
+        return len(cursor.fetchall()) == len(new_events)
+
+
+class PostgresEventStore(SqlEventStore):
+    """The event store in a PostgreSQL database."""
+
+    DRIVER_ERROR = psycopg.Error
+    BEGIN = "BEGIN"
+    RECHECK_SECONDS = 5.0
+
+    def _new_waker(self) -> PostgresListener:
+        return PostgresListener(self._board, self._listen_connection)
+
+    def is_outage(self, driver_error: BaseException) -> bool:
+        """A connection-class error. A missing table is a ProgrammingError: a bug or a deployment
+        mistake, which answering "unavailable, retry" would hide."""
+        state = getattr(driver_error, "sqlstate", None)
+        if state is None:  # psycopg raises errors of its own, without a state, when a connection fails or is closed
+            return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
+        return state.startswith(OUTAGE_STATES)
+
+    def _writing(self) -> sa.Connection:
+        return self.engine.connect()
+
+    def _transaction(self, connection: sa.Connection, driver: psycopg.Connection) -> PostgresTransaction:
+        return PostgresTransaction(connection)
+
+    def _roll_back(self, connection: sa.Connection) -> None:
+        """Undo a failed write. A connection the server dropped is discarded, with every other of
+        the pool: they were all opened before it went (a restart or failover)."""
+        driver = connection.connection.driver_connection
+        try:
+            if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                driver.execute("ROLLBACK")
+        except psycopg.Error:
+            pass
+        if driver.broken or driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            connection.invalidate()
+            self.engine.dispose(close=False)
+
+    def latest_heard(self, game_id: str) -> int | None:
+        """What this process's LISTEN connection (started here if need be) has heard, while it
+        listens; it hears every commit of every process."""
+        self._waker.start()
+        return self._board.heard(game_id) if self._waker.ready.is_set() else None
+
+    def _listen_connection(self) -> Any:
+        """A dedicated autocommit psycopg connection, outside the pool, for LISTEN."""
+        args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
+        return psycopg.connect(*args, **kwargs, autocommit=True)

@@ -1,0 +1,169 @@
+"""The SQLite event store: one file on one host, shared by any number of its processes.
+
+**Writing.** SQLite has one writer at a time. A writing transaction takes the
+database's write lock up front (``BEGIN IMMEDIATE``, see :mod:`persistence.engine`)
+on its process's one write connection, kept open for every write. Writers queue
+first on :class:`WriterQueue`, each woken the moment the one before it commits.
+
+**The append** is one statement in SQL, run once per event on the driver itself
+(SQLAlchemy's work per statement would cost more than the statement): it
+inserts the event only if the game's newest version is the one before it. Under
+the write lock nothing can come between, so the first row's check is the
+append's version check and the others' always pass. Its values are bound with
+the columns' own SQLAlchemy processors, so rows are stored exactly as Core would
+store them.
+
+**Waiting.** Appends committed in this process wake its waiters at once; another
+process's appends are seen by a poll of the events table (:class:`SqlitePoller`),
+one small indexed query per interval per process, and only while someone waits.
+Readers are never blocked (WAL). Never put the file on a network file system.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
+
+from persistence.engine import JSON_SERIALIZER
+from persistence.notify import SqlitePoller
+from persistence.port import NewEvent
+from persistence.schema import events
+from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
+
+POLL_SECONDS = 0.05
+#: SQLite primary result codes that mean the database is out of reach: busy, locked, I/O error,
+#: cannot open the file.
+OUTAGE_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN})
+
+#: One event after the version before it, if that is the game's newest (parameters: the event's
+#: six columns, then its game's id twice and the version before it).
+APPEND_SQL = (
+    "INSERT INTO events (game_id, version, type, seat, data, recorded_at) SELECT ?, ?, ?, ?, ?, ? "
+    "WHERE (SELECT coalesce((SELECT version FROM events WHERE game_id = ? ORDER BY version DESC LIMIT 1), 0) "
+    "FROM games WHERE id = ?) = ?"
+)
+
+
+#: How SQLAlchemy binds a ``recorded_at`` on SQLite (naive UTC text).
+_BIND_TIME: Callable[[Any], Any] = events.c.recorded_at.type.bind_processor(sqlite.dialect())  # type: ignore[assignment]
+
+
+class SqliteTransaction(SqlTransaction):
+    """A writing transaction on the process's write connection, under the write lock."""
+
+    NEW_GAME, PUT_SNAPSHOT = upserts(sqlite.insert)
+
+    def __init__(self, connection: sa.Connection, driver: sqlite3.Connection) -> None:
+        super().__init__(connection)
+        self.driver = driver
+
+    def insert(self, game_id: str, expected: int, new_events: Sequence[NewEvent], recorded_at: dt.datetime) -> bool:
+        at = _BIND_TIME(recorded_at)
+        rows = [(game_id, version, event.type, event.seat, JSON_SERIALIZER(event.data), at, game_id, game_id,
+                 version - 1) for version, event in enumerate(new_events, start=expected + 1)]
+        try:
+            inserted = self.driver.executemany(APPEND_SQL, rows).rowcount
+        except sqlite3.Error as error:  # (what SQLAlchemy would have raised, had it run the statement)
+            raise sa.exc.DBAPIError.instance(APPEND_SQL, rows, error, sqlite3.Error) from error
+        return inserted == len(rows)
+
+
+class WriterQueue:
+    """SQLite writers queue here, each woken the moment the writer before it commits.
+
+    Queued on the database's write lock instead (``BEGIN IMMEDIATE``), they would poll
+    it through SQLite's busy handler, sleeping up to 100 ms between tries: the lock
+    sat idle while they slept. Threads of a process queue on a lock, processes on an
+    exclusive ``flock`` of ``<database>-writers``. ``BEGIN IMMEDIATE`` stays the real
+    lock: a writer that does not queue here (another program) is still waited for.
+    """
+
+    def __init__(self, database: str | None) -> None:
+        self.database = database
+        self._threads = threading.Lock()
+        self._file = open(f"{database}-writers", "a+b")  # noqa: SIM115  (held for the store's life)
+
+    def __enter__(self) -> None:
+        """Wait for this writer's turn (a plain method, not a generator: it wraps every append)."""
+        self._threads.acquire()
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX)
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def __exit__(self, *_exc: object) -> None:
+        """The next writer's turn."""
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._threads.release()
+
+    def close(self) -> None:
+        """Close the lock file."""
+        self._file.close()
+
+
+#: Connections a forked child inherited: kept referenced so that nothing closes them in the child.
+_PARENTS_CONNECTIONS: list[sa.Connection] = []
+
+
+class SqliteEventStore(SqlEventStore):
+    """The event store in an SQLite file."""
+
+    DRIVER_ERROR = sqlite3.Error
+    BEGIN = "BEGIN IMMEDIATE"
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self._queue = WriterQueue(self.engine.url.database)
+        self._writer: sa.Connection | None = None
+
+    def _new_waker(self) -> SqlitePoller:
+        return SqlitePoller(self._board, self.engine, POLL_SECONDS)
+
+    def is_outage(self, driver_error: BaseException) -> bool:
+        """Busy, locked, an I/O error or a file that cannot be opened. A missing table is a bug or a
+        deployment mistake, and answering it as "unavailable, retry" would hide it."""
+        code = getattr(driver_error, "sqlite_errorcode", None)
+        return code is not None and code & 0xFF in OUTAGE_CODES
+
+    @contextmanager
+    def _writing(self) -> Iterator[sa.Connection]:
+        """The process's write connection (opened anew if the last one broke), in this writer's turn."""
+        with self._queue:
+            if self._writer is None or self._writer.closed or self._writer.invalidated:
+                self._writer = self.engine.connect()
+            yield self._writer
+
+    def _transaction(self, connection: sa.Connection, driver: sqlite3.Connection) -> SqliteTransaction:
+        return SqliteTransaction(connection, driver)
+
+    def _roll_back(self, connection: sa.Connection) -> None:
+        """Undo a failed write; a connection that cannot be rolled back is dropped."""
+        try:
+            connection.connection.driver_connection.rollback()
+        except sqlite3.Error:
+            connection.invalidate()
+        if connection.invalidated:
+            self._writer = None
+
+    def after_fork(self) -> None:
+        super().after_fork()
+        self._queue = WriterQueue(self._queue.database)  # never share the parent's lock
+        if self._writer is not None:
+            _PARENTS_CONNECTIONS.append(self._writer)  # the parent's: never closed (nor used) here
+            self._writer = None
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        super().close()
+        self._queue.close()
