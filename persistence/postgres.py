@@ -7,8 +7,7 @@ different games run side by side.
 
 **The append** is one statement in SQL (:data:`APPEND_SQL`), on the driver's cursor
 (SQLAlchemy's work per statement would cost more than the statement): it inserts every
-event only if the game's newest version is the expected one, and sends the
-NOTIFY that tells every process of it. Its check reads the snapshot the statement
+event only if the game's newest version is the expected one. Its check reads the snapshot the statement
 began with; an append after the same version committed since, or still in
 flight, is caught by ``UNIQUE(game_id, version)`` instead (the insert waits for
 the other transaction, then fails), which the store reports as the same
@@ -16,12 +15,18 @@ VersionConflict. Of any two appends after one version, one is refused.
 
 **Waiting.** Appends committed in this process wake its waiters at once; every
 process keeps one LISTEN connection (:class:`PostgresListener`) that hears every
-process's NOTIFY, delivered at commit, and wakes its waiters, who re-read the store.
+process's NOTIFY and wakes its waiters, who re-read the store. The NOTIFY is sent
+after the append's COMMIT, in a statement of its own: a transaction that notifies
+takes a lock of the whole database from its NOTIFY until its commit is done, flush
+to disk included, so a NOTIFY inside the append would make every game's commits
+wait in one line again. A NOTIFY lost to a crash between the two costs latency,
+never an event: waiters re-read the store every :attr:`RECHECK_SECONDS`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,9 +45,8 @@ from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 OUTAGE_STATES = ("08", "57P", "53")
 
 #: Every event of an append (one JSON array: one parameter, however many events), after the
-#: expected version if that is the game's newest, and the NOTIFY ``game_id:version`` (sent once
-#: per row with the same payload, which PostgreSQL delivers once, at commit; no row inserted, none
-#: sent). One text for any number of events, so psycopg prepares it once per connection.
+#: expected version if that is the game's newest. One text for any number of events, so psycopg
+#: prepares it once per connection.
 APPEND_SQL = (
     "WITH new AS (INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
     "SELECT %(game_id)s::varchar, %(expected)s::integer + e.number, e.event->>'type', (e.event->>'seat')::integer, "
@@ -51,8 +55,11 @@ APPEND_SQL = (
     "WHERE (SELECT coalesce((SELECT version FROM events WHERE game_id = %(game_id)s::varchar "
     "ORDER BY version DESC LIMIT 1), 0) FROM games WHERE id = %(game_id)s::varchar) = %(expected)s::integer "
     "RETURNING version) "
-    "SELECT pg_notify(%(channel)s, %(announcement)s) FROM new"
+    "SELECT version FROM new"
 )
+#: What tells every process's LISTEN connection that a game reached a version (``game_id:version``).
+NOTIFY_SQL = "SELECT pg_notify(%s, %s)"
+log = logging.getLogger(__name__)
 
 
 class PostgresTransaction(SqlTransaction):
@@ -65,7 +72,6 @@ class PostgresTransaction(SqlTransaction):
             "game_id": game_id, "expected": expected, "recorded_at": recorded_at,
             "events": JSON_SERIALIZER([{"type": event.type, "seat": event.seat, "data": event.data}
                                        for event in new_events]),
-            "channel": CHANNEL, "announcement": f"{game_id}:{expected + len(new_events)}",
         }
         cursor = self.connection.connection.driver_connection.cursor()
         try:
@@ -81,6 +87,15 @@ class PostgresEventStore(SqlEventStore):
     DRIVER_ERROR = psycopg.Error
     BEGIN = "BEGIN"
     RECHECK_SECONDS = 5.0
+
+    def _committed(self, driver: psycopg.Connection, work: SqlTransaction) -> None:
+        """NOTIFY each game the transaction appended to, now that its events are committed (in
+        autocommit: a statement that writes nothing, so it waits for no flush to disk)."""
+        try:
+            for game_id, version in work.appended.items():
+                driver.execute(NOTIFY_SQL, (CHANNEL, f"{game_id}:{version}"))
+        except psycopg.Error as error:  # (the events are committed; other processes re-read soon)
+            log.warning("NOTIFY after an append failed: %s", error)
 
     def _new_waker(self) -> PostgresListener:
         return PostgresListener(self._board, self._listen_connection)

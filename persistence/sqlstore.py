@@ -227,7 +227,12 @@ class SqlEventStore(EventStore):
             finally:
                 if connection.in_transaction():
                     connection.commit()  # (nothing left to commit on the driver: only the bookkeeping)
+            self._committed(driver, work)
         self.announce(work)
+
+    def _committed(self, driver: Any, work: SqlTransaction) -> None:
+        """Tell other processes of what ``work`` committed, if the backend has a way to (SQLite's
+        poller reads the table instead)."""
 
     @abc.abstractmethod
     def _writing(self) -> AbstractContextManager[sa.Connection]:
