@@ -44,9 +44,11 @@ PROBLEM_TEXT = {
     409: "seat_unavailable, game_not_active, not_your_turn, seat_abandoned or version_conflict",
     412: "precondition_failed: If-Match names another version",
     413: "payload_too_large: the body is over 64 KiB",
+    414: "uri_too_long: the request line is over 4,094 bytes",
     415: "unsupported_media_type: the body is not sent as application/json",
     422: "validation_error, illegal_move (with the rule id) or idempotency_conflict",
     429: "rate_limited: too many requests from this client; see Retry-After",
+    431: "headers_too_large: a header line over 8,190 bytes, or more than 100 headers",
     503: "unavailable: the database cannot be reached, or (a long-poll or stream) the server follows as many "
          "games as it can; see Retry-After",
 }

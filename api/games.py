@@ -107,10 +107,11 @@ def ready(body: dict[str, Any]) -> Response:
 
 
 def problems(*statuses: int):  # type: ignore[no-untyped-def]
-    """Document problem+json answers for these statuses (and 429: every operation here is rate limited)."""
+    """Document problem+json answers for these statuses, and those every operation here may give: 414
+    and 431 (a request head past the limits) and 429 (rate limited)."""
 
     def decorate(view):  # type: ignore[no-untyped-def]
-        for status in (*statuses, 429):
+        for status in (*statuses, 414, 429, 431):
             view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
                                     description=examples.PROBLEM_TEXT[status])(view)
         return view
