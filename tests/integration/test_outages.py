@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import sqlalchemy as sa
 
@@ -75,3 +77,40 @@ def test_an_sqlite_file_that_cannot_be_opened_is_503_unavailable(tmp_path, clien
     http = client(f"sqlite:///{tmp_path / 'cardhall.db'}")
     answer = http.get("/healthz")
     assert (answer.status_code, answer.json["code"]) == (503, "unavailable")
+
+
+def test_an_sqlite_database_locked_by_another_writer_past_the_busy_timeout_is_503(tmp_path, monkeypatch, client):
+    import sqlite3
+
+    import persistence.engine
+
+    path = tmp_path / "cardhall.db"
+    persistence.upgrade(f"sqlite:///{path}")
+    monkeypatch.setattr(persistence.engine, "BUSY_TIMEOUT_SECONDS", 0.2)
+    http = client(f"sqlite:///{path}")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process's writer, holding the lock
+    try:
+        answer = http.post("/v1/games", json={"game": "craits", "players": 2})
+        assert (answer.status_code, answer.json["code"]) == (503, "unavailable")
+        assert answer.headers["Retry-After"]
+    finally:
+        other.execute("ROLLBACK")
+    assert http.get("/v1/games").json["games"] == []  # the refused create wrote nothing
+
+
+@pytest.mark.postgres
+def test_a_postgresql_that_refuses_more_connections_is_503_unavailable(postgres_url, client):
+    role = f"cardhall_full_{os.getpid()}"
+    admin = sa.create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 0"))
+    try:
+        http = client(sa.make_url(postgres_url).set(username=role).render_as_string(hide_password=False))
+        for path in ("/healthz", "/v1/games"):
+            answer = http.get(path)  # (SQLSTATE 53300: too many connections for the role)
+            assert (answer.status_code, answer.json["code"]) == (503, "unavailable"), path
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f"DROP ROLE {role}"))
+        admin.dispose()
