@@ -83,7 +83,7 @@ class JsonFormatter(logging.Formatter):
 
 
 def logging_config(log_format: str) -> dict[str, Any]:
-    """The logging set-up of a server (``logging.config.dictConfig``; uvicorn's ``log_config``)."""
+    """The logging set-up of a server (``logging.config.dictConfig``; gunicorn's ``logconfig_dict``)."""
     formatter = ({"()": "api.requestlog.JsonFormatter"} if log_format == "json"
                  else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"})
     handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "default",
@@ -95,5 +95,6 @@ def logging_config(log_format: str) -> dict[str, Any]:
         "formatters": {"default": formatter},
         "handlers": {"default": handler},
         "root": {"handlers": ["default"], "level": "INFO"},
-        "loggers": {"uvicorn.access": {"level": "WARNING"}},  # (cardhall.access says more, with the request id)
+        # gunicorn's own log, which uvicorn's server log in a worker writes through, in the same format.
+        "loggers": {"gunicorn.error": {"handlers": ["default"], "level": "INFO", "propagate": False}},
     }
