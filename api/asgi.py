@@ -6,7 +6,8 @@ threaded WSGI server: the same checks, the same errors; requests for a game's lo
 wait (a long-poll with nothing new, an event stream) is answered by its view at
 once with a wait to do (:mod:`api.followers`); that wait happens here, on the
 event loop, holding no thread: the process's one fan-out (:class:`service.following.Hub`)
-wakes it, and the page it then sends is read in the thread pool. A client that
+wakes it, and the page it then sends is read in the thread pool, once for all the
+followers of the game who wait alike (a stream's next events; a long-poll's whole answer). A client that
 hangs up is seen at once (ASGI's ``http.disconnect``) and frees its slot.
 """
 
@@ -87,9 +88,20 @@ class FollowingApp:
             follow.release()
 
     async def _long_poll(self, follow: LongPoll, scope: dict[str, Any], send: Send, gone: asyncio.Future[None]) -> None:
-        """Wait for the event, then run the request again to answer the page (it waits no more)."""
+        """Wait for the event, then answer the page read once for all who wait alike (or run the request again)."""
         if await self._waited(follow.game_id, follow.after, follow.timeout, gone) is None:
             return
+        if follow.page is not None:
+            key, read = follow.page
+            try:
+                answer = await self.shared(key, read)
+            except Exception:  # (the request, run again, answers the error as any request does)
+                log.exception("the page of %s for a woken long-poll failed; running it again", follow.game_id)
+            else:
+                await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+                await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+                follow.answered(answer.status)
+                return
         scope[WOKEN] = True
         await self.follow_wsgi(scope, _no_body, send)
 

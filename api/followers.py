@@ -21,7 +21,7 @@ import dataclasses
 import json
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from flask import Response, current_app, request
@@ -31,6 +31,8 @@ from service.games import GameService
 
 #: Keys of the ASGI scope shared by the ASGI layer and the views (a2wsgi hands it over as ``asgi.scope``).
 ON_LOOP, FOLLOW, WOKEN, REQUEST_ID = "cardhall.on_loop", "cardhall.follow", "cardhall.woken", "cardhall.request_id"
+#: The app's hooks run once a long-poll is answered on the event loop (see :func:`on_answered`).
+ANSWERED = "cardhall_answered"
 
 
 class Followers:
@@ -73,13 +75,26 @@ def followers() -> Followers:
 
 
 @dataclasses.dataclass(frozen=True)
+class Answer:
+    """A whole answer made outside a request: status, headers (as ASGI sends them) and body."""
+
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+
+@dataclasses.dataclass(frozen=True)
 class LongPoll:
-    """A long-poll waiting on the event loop; once woken (or timed out) the request runs again, without waiting."""
+    """A long-poll waiting on the event loop. Once woken (or timed out) it is answered by ``page``'s read,
+    ``(key, read)``, run once for all the long-polls asking with the same key (the same game, version,
+    limit and viewer), then ``answered(status)`` is told; without ``page`` the request runs again."""
 
     game_id: str
     after: int
     timeout: float
     release: Callable[[], None]
+    page: tuple[Hashable, Callable[[], Answer]] | None = None
+    answered: Callable[[int], None] = lambda status: None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,6 +163,23 @@ def woken() -> bool:
 def answered_later() -> bool:
     """Whether this request's answer is not this one: a long-poll handed to the event loop runs again."""
     return isinstance(scope().get(FOLLOW), LongPoll)
+
+
+def on_answered(app: Any, hook: Callable[[], Callable[[int], None]]) -> None:
+    """Have ``hook()`` called in each request whose long-poll will be answered on the event loop; what it
+    gives is called with the status once it is (the access line, the request's count)."""
+    app.extensions.setdefault(ANSWERED, []).append(hook)
+
+
+def when_answered() -> Callable[[int], None]:
+    """What to call with the status once this request's long-poll is answered on the event loop."""
+    hooks = [hook() for hook in current_app.extensions.get(ANSWERED, ())]
+
+    def answered(status: int) -> None:
+        for hook in hooks:
+            hook(status)
+
+    return answered
 
 
 def park(kind: str, follow: Callable[[Callable[[], None]], LongPoll | Stream], response: Response) -> Response:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from flask import Response, current_app, request, stream_with_context, url_for
+from flask import Response, current_app, jsonify, request, stream_with_context, url_for
 from flask.views import MethodView
 from werkzeug.exceptions import UnsupportedMediaType
 
@@ -16,6 +16,7 @@ from api.context import FOREVER, bearer_token, etag, final_headers, service
 from api.errors import PROBLEM
 from api.followers import (
     HEARTBEAT,
+    Answer,
     LongPoll,
     Stream,
     client_gone,
@@ -25,6 +26,7 @@ from api.followers import (
     stream_batch,
     stream_preamble,
     waits_on_loop,
+    when_answered,
 )
 from api.parsing import Blueprint
 from api.schemas import (
@@ -237,8 +239,31 @@ class Events(MethodView):
                                 wait=0 if waits_on_loop() else wait, gone=client_gone(), hold=followers().slot)
         if wait > 0 and not page["events"] and may_park():
             timeout = min(wait, service().max_wait)
-            return park("long_poll", partial(LongPoll, game_id, query["after"], timeout), Response())
+            follow = partial(LongPoll, game_id, query["after"], timeout, page=_woken_page(game_id, token, query),
+                             answered=when_answered())
+            return park("long_poll", follow, Response())
         return page, 200, final_headers(page["last_version"], token) if final else {}
+
+
+def _woken_page(game_id: str, token: str | None, query: dict[str, Any]) -> tuple[Any, Callable[[], Answer]] | None:
+    """What a woken long-poll answers, read once for all of the game's long-polls with the same
+    version, limit and token (whose view it is, as the service renders it): the page, as
+    this view answers it. A conditional request (If-None-Match) runs the view again instead."""
+    if "If-None-Match" in request.headers:
+        return None
+    app, games, after, limit = current_app._get_current_object(), service(), query["after"], query["limit"]
+
+    def read() -> Answer:
+        with app.app_context():
+            final = games.is_over(game_id)  # (asked first, as the view does)
+            page = games.events(game_id, token, after=after, limit=limit)
+            response = jsonify(EventsSchema().dump(page))
+            if final:
+                response.headers.update(final_headers(page["last_version"], token))
+            headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.headers.items()]
+            return Answer(response.status_code, headers, response.get_data())
+
+    return ("page", game_id, after, limit, token), read
 
 
 @blp.route("/games/<game_id:game_id>/audit")

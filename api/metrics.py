@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from flask import Blueprint, Flask, Response, g, request
 from prometheus_client import (
@@ -24,7 +25,8 @@ from prometheus_client import (
 )
 
 from api.context import service
-from api.followers import answered_later
+from api.followers import answered_later, on_answered
+from service.games import GameService
 
 blueprint = Blueprint("metrics", __name__)
 
@@ -66,6 +68,7 @@ def install(app: Flask) -> None:
     FOLLOWERS_LIMIT.set(app.extensions["cardhall_followers"].limit)
     app.before_request(_started)
     app.after_request(_counted)
+    on_answered(app, _counted_later)
 
 
 def followers_counted(kind: str, change: int) -> None:
@@ -91,14 +94,28 @@ def _counted(response: Response) -> Response:
         APPENDS.labels(APPENDING[endpoint]).inc()
     if response.status_code == 429:
         RATE_LIMITED.inc()
-    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-    REQUESTS.labels(route, request.method, str(response.status_code)).inc()
-    _gauges()
+    _request_count()(response.status_code)
     return response
 
 
-def _gauges() -> None:
-    games = service()
+def _counted_later() -> Callable[[int], None]:
+    """The count of a long-poll answered on the event loop, once it is."""
+    return _request_count()
+
+
+def _request_count() -> Callable[[int], None]:
+    """Counts this request by route, method and the status it is called with (now, or once answered later)."""
+    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    method, games = request.method, service()
+
+    def count(status: int) -> None:
+        REQUESTS.labels(route, method, str(status)).inc()
+        _gauges(games)
+
+    return count
+
+
+def _gauges(games: GameService) -> None:
     GAMES_CACHED.set(len(games.cache))
     if (use := games.store.pool_use()) is not None:
         POOL_IN_USE.set(use[0])

@@ -13,11 +13,12 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
 
-from api.followers import REQUEST_ID, answered_later, scope
+from api.followers import REQUEST_ID, answered_later, on_answered, scope
 
 HEADER = "X-Request-ID"
 WELL_FORMED = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -28,6 +29,7 @@ def install(app: Flask) -> None:
     """Give each request its id; log each answer."""
     app.before_request(_identify)
     app.after_request(_logged)
+    on_answered(app, _logged_later)
 
 
 def request_id() -> str | None:
@@ -46,19 +48,36 @@ def _identify() -> None:
 def _logged(response: Response) -> Response:
     response.headers[HEADER] = request_id() or ""
     if not answered_later():
-        elapsed = time.perf_counter() - g.get("request_started", time.perf_counter())
-        access.info("%s %s %s", request.method, request.path, response.status_code,
-                    extra={"method": request.method, "path": request.path, "status": response.status_code,
-                           "route": request.url_rule.rule if request.url_rule is not None else None,
-                           "duration_ms": round(elapsed * 1000, 3), "client": request.remote_addr})
+        _access_line()(response.status_code)
     return response
+
+
+def _logged_later() -> Callable[[int], None]:
+    """The access line of a long-poll answered on the event loop, once it is: its wait counts in its duration."""
+    return _access_line()
+
+
+def _access_line() -> Callable[[int], None]:
+    """This request's access line, written when called with its status (now, or once answered later)."""
+    method, path, client, identity = request.method, request.path, request.remote_addr, request_id()
+    route = request.url_rule.rule if request.url_rule is not None else None
+    started = g.get("request_started", time.perf_counter())
+
+    def write(status: int) -> None:
+        elapsed = time.perf_counter() - started
+        access.info("%s %s %s", method, path, status,
+                    extra={"method": method, "path": path, "status": status, "route": route,
+                           "duration_ms": round(elapsed * 1000, 3), "client": client, "request_id": identity})
+
+    return write
 
 
 class RequestIdFilter(logging.Filter):
     """Puts the request id (or None) on every record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id()
+        if has_request_context() or not hasattr(record, "request_id"):  # (a line written later names its own)
+            record.request_id = request_id()
         return True
 
 
@@ -83,7 +102,7 @@ class JsonFormatter(logging.Formatter):
 
 
 def logging_config(log_format: str) -> dict[str, Any]:
-    """The logging set-up of a server (``logging.config.dictConfig``; uvicorn's ``log_config``)."""
+    """The logging set-up of a server (``logging.config.dictConfig``; gunicorn's ``logconfig_dict``)."""
     formatter = ({"()": "api.requestlog.JsonFormatter"} if log_format == "json"
                  else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"})
     handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "default",
@@ -95,5 +114,6 @@ def logging_config(log_format: str) -> dict[str, Any]:
         "formatters": {"default": formatter},
         "handlers": {"default": handler},
         "root": {"handlers": ["default"], "level": "INFO"},
-        "loggers": {"uvicorn.access": {"level": "WARNING"}},  # (cardhall.access says more, with the request id)
+        # gunicorn's own log, which uvicorn's server log in a worker writes through, in the same format.
+        "loggers": {"gunicorn.error": {"handlers": ["default"], "level": "INFO", "propagate": False}},
     }

@@ -36,7 +36,7 @@ def free_port() -> int:
 
 
 class Server:
-    """A ``cardhall serve`` process (gunicorn, gthread) on 127.0.0.1; ``restart`` keeps its database."""
+    """A ``cardhall serve`` process (gunicorn, uvicorn workers) on 127.0.0.1; ``restart`` keeps its database."""
 
     def __init__(self, database: str, directory: Path, *, workers: int = 1, threads: int = 32,
                  rate_limit: str = "off") -> None:

@@ -4,12 +4,12 @@ Usage: ``python3 bench/http.py [--clients 8,32,128] [--workers 1,2] [--databases
 [--seconds 8] [--threads 32] [--game scat] [--players 3] [--bot random] [--repeat 1]``.
 
 For every database, worker count and client count it starts ``cardhall serve``
-(gunicorn gthread) on 127.0.0.1 over a fresh database and runs, with the same
+(gunicorn, uvicorn workers) on 127.0.0.1 over a fresh database and runs, with the same
 client (asyncio, one keep-alive HTTP/1.1 connection per client, see
 :class:`Connection`):
 
 1. ``/healthz`` — K clients GET ``/healthz`` back to back, half the given time
-   before the games and half after: the framework ceiling (gunicorn, routing,
+   before the games and half after: the framework ceiling (the server, a2wsgi, routing,
    flask-smorest serialisation, one ``SELECT 1``);
 2. games — K bot clients, each playing its own games to the end, one person seat
    against house bots: create the game, take a seat, seat the house bots, then

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -13,6 +12,8 @@ from cardhall_cli import command
 
 #: Followers are cheap now (a socket and a coroutine each): thousands per process.
 DEFAULT_MAX_FOLLOWERS = 10_000
+#: The environment variable naming the directory of a run's temporary files (removed on exit).
+RUN_DIRECTORY = "CARDHALL_RUN_DIRECTORY"
 
 
 def _serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +55,8 @@ def _rate_limit(spec: str) -> str:
 
 @command("serve", _serve_arguments)
 def serve(args: argparse.Namespace) -> int:
-    """Start the HTTP server (uvicorn, the app in a thread pool), migrating the database first."""
+    """Start the HTTP server (gunicorn's workers running uvicorn, the app in a thread pool), migrating
+    the database first."""
     from service.bootstrap import database_url, open_service
 
     if args.max_followers < 1 or args.threads < 1:
@@ -70,9 +72,10 @@ def serve(args: argparse.Namespace) -> int:
     os.environ["CARDHALL_THREADS"] = str(args.threads)
     if args.rate_limit is not None:
         os.environ["CARDHALL_RATE_LIMIT"] = args.rate_limit
+    run = Path(tempfile.mkdtemp(prefix=f"cardhall-{args.port}-"))  # (gunicorn_conf removes it on exit)
+    os.environ[RUN_DIRECTORY] = str(run)
     if args.workers > 1 and "CARDHALL_RATE_LIMIT_STORAGE" not in os.environ:  # (one worker: its memory)
-        counters = Path(tempfile.gettempdir()) / f"cardhall-ratelimits-{args.port}.db"
-        os.environ["CARDHALL_RATE_LIMIT_STORAGE"] = f"cardhall+sqlite://{counters}"
+        os.environ["CARDHALL_RATE_LIMIT_STORAGE"] = f"cardhall+sqlite://{run / 'ratelimits.db'}"
     # glibc gives each thread that allocates its own malloc arena (up to 8 per core), and arenas
     # seldom give memory back, so a worker's RSS creeps up as more of its threads serve; two
     # arenas bound that (docs/performance.md, "Soak"), and under the GIL their lock is no contention.
@@ -80,22 +83,21 @@ def serve(args: argparse.Namespace) -> int:
     if args.shuffle_secret:  # (handed to the workers as they start; never printed)
         os.environ["CARDHALL_SHUFFLE_SECRET"] = args.shuffle_secret
     os.environ["CARDHALL_CORS_ORIGINS"] = " ".join(args.cors_origin)
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(args.port)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(run)
+    os.environ["CARDHALL_LOG_FORMAT"] = args.log_format
     sockets = raise_open_files_limit()
     if sockets < args.max_followers * args.workers:
         print(f"cardhall: warning: this process may open {sockets} files; --max-followers "
               f"{args.max_followers} × {args.workers} workers needs more", file=sys.stderr)
     argv = [
-        "uvicorn", "api.asgi:app",
-        "--host", args.host,
-        "--port", str(args.port),
+        "gunicorn", "api.asgi:app",
+        "--config", "python:cardhall_cli.gunicorn_conf",  # (uvicorn's worker class, the hooks, the logging)
+        "--bind", f"{args.host}:{args.port}",
         "--workers", str(args.workers),
-        "--lifespan", "off",
         "--backlog", "4096",
-        "--timeout-keep-alive", "5",
-        "--timeout-graceful-shutdown", "10",
-        "--no-access-log",  # (api.requestlog logs each request, with its id)
-        "--log-config", _logging_config(args.log_format, args.port),
+        "--timeout", "120",
+        "--graceful-timeout", "10",
+        "--keep-alive", "5",
     ]
     print(f"cardhall: serving {_redacted(url)} on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
@@ -112,24 +114,15 @@ def raise_open_files_limit() -> int:
     return hard
 
 
-def _metrics_directory(port: int) -> str:
+def _metrics_directory(run: Path) -> str:
     """An empty directory for the workers' metrics (prometheus-client's multiprocess mode): the
-    operator's PROMETHEUS_MULTIPROC_DIR emptied, else a new one."""
+    operator's PROMETHEUS_MULTIPROC_DIR emptied, else one in the run's directory."""
     if given := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         for stale in Path(given).glob("*.db"):
             stale.unlink()
         return given
-    return tempfile.mkdtemp(prefix=f"cardhall-metrics-{port}-")
-
-
-def _logging_config(log_format: str, port: int) -> str:
-    """A file of the servers' logging set-up (uvicorn's --log-config reads JSON)."""
-    from api.requestlog import logging_config
-
-    handle, path = tempfile.mkstemp(prefix=f"cardhall-logging-{port}-", suffix=".json")
-    with os.fdopen(handle, "w") as file:
-        json.dump(logging_config(log_format), file)
-    return path
+    (metrics := run / "metrics").mkdir()
+    return str(metrics)
 
 
 def _redacted(url: str) -> str:

@@ -109,7 +109,7 @@ def _wait_until_healthy(base_url: str, process: subprocess.Popen, log_path: Path
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM the server (uvicorn stops its workers), then its own process group if it lingers."""
+    """SIGTERM the server (gunicorn stops its workers), then its own process group if it lingers."""
     process.terminate()
     try:
         process.wait(timeout=15)

@@ -1,0 +1,49 @@
+"""gunicorn's settings for ``cardhall serve`` (``-c python:cardhall_cli.gunicorn_conf``).
+
+gunicorn manages the processes (one worker or many alike, restarting one that dies);
+each worker runs uvicorn (uvicorn-worker's class) serving :mod:`api.asgi`. The hooks
+keep /metrics true and leave nothing behind: a dead worker's metric files are marked
+dead (prometheus-client's multiprocess pattern), and the run's directory of temporary
+files is removed when the server stops.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any, ClassVar
+
+from prometheus_client import multiprocess
+from uvicorn_worker import UvicornWorker
+
+from api.requestlog import logging_config
+from cardhall_cli.server import RUN_DIRECTORY
+
+
+class Worker(UvicornWorker):
+    """uvicorn in a gunicorn worker, without lifespan events (the app has none) and without
+    uvicorn's access log (``api.requestlog`` logs each request, with its id)."""
+
+    CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
+        **UvicornWorker.CONFIG_KWARGS,
+        "lifespan": "off",
+        "access_log": False,
+        "timeout_graceful_shutdown": 10,
+    }
+
+
+worker_class = f"{__name__}.Worker"
+#: Newer gunicorns open a control socket at one path per user: servers on other ports would contend for it.
+control_socket_disable = True
+logconfig_dict = logging_config(os.environ.get("CARDHALL_LOG_FORMAT", "text"))
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker ended: its live gauges leave /metrics (its counters stay summed)."""
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server: Any) -> None:
+    """The server stops: remove the temporary files ``cardhall serve`` made for this run."""
+    if directory := os.environ.get(RUN_DIRECTORY):
+        shutil.rmtree(directory, ignore_errors=True)

@@ -1,0 +1,87 @@
+"""A woken long-poll answers exactly what a plain read of the same page answers, for each viewer.
+
+A real server (one worker, its default rate limit): long-polls of a spectator and of
+two seats wait for a card drawn from the stock (seen by its taker only), and one waits
+on a finished game until its wait runs out; each answer is compared with ``events?after=``
+asked afterwards with the same token.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from tests.e2e.server import start_server
+from tests.e2e.test_many_followers import until_followers
+
+pytestmark = pytest.mark.timeout(120)
+#: The headers of a page a client reads: the woken answer must carry them as a plain read does.
+COMPARED = ("content-type", "content-length", "etag", "cache-control")
+LIMITED = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset")
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    server = start_server(tmp_path_factory.mktemp("woken"), rate_limit=None)
+    yield server.base_url
+    server.stop()
+
+
+def seated_scat(http: httpx.Client) -> tuple[str, dict[str, dict[str, str]]]:
+    """A Scat game of two people and a house bot, dealt, one person to act; that person's headers
+    first ("drawer"), then the other's, then a spectator's."""
+    game_id = http.post("/v1/games", json={"game": "scat", "players": 3, "options": {"seed": 9}}).json()["id"]
+    tokens = [http.post(f"/v1/games/{game_id}/seats", json={"name": f"p{i}"}).json()["token"] for i in range(2)]
+    assert http.post(f"/v1/games/{game_id}/seats", json={"bot": "random"}).status_code == 201
+    heads = [{"Authorization": f"Bearer {token}"} for token in tokens]
+    views = [http.get(f"/v1/games/{game_id}/state", headers=h).json() for h in heads]
+    if views[1]["seat"] in views[1]["to_act"]:
+        heads.reverse()
+    return game_id, {"drawer": heads[0], "other seat": heads[1], "spectator": {}}
+
+
+def long_poll(base: str, game_id: str, after: int, headers: dict[str, str], wait: float, name: str) -> httpx.Response:
+    with httpx.Client(base_url=base, timeout=60) as http:
+        return http.get(f"/v1/games/{game_id}/events", params={"after": after, "wait": wait},
+                        headers={**headers, "X-Request-ID": f"woken-{name.replace(' ', '-')}"})
+
+
+def assert_same_page(woken: httpx.Response, plain: httpx.Response, name: str) -> None:
+    assert woken.status_code == plain.status_code == 200
+    assert woken.content == plain.content, name
+    assert [woken.headers.get(h) for h in COMPARED] == [plain.headers.get(h) for h in COMPARED], name
+    assert all(h in woken.headers for h in LIMITED), name
+    assert woken.headers["x-request-id"] == f"woken-{name.replace(' ', '-')}"
+
+
+def test_long_polls_woken_by_a_draw_answer_each_viewer_its_own_page_as_a_plain_read_does(base):
+    with httpx.Client(base_url=base, timeout=30) as http, ThreadPoolExecutor(3) as pool:
+        game_id, heads = seated_scat(http)
+        view = http.get(f"/v1/games/{game_id}/state", headers=heads["drawer"]).json()
+        draw = next(move for move in view["legal_moves"] if "stock" in move.values())
+        waiting = {name: pool.submit(long_poll, base, game_id, view["version"], h, 30, name) for name, h in heads.items()}
+        until_followers(base, len(heads), 30)
+        moved = http.post(f"/v1/games/{game_id}/moves", json=draw, headers=heads["drawer"])
+        assert moved.status_code == 201, moved.text
+        woken = {name: answer.result() for name, answer in waiting.items()}
+        for name, headers in heads.items():
+            plain = http.get(f"/v1/games/{game_id}/events", params={"after": view["version"]}, headers=headers)
+            assert_same_page(woken[name], plain, name)
+    assert woken["drawer"].content != woken["spectator"].content  # (the card drawn is the drawer's to see)
+
+
+def test_a_long_poll_on_a_finished_game_times_out_with_the_page_cached_for_good(base):
+    with httpx.Client(base_url=base, timeout=30) as http:
+        game_id = http.post("/v1/games", json={"game": "craits", "players": 2, "options": {"seed": 4}}).json()["id"]
+        for _ in range(2):
+            http.post(f"/v1/games/{game_id}/seats", json={"bot": "random"})
+        while (page := http.get(f"/v1/games/{game_id}/events", params={"after": 0, "limit": 1000}).json()) \
+                and http.get(f"/v1/games/{game_id}").json()["status"] != "finished":
+            http.get(f"/v1/games/{game_id}/events", params={"after": page["last_version"], "wait": 5})
+        version = page["last_version"]
+        woken = long_poll(base, game_id, version, {}, 0.5, "finished")
+        plain = http.get(f"/v1/games/{game_id}/events", params={"after": version})
+        assert_same_page(woken, plain, "finished")
+        assert "immutable" in woken.headers["cache-control"]
