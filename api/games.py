@@ -233,7 +233,6 @@ class Events(MethodView):
 
         A finished game's log never changes: it is sent with an ETag and caching for good."""
         token = bearer_token()
-        final = service().is_over(game_id)  # (asked first: a game ending meanwhile is not)
         wait = query["wait"]
         page = service().events(game_id, token, after=query["after"], limit=query["limit"],
                                 wait=0 if waits_on_loop() else wait, gone=client_gone(), hold=followers().slot)
@@ -242,7 +241,7 @@ class Events(MethodView):
             follow = partial(LongPoll, game_id, query["after"], timeout, page=_woken_page(game_id, token, query),
                              answered=when_answered())
             return park("long_poll", follow, Response())
-        return page, 200, final_headers(page["last_version"], token) if final else {}
+        return page, 200, final_headers(page["last_version"], token) if page["over"] else {}
 
 
 def _woken_page(game_id: str, token: str | None, query: dict[str, Any]) -> tuple[Any, Callable[[], Answer]] | None:
@@ -255,10 +254,9 @@ def _woken_page(game_id: str, token: str | None, query: dict[str, Any]) -> tuple
 
     def read() -> Answer:
         with app.app_context():
-            final = games.is_over(game_id)  # (asked first, as the view does)
             page = games.events(game_id, token, after=after, limit=limit)
             response = jsonify(EventsSchema().dump(page))
-            if final:
+            if page["over"]:
                 response.headers.update(final_headers(page["last_version"], token))
             headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.headers.items()]
             return Answer(response.status_code, headers, response.get_data())

@@ -217,7 +217,9 @@ class GameService:
         self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,
         gone: Callable[[], bool] = _never, hold: Callable[[], AbstractContextManager[Any]] = nullcontext,
     ) -> dict[str, Any]:
-        """The log as the caller may see it, optionally waiting for an event after ``after``.
+        """The log as the caller may see it, optionally waiting for an event after ``after``; ``over``
+        (not part of the API's page) says whether the game was finished when it was read, so its log
+        never changes again.
 
         A wait holds ``hold()`` while it waits (a follower's slot) and ends early once ``gone()``
         says the caller left (see :meth:`wait`).
@@ -232,6 +234,7 @@ class GameService:
         return {
             "events": [self.render_event(table, event, seat) for event in stored],
             "last_version": table.version,
+            "over": table.status == tables.FINISHED,
         }
 
     def audit(self, game_id: str) -> dict[str, Any]:
