@@ -1,8 +1,10 @@
 """The ASGI entry point for uvicorn: ``api.asgi:app`` (configured like ``api.wsgi``).
 
-Every request runs in the Flask app, in a thread pool (a2wsgi), as under a
-threaded WSGI server: the same checks, the same errors; requests for a game's log
-(what followers ask for) in a smaller pool of their own. A follower that must
+Every request runs in the Flask app, in a thread pool, as under a threaded WSGI
+server: the same checks, the same errors; requests for a game's log (what
+followers ask for) in a smaller pool of their own. Each request crosses to its
+thread once and back once (:class:`ThreadedWsgi`): its body is read on the loop
+first, its whole answer is made in the thread. A follower that must
 wait (a long-poll with nothing new, an event stream) is answered by its view at
 once with a wait to do (:mod:`api.followers`); that wait happens here, on the
 event loop, holding no thread: the process's one fan-out (:class:`service.following.Hub`)
@@ -14,12 +16,14 @@ hangs up is seen at once (ASGI's ``http.disconnect``) and frees its slot.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import build_environ
 from flask import Flask
 
 from api import metrics
@@ -39,10 +43,10 @@ class FollowingApp:
     """The Flask app in a thread pool; its followers' waits on the event loop."""
 
     def __init__(self, flask: Flask, threads: int) -> None:
-        self.wsgi = WSGIMiddleware(_terminated_input(flask), workers=threads)
+        self.wsgi = ThreadedWsgi(flask, threads)
         # Reading logs — every follower's requests, and its reads once woken — has a pool of its own,
         # so that moves, views and /healthz never queue behind a burst of followers woken at once.
-        self.follow_wsgi = WSGIMiddleware(_terminated_input(flask), workers=max(2, threads // 4))
+        self.follow_wsgi = ThreadedWsgi(flask, max(2, threads // 4))
         self.games = flask.extensions["cardhall"]
         self._hub: Hub | None = None
         self._reading: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
@@ -67,8 +71,7 @@ class FollowingApp:
         return await asyncio.shield(reading)
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.wsgi(scope, receive, send)
+        if scope["type"] != "http":  # (uvicorn runs without lifespan events: nothing else comes)
             return
         scope[ON_LOOP] = True
         parked = _Parked(scope, send)
@@ -172,15 +175,64 @@ def _with_headers(send: Send, first: Message | None) -> Send:
     return sending
 
 
-def _terminated_input(flask: Flask) -> Callable[..., Any]:
-    """The app, told that its input ends where the body ends (as ASGI bodies do), so that a chunked
-    body without a Content-Length is read (up to the app's limit) rather than taken as empty."""
+class ThreadedWsgi:
+    """A WSGI app served to ASGI from a thread pool, crossing threads once each way.
 
-    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        environ["wsgi.input_terminated"] = True
-        return flask(environ, start_response)
+    The body is read on the loop (at most the app's ``MAX_CONTENT_LENGTH`` and one byte more, which
+    is how the app tells a chunked body past its limit); the app runs in a thread and its whole
+    answer is gathered there; the loop then sends it. a2wsgi's middleware, which this replaces
+    (its environ is still built by a2wsgi), crosses threads for each part of the answer and each
+    read of the body, three to five times a request: that, on the loop, cost about a quarter of a
+    game request's throughput (docs/performance.md). The app's answers are finite here: a view that
+    would wait or stream hands that to the loop (:mod:`api.followers`).
+    """
 
-    return app
+    def __init__(self, flask: Flask, threads: int) -> None:
+        self.app = flask
+        self.limit: int | None = flask.config.get("MAX_CONTENT_LENGTH")
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="cardhall-http")
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        environ = build_environ(scope, io.BytesIO(await self._body(scope, receive)))
+        environ["wsgi.input_terminated"] = True  # (a chunked body ends where its bytes end)
+        status, headers, body = await asyncio.get_running_loop().run_in_executor(self.executor, self._answer, environ)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    async def _body(self, scope: dict[str, Any], receive: Receive) -> bytes:
+        """The request's body, read no further than the app will look (nothing of one declared too long)."""
+        declared = next((value for name, value in scope["headers"] if name == b"content-length"), None)
+        if self.limit is not None and declared is not None and declared.isdigit() and int(declared) > self.limit:
+            return b""  # (the app refuses it by its length alone)
+        chunks, size = [], 0
+        while self.limit is None or size <= self.limit:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    def _answer(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The app's whole answer to ``environ``, in this thread: status, headers (as ASGI sends them), body."""
+        started: list[Any] = []
+        chunks: list[bytes] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
+            started[:] = [status, headers]
+            return chunks.append
+
+        answer = self.app(environ, start_response)
+        try:
+            chunks.extend(answer)
+        finally:
+            if hasattr(answer, "close"):
+                answer.close()
+        status, headers = started
+        return (int(status.split(" ", 1)[0]),
+                [(name.lower().encode("latin1"), value.encode("latin1")) for name, value in headers], b"".join(chunks))
 
 
 def _body(text: str | bytes) -> Message:
