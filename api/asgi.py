@@ -27,7 +27,8 @@ from a2wsgi.wsgi import build_environ
 from flask import Flask
 
 from api import metrics
-from api.followers import FOLLOW, HEARTBEAT, ON_LOOP, WOKEN, LongPoll, Stream
+from api.followers import FOLLOW, HEARTBEAT, ON_LOOP, REQUEST_ID, WOKEN, LongPoll, Stream
+from api.spectators import Spectators
 from service.following import Hub
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class FollowingApp:
         # so that moves, views and /healthz never queue behind a burst of followers woken at once.
         self.follow_wsgi = ThreadedWsgi(flask, max(2, threads // 4))
         self.games = flask.extensions["cardhall"]
+        self.spectators = Spectators(flask)
         self._hub: Hub | None = None
         self._reading: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
 
@@ -74,18 +76,21 @@ class FollowingApp:
         if scope["type"] != "http":  # (uvicorn runs without lifespan events: nothing else comes)
             return
         scope[ON_LOOP] = True
-        parked = _Parked(scope, send)
-        wsgi = self.follow_wsgi if scope["path"].endswith(LOG_PATHS) else self.wsgi
-        await wsgi(scope, receive, parked.send)
-        follow = scope.pop(FOLLOW, None)
-        if follow is None:
-            return
+        if (follow := self.spectators.follow(scope)) is not None:  # (waits at once, without the app)
+            start: Message | None = {"headers": [(b"x-request-id", scope[REQUEST_ID].encode())]}
+        else:
+            parked = _Parked(scope, send)
+            wsgi = self.follow_wsgi if scope["path"].endswith(LOG_PATHS) else self.wsgi
+            await wsgi(scope, receive, parked.send)
+            follow, start = scope.pop(FOLLOW, None), parked.start
+            if follow is None:
+                return
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             if isinstance(follow, Stream):
                 await self._stream(follow, send, gone)
             else:
-                await self._long_poll(follow, scope, _with_headers(send, parked.start), gone)
+                await self._long_poll(follow, scope, _with_headers(send, start), gone)
         finally:
             gone.cancel()
             follow.release()

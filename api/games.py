@@ -234,9 +234,15 @@ class Events(MethodView):
         A finished game's log never changes: it is sent with an ETag and caching for good."""
         token = bearer_token()
         wait = query["wait"]
-        page = service().events(game_id, token, after=query["after"], limit=query["limit"],
-                                wait=0 if waits_on_loop() else wait, gone=client_gone(), hold=followers().slot)
-        if wait > 0 and not page["events"] and may_park():
+        # A follower asking again right after its answer most often finds nothing new: as far as this
+        # process has heard, it waits at once, without reading the log (the next event wakes it).
+        parks = wait > 0 and may_park()
+        if parks and service().heard_nothing_after(game_id, token, query["after"]):
+            page = {"events": []}
+        else:
+            page = service().events(game_id, token, after=query["after"], limit=query["limit"],
+                                    wait=0 if waits_on_loop() else wait, gone=client_gone(), hold=followers().slot)
+        if parks and not page["events"]:
             timeout = min(wait, service().max_wait)
             follow = partial(LongPoll, game_id, query["after"], timeout, page=_woken_page(game_id, token, query),
                              answered=when_answered())
@@ -245,16 +251,22 @@ class Events(MethodView):
 
 
 def _woken_page(game_id: str, token: str | None, query: dict[str, Any]) -> tuple[Any, Callable[[], Answer]] | None:
-    """What a woken long-poll answers, read once for all of the game's long-polls with the same
-    version, limit and token (whose view it is, as the service renders it): the page, as
-    this view answers it. A conditional request (If-None-Match) runs the view again instead."""
+    """What a woken long-poll answers (:func:`woken_page`); a conditional request (If-None-Match)
+    runs the view again instead."""
     if "If-None-Match" in request.headers:
         return None
-    app, games, after, limit = current_app._get_current_object(), service(), query["after"], query["limit"]
+    return woken_page(current_app._get_current_object(), service(), game_id, token, query["after"], query["limit"])
+
+
+def woken_page(app: Any, games: Any, game_id: str, token: str | None, after: int,
+               limit: int) -> tuple[Any, Callable[[], Answer]]:
+    """What a woken long-poll answers, read once for all of the game's long-polls with the same
+    version, limit and token (whose view it is, as the service renders it): the key they share, and
+    the read of the page as :class:`Events` answers it."""
 
     def read() -> Answer:
         with app.app_context():
-            page = games.events(game_id, token, after=after, limit=limit)
+            page = games.events(game_id, token, after=after, limit=limit, as_heard=True)
             response = jsonify(EventsSchema().dump(page))
             if page["over"]:
                 response.headers.update(final_headers(page["last_version"], token))

@@ -61,11 +61,16 @@ def _unlimited() -> bool:
     return request.endpoint in UNLIMITED_ENDPOINTS or woken()
 
 
+def enabled(app: Flask) -> bool:
+    """Whether the app's config limits each client's requests."""
+    return str(app.config["CARDHALL_RATE_LIMIT"]).strip().lower() != "off"
+
+
 def install(app: Flask) -> Limiter | None:
     """Limit the app's requests as its config says; None when limits are off."""
-    spec = str(app.config["CARDHALL_RATE_LIMIT"]).strip()
-    if spec.lower() == "off":
+    if not enabled(app):
         return None
+    spec = str(app.config["CARDHALL_RATE_LIMIT"]).strip()
     limiter = Limiter(
         client_key,
         app=app,

@@ -105,8 +105,12 @@ def _counted_later() -> Callable[[int], None]:
 
 def _request_count() -> Callable[[int], None]:
     """Counts this request by route, method and the status it is called with (now, or once answered later)."""
-    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-    method, games = request.method, service()
+    return request_count(request.url_rule.rule if request.url_rule is not None else "unmatched", request.method,
+                         service())
+
+
+def request_count(route: str, method: str, games: GameService) -> Callable[[int], None]:
+    """Counts a request by route, method and the status it is called with."""
 
     def count(status: int) -> None:
         REQUESTS.labels(route, method, str(status)).inc()

@@ -59,9 +59,14 @@ def _logged_later() -> Callable[[int], None]:
 
 def _access_line() -> Callable[[int], None]:
     """This request's access line, written when called with its status (now, or once answered later)."""
-    method, path, client, identity = request.method, request.path, request.remote_addr, request_id()
     route = request.url_rule.rule if request.url_rule is not None else None
-    started = g.get("request_started", time.perf_counter())
+    return access_line(request.method, request.path, route, request.remote_addr, request_id(),
+                       g.get("request_started", time.perf_counter()))
+
+
+def access_line(method: str, path: str, route: str | None, client: str | None, identity: str | None,
+                started: float) -> Callable[[int], None]:
+    """The access line of a request, written when called with its status."""
 
     def write(status: int) -> None:
         elapsed = time.perf_counter() - started

@@ -300,7 +300,7 @@ async def games_on(base: str, count: int) -> list[Game]:
 def bench_database(databases: _common.Databases, backend: str, args: argparse.Namespace) -> list[list[object]]:
     rows = []
     workers = WORKERS[backend]
-    with _common.running(databases.new(backend), databases.workdir(), workers=workers) as server:
+    with _common.running(databases.new(backend), databases.workdir(), workers=workers, threads=args.threads) as server:
         games = asyncio.run(games_on(server.base_url, args.games))
         for count in args.followers:
             result = asyncio.run(round_of(server.base_url, server.process.pid, games, count, args))
@@ -316,6 +316,7 @@ def main() -> None:
     parser.add_argument("--movers", type=int, default=8, help="clients playing moves (K)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=15, help="how long each N is measured")
+    parser.add_argument("--threads", type=int, default=32, help="the server's threads per worker (the serve default)")
     args = parser.parse_args()
     args.followers = [int(n) for n in args.followers.split(",")]
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -228,6 +228,13 @@ class EventStore(abc.ABC):
         """
         return None
 
+    def heard(self, game_id: str) -> int | None:
+        """The game's newest version as this process has heard of it, while it hears of the game
+        at all (someone follows it); None if it heard nothing. Unlike :meth:`latest_heard`, it may
+        lag another process's append by that announcement's delay: a hint for a reader about to
+        wait anyway, whom that announcement wakes."""
+        return None
+
     @abc.abstractmethod
     def shuffle_secret(self) -> str:
         """The deployment's key for seeded shuffles, made once and kept with the data; never shown."""

@@ -341,6 +341,9 @@ class SqlEventStore(EventStore):
         self._waker.start()
         return self._board.subscribe(game_id, callback)
 
+    def heard(self, game_id: str) -> int | None:
+        return self._board.heard(game_id)
+
     def pool_use(self) -> tuple[int, int] | None:
         pool = self.engine.pool
         return (pool.checkedout(), pool.size()) if isinstance(pool, sa.pool.QueuePool) else None

@@ -134,6 +134,13 @@ class GameService:
             raise NotFound(f"no game {game_id!r}")
         return table
 
+    def _table_as_heard(self, game_id: str) -> tables.Table:
+        """The table at the newest version this process heard of (or later), without reading the
+        version; as :meth:`table` if it heard nothing."""
+        heard = self.store.heard(game_id)
+        table = None if heard is None else self.cache.get(game_id, version=heard, trust_cached=True)
+        return self.table(game_id) if table is None else table
+
     def is_over(self, game_id: str) -> bool:
         """Whether the game is finished: its log, and every view of it at a version, never change again."""
         return self.table(game_id).status == tables.FINISHED
@@ -216,26 +223,39 @@ class GameService:
     def events(
         self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,
         gone: Callable[[], bool] = _never, hold: Callable[[], AbstractContextManager[Any]] = nullcontext,
+        as_heard: bool = False,
     ) -> dict[str, Any]:
         """The log as the caller may see it, optionally waiting for an event after ``after``; ``over``
         (not part of the API's page) says whether the game was finished when it was read, so its log
-        never changes again.
+        never changes again. ``as_heard``: up to the newest version this process heard of, without
+        reading it (for followers woken by that announcement; a later append wakes them again).
 
         A wait holds ``hold()`` while it waits (a follower's slot) and ends early once ``gone()``
         says the caller left (see :meth:`wait`).
         """
-        table = self.table(game_id)
+        table = self._table_as_heard(game_id) if as_heard else self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
         if wait > 0 and table.version <= after:
             with hold():
                 self.wait(game_id, after, wait, gone)
             table = self.table(game_id)
-        stored = self.store.read(game_id, after=after, limit=min(limit, MAX_LIMIT_EVENTS))
+        # (no further than the table: the page's last version is the table's, whatever came since)
+        stored = self.store.read(game_id, after=after, limit=min(limit, MAX_LIMIT_EVENTS, table.version - after)) \
+            if table.version > after else []
         return {
             "events": [self.render_event(table, event, seat) for event in stored],
             "last_version": table.version,
             "over": table.status == tables.FINISHED,
         }
+
+    def heard_nothing_after(self, game_id: str, token: str | None, after: int) -> bool:
+        """Whether, as far as this process has heard (no read), the game has no event after ``after``;
+        the token is checked as :meth:`events` checks it. For a long-poll about to wait: False
+        means read the log (:meth:`events`), which tells for sure."""
+        if self.cache.heard_quiet(game_id, after) is None:
+            return False
+        self.seat_of(game_id, token, required=False)
+        return True
 
     def audit(self, game_id: str) -> dict[str, Any]:
         """Every shuffle's commitment and, once the game is over, its salt, order and check (API "Fairness")."""

@@ -54,15 +54,16 @@ class TableCache:
         """How many games' tables are cached."""
         return len(self._tables)
 
-    def get(self, game_id: str, version: int | None = None) -> tables.Table | None:
-        """The game's table at the stored version (or at least at ``version`` if given); None if no game."""
+    def get(self, game_id: str, version: int | None = None, *, trust_cached: bool = False) -> tables.Table | None:
+        """The game's table at the stored version (or at least at ``version`` if given); None if no game.
+        ``trust_cached``: a cached table past ``version`` is taken as it is (``version`` is a hint)."""
         with self._lock:
             cached = self._tables.get(game_id)
         stored_version = self.store.last_version(game_id) if version is None else version
         if stored_version is None:
             return None
         base_version = cached.version if cached is not None else 0
-        if cached is not None and base_version == stored_version:
+        if cached is not None and (base_version == stored_version or (trust_cached and base_version > stored_version)):
             self._remember(game_id, cached)
             return cached
         if cached is not None and base_version > stored_version:
@@ -95,6 +96,16 @@ class TableCache:
         with self._lock:
             cached = self._tables.get(game_id)
         if cached is None or self.store.latest_heard(game_id) != cached.version:
+            return None
+        return cached
+
+    def heard_quiet(self, game_id: str, after: int) -> tables.Table | None:
+        """The cached table, if it is the newest version this process heard of and not past ``after``
+        (no read): as far as announcements tell, the game has no event after ``after``. Only for a
+        reader who would wait for one: a later append not yet heard wakes it when it is."""
+        with self._lock:
+            cached = self._tables.get(game_id)
+        if cached is None or cached.version > after or self.store.heard(game_id) != cached.version:
             return None
         return cached
 

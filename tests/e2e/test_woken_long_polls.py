@@ -3,11 +3,15 @@
 A real server (one worker, its default rate limit): long-polls of a spectator and of
 two seats wait for a card drawn from the stock (seen by its taker only), and one waits
 on a finished game until its wait runs out; each answer is compared with ``events?after=``
-asked afterwards with the same token.
+asked afterwards with the same token. Without rate limits, a spectator's long-poll that
+finds nothing new is taken by the ASGI layer without the app (api.spectators): it answers,
+logs and counts as the app does, and whatever it does not take the app refuses as before.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -15,6 +19,7 @@ import pytest
 
 from tests.e2e.server import start_server
 from tests.e2e.test_many_followers import until_followers
+from tests.e2e.test_observability import samples
 
 pytestmark = pytest.mark.timeout(120)
 #: The headers of a page a client reads: the woken answer must carry them as a plain read does.
@@ -85,3 +90,67 @@ def test_a_long_poll_on_a_finished_game_times_out_with_the_page_cached_for_good(
         plain = http.get(f"/v1/games/{game_id}/events", params={"after": version})
         assert_same_page(woken, plain, "finished")
         assert "immutable" in woken.headers["cache-control"]
+
+
+@pytest.fixture(scope="module")
+def unlimited(tmp_path_factory):
+    server = start_server(tmp_path_factory.mktemp("spectated"), options=("--log-format", "json"))
+    yield server
+    server.stop()
+
+
+EVENTS_200 = ("cardhall_http_requests_total",
+              (("method", "GET"), ("route", "/v1/games/<game_id:game_id>/events"), ("status", "200")))
+
+
+def test_a_spectators_long_poll_without_limits_answers_logs_and_counts_as_the_apps_read(unlimited):
+    base = unlimited.base_url
+    with httpx.Client(base_url=base, timeout=30) as http, ThreadPoolExecutor(1) as pool:
+        game_id, heads = seated_scat(http)
+        view = http.get(f"/v1/games/{game_id}/state", headers=heads["drawer"]).json()
+        counted = samples(base).get(EVENTS_200, 0)
+        waiting = pool.submit(long_poll, base, game_id, view["version"], {}, 30, "spectator")
+        until_followers(base, 1, 30)
+        draw = next(move for move in view["legal_moves"] if "stock" in move.values())
+        assert http.post(f"/v1/games/{game_id}/moves", json=draw, headers=heads["drawer"]).status_code == 201
+        woken = waiting.result()
+        plain = http.get(f"/v1/games/{game_id}/events", params={"after": view["version"]})
+        assert woken.status_code == plain.status_code == 200
+        assert woken.content == plain.content and woken.json()["events"]
+        assert [woken.headers.get(h) for h in COMPARED] == [plain.headers.get(h) for h in COMPARED]
+        assert woken.headers["x-request-id"] == "woken-spectator"
+        assert samples(base).get(EVENTS_200, 0) == counted + 2  # (the long-poll and the plain read)
+    lines = [json.loads(line) for line in unlimited.log_path.read_text().splitlines() if line.startswith("{")]
+    logged = [line for line in lines if line["logger"] == "cardhall.access" and line.get("request_id") == "woken-spectator"]
+    assert len(logged) == 1
+    assert logged[0]["path"] == f"/v1/games/{game_id}/events" and logged[0]["status"] == 200
+    assert logged[0]["route"] == "/v1/games/<game_id:game_id>/events" and logged[0]["duration_ms"] > 0
+
+
+def test_a_spectators_long_poll_with_nothing_new_waits_out_its_wait_and_answers_the_empty_page(unlimited):
+    base = unlimited.base_url
+    with httpx.Client(base_url=base, timeout=30) as http:
+        game_id, _ = seated_scat(http)
+        version = http.get(f"/v1/games/{game_id}").json()["version"]
+        started = time.monotonic()
+        answer = long_poll(base, game_id, version, {}, 1, "quiet")
+        assert time.monotonic() - started >= 0.9
+        assert answer.status_code == 200 and answer.json() == {"events": [], "last_version": version}
+        assert answer.headers["x-request-id"] == "woken-quiet"
+
+
+@pytest.mark.parametrize("query", ["wait=31", "wait=1&limit=0", "wait=1&limit=1001", "wait=1&after=-1",
+                                   "wait=1&after=x", "wait=1&after=99999999999"])
+def test_long_polls_the_app_refuses_are_refused_as_before_without_limits(unlimited, query):
+    with httpx.Client(base_url=unlimited.base_url, timeout=30) as http:
+        game_id, _ = seated_scat(http)
+        version = http.get(f"/v1/games/{game_id}").json()["version"]
+        full = query if "after" in query else f"after={version}&{query}"  # (else: nothing new after it)
+        answer = http.get(f"/v1/games/{game_id}/events?{full}")
+        assert answer.status_code == 422, (query, answer.text)
+        assert answer.headers["content-type"] == "application/problem+json"
+
+
+def test_a_spectators_long_poll_on_an_unknown_game_is_not_found_without_limits(unlimited):
+    answer = httpx.get(f"{unlimited.base_url}/v1/games/no-such-game/events?after=0&wait=1", timeout=30)
+    assert answer.status_code == 404 and answer.headers["content-type"] == "application/problem+json"
