@@ -139,12 +139,7 @@ class FollowingApp:
 
     async def _waited(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None]) -> bool | None:
         """Whether the game passed ``after`` within ``timeout``; None if the client left first."""
-        waiting = asyncio.ensure_future(self.hub.wait(game_id, after, timeout))
-        await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
-        if not waiting.done():
-            waiting.cancel()
-            return None
-        return waiting.result()
+        return await self.hub.wait(game_id, after, timeout, gone)
 
 
 class _Parked:

@@ -37,14 +37,24 @@ class Hub:
         self.games, self.in_pool, self.fanned_out = games, in_pool, fanned_out
         self._followed: dict[str, _Followed] = {}
 
-    async def wait(self, game_id: str, after: int, timeout: float) -> bool:
-        """Until the game has an event after ``after`` (True) or ``timeout`` passes (False)."""
+    async def wait(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None] | None = None) -> bool | None:
+        """Until the game has an event after ``after`` (True), ``timeout`` passes (False) or ``gone``
+        is done (None: the follower left). One future and one timer a wait: thousands of them wait."""
         followed = self._followed.get(game_id) or self._follow(game_id)
         arrived = followed.waiter(after)
+        timer = followed.loop.call_later(timeout, _settle, arrived, False)
+
+        def left(_: asyncio.Future[None]) -> None:
+            _settle(arrived, None)
+
+        if gone is not None:
+            gone.add_done_callback(left)
         try:
-            await asyncio.wait((arrived,), timeout=timeout)
-            return arrived.done()
+            return await arrived
         finally:
+            timer.cancel()
+            if gone is not None:
+                gone.remove_done_callback(left)
             followed.leave(arrived)
             if not followed.waiters:
                 self._followed.pop(game_id).close()
@@ -61,20 +71,20 @@ class _Followed:
         self.hub, self.game_id = hub, game_id
         self.loop = asyncio.get_running_loop()
         self.latest = 0
-        self.waiters: dict[asyncio.Future[None], int] = {}
+        self.waiters: dict[asyncio.Future[bool | None], int] = {}
         self.lost = asyncio.Event()
         self.rereads = self.loop.create_task(self._reread())
         self.unsubscribe = hub.games.store.subscribe(game_id, self._heard_in_thread)
 
-    def waiter(self, after: int) -> asyncio.Future[None]:
-        """A future done once the game passes ``after``."""
-        arrived = self.loop.create_future()
+    def waiter(self, after: int) -> asyncio.Future[bool | None]:
+        """A future that is True once the game passes ``after`` (unless settled otherwise first)."""
+        arrived: asyncio.Future[bool | None] = self.loop.create_future()
         self.waiters[arrived] = after
         if self.latest > after:
-            arrived.set_result(None)
+            arrived.set_result(True)
         return arrived
 
-    def leave(self, arrived: asyncio.Future[None]) -> None:
+    def leave(self, arrived: asyncio.Future[bool | None]) -> None:
         self.waiters.pop(arrived, None)
 
     def close(self) -> None:
@@ -94,8 +104,8 @@ class _Followed:
             return
         self.latest = version
         for arrived, after in self.waiters.items():
-            if after < version and not arrived.done():
-                arrived.set_result(None)
+            if after < version:
+                _settle(arrived, True)
         if since is not None:
             self.hub.fanned_out(time.monotonic() - since)
 
@@ -111,3 +121,9 @@ class _Followed:
                 continue
             self._heard(version or 0)
 
+
+
+def _settle(future: asyncio.Future[bool | None], outcome: bool | None) -> None:
+    """Give a wait its outcome, unless it has one."""
+    if not future.done():
+        future.set_result(outcome)
