@@ -16,7 +16,7 @@ VersionConflict. Of any two appends after one version, one is refused.
 **Waiting.** Appends committed in this process wake its waiters at once; every
 process keeps one LISTEN connection (:class:`PostgresListener`) that hears every
 process's NOTIFY and wakes its waiters, who re-read the store. The NOTIFY is sent
-after the append's COMMIT, in a statement of its own: a transaction that notifies
+after the append's COMMIT (in the same round trip, psycopg's pipeline), in a statement of its own: a transaction that notifies
 takes a lock of the whole database from its NOTIFY until its commit is done, flush
 to disk included, so a NOTIFY inside the append would make every game's commits
 wait in one line again. A NOTIFY lost to a crash between the two costs latency,
@@ -88,13 +88,23 @@ class PostgresEventStore(SqlEventStore):
     BEGIN = "BEGIN"
     RECHECK_SECONDS = 5.0
 
-    def _committed(self, driver: psycopg.Connection, work: SqlTransaction) -> None:
-        """NOTIFY each game the transaction appended to, now that its events are committed (in
-        autocommit: a statement that writes nothing, so it waits for no flush to disk)."""
+    def _commit(self, driver: psycopg.Connection, work: SqlTransaction) -> None:
+        """``COMMIT``, then a NOTIFY for each game appended to (in autocommit: a statement that
+        writes nothing, so it waits for no flush to disk), sent together: one round trip
+        (psycopg's pipeline). A NOTIFY that fails after the commit is logged, not raised: the
+        events are committed and other processes re-read soon."""
+        if not work.appended:
+            driver.execute("COMMIT")
+            return
+        committed = None
         try:
-            for game_id, version in work.appended.items():
-                driver.execute(NOTIFY_SQL, (CHANNEL, f"{game_id}:{version}"))
-        except psycopg.Error as error:  # (the events are committed; other processes re-read soon)
+            with driver.pipeline():
+                committed = driver.execute("COMMIT")
+                for game_id, version in work.appended.items():
+                    driver.execute(NOTIFY_SQL, (CHANNEL, f"{game_id}:{version}"))
+        except psycopg.Error as error:
+            if committed is None or committed.pgresult is None or committed.statusmessage != "COMMIT":
+                raise
             log.warning("NOTIFY after an append failed: %s", error)
 
     def _new_waker(self) -> PostgresListener:

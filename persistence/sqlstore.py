@@ -220,19 +220,19 @@ class SqlEventStore(EventStore):
                 driver.execute(self.BEGIN)
                 work = self._transaction(connection, driver)
                 yield work
-                driver.execute("COMMIT")
+                self._commit(driver, work)
             except BaseException:
                 self._roll_back(connection)
                 raise
             finally:
                 if connection.in_transaction():
                     connection.commit()  # (nothing left to commit on the driver: only the bookkeeping)
-            self._committed(driver, work)
         self.announce(work)
 
-    def _committed(self, driver: Any, work: SqlTransaction) -> None:
-        """Tell other processes of what ``work`` committed, if the backend has a way to (SQLite's
-        poller reads the table instead)."""
+    def _commit(self, driver: Any, work: SqlTransaction) -> None:
+        """``COMMIT``; then tell other processes of what ``work`` committed, if the backend has a
+        way to (SQLite's poller reads the table instead)."""
+        driver.execute("COMMIT")
 
     @abc.abstractmethod
     def _writing(self) -> AbstractContextManager[sa.Connection]:

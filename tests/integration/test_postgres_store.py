@@ -173,3 +173,22 @@ def test_a_sweep_reads_the_due_games_through_the_deadline_index_even_on_a_generi
         connection.execute(f"PREPARE due AS {compiled}")
         plan = " ".join(row[0] for row in connection.execute(f"EXPLAIN EXECUTE due({values})").fetchall())
     assert "ix_games_deadline" in plan, plan
+
+
+def test_an_append_whose_notify_fails_after_its_commit_is_kept_and_acknowledged(postgres_url, monkeypatch, caplog):
+    """The COMMIT and the NOTIFY after it travel together; a NOTIFY refused there (here: a payload past
+    PostgreSQL's 8,000 bytes) leaves the committed append kept and the write acknowledged, logged."""
+    import persistence.postgres
+
+    store = open_store(postgres_url)
+    with store.transaction() as tx:
+        tx.create_game("g1", "craits", 2, NOW)
+    monkeypatch.setattr(persistence.postgres, "NOTIFY_SQL", "SELECT pg_notify(%s, %s || repeat('x', 9000))")
+    with store.transaction() as tx:
+        tx.append("g1", 0, [NewEvent("Tick", None, {})], NOW)
+    assert store.last_version("g1") == 1
+    assert [event.version for event in store.read("g1")] == [1]
+    assert "NOTIFY after an append failed" in caplog.text
+    with pytest.raises(VersionConflict), store.transaction() as tx:  # (the connection is fine for the next write)
+        tx.append("g1", 0, [NewEvent("Tick", None, {})], NOW)
+    store.close()
