@@ -342,7 +342,9 @@ class SqlEventStore(EventStore):
         return self._board.subscribe(game_id, callback)
 
     def heard(self, game_id: str) -> int | None:
-        return self._board.heard(game_id)
+        # (only once the process hears every append, other processes' included: before its LISTEN
+        # connection or poller runs, its board knows its own appends alone)
+        return self._board.heard(game_id) if self._waker.ready.is_set() else None
 
     def pool_use(self) -> tuple[int, int] | None:
         pool = self.engine.pool
