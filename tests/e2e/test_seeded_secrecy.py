@@ -62,7 +62,10 @@ def test_a_seed_search_over_public_facts_predicts_no_hand_without_the_deployment
     hand = http.state(game_id, tokens[0]).json["state"]["hand"]
     for guess in (b"", LOCAL_SECRET, b"cardhall"):
         assert hand not in search(game, facts, guess)
-    assert search(game, facts, games.shuffle_secret) == [hand]  # the search itself works
+    # The search itself works: with the deployment's secret it finds the hand. (Another seed of the
+    # range may share Scat's few public facts by chance — about one run in seventy — so the true
+    # hand is one of the candidates, not always the only one.)
+    assert hand in search(game, facts, games.shuffle_secret)
 
 
 def test_the_same_seed_on_the_same_deployment_gives_the_same_cards_and_elsewhere_other_cards(games, http):
