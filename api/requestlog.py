@@ -3,6 +3,14 @@
 A client may send its own ``X-Request-ID`` (letters, digits, ``.``, ``_``, ``-``; at most
 64) to find its request in the logs; otherwise the server makes one. ``cardhall serve
 --log-format json`` writes each line as one JSON object (:class:`JsonFormatter`).
+
+Neither costs a request a wait: the id is drawn without a system call, and a line is
+formatted where it is logged but written by a thread of its own (:class:`LineWriter`).
+Every system call gives up the GIL, and getting it back, among a worker's busy threads,
+can take a whole switch interval (5 ms): the access line written in the request (under
+the handler's lock, which every other request then queued on) and the request id read
+from ``os.urandom`` made two such waits a request, and capped a worker at about 200
+requests a second (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -10,11 +18,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import os
+import queue
+import random
 import re
+import sys
+import threading
 import time
-import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from flask import Flask, Response, g, has_request_context, request
 
@@ -41,8 +53,16 @@ def _identify() -> None:
     g.request_started = time.perf_counter()
     asked = request.headers.get(HEADER, "")
     known = scope().get(REQUEST_ID)  # (a long-poll's second run keeps the id of its first)
-    g.request_id = known or (asked if WELL_FORMED.fullmatch(asked) else uuid.uuid4().hex)
+    g.request_id = known or request_id_for(asked)
     scope()[REQUEST_ID] = g.request_id
+
+
+def request_id_for(asked: str) -> str:
+    """The id of a request whose client asked for ``asked`` (its ``X-Request-ID``, or ""): that if it is
+    well formed, else a new one, 32 hexadecimal digits from the process's pseudo-random generator
+    (reseeded in each forked worker): unique enough to find a request in the logs, and no secret, so
+    no system call."""
+    return asked if WELL_FORMED.fullmatch(asked) else f"{random.getrandbits(128):032x}"
 
 
 def _logged(response: Response) -> Response:
@@ -106,11 +126,75 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+class LineWriter(logging.Handler):
+    """Formats each record where it is logged (its request id, its extras) and leaves the writing to a
+    thread of its own, which writes the lines waiting in one go: neither a request's thread nor the
+    event loop (the access lines of followers it answers) ever waits on the stream. A process forked
+    from this one (a gunicorn worker) starts its own writer on its first line. :meth:`flush`
+    (``logging.shutdown``, at exit) returns once every line logged before it is written. Past
+    ``limit`` lines waiting (a stream that does not keep up) new lines are dropped and counted, and
+    the count is written once the stream takes lines again."""
+
+    def __init__(self, stream: TextIO | None = None, limit: int = 100_000) -> None:
+        super().__init__()
+        self.stream = stream or sys.stderr
+        self.limit = limit
+        self.dropped = 0
+        self._lines: queue.SimpleQueue[str | threading.Event] = queue.SimpleQueue()
+        self._writer: int | None = None  # the process whose writer thread runs
+        self._starting = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
+        if self._lines.qsize() >= self.limit:
+            self.dropped += 1
+            return
+        self._put(line)
+
+    def flush(self) -> None:
+        if self._writer == os.getpid():
+            written = threading.Event()
+            self._lines.put(written)
+            written.wait(5)
+
+    def _put(self, item: str | threading.Event) -> None:
+        if self._writer != os.getpid():
+            with self._starting:
+                if self._writer != os.getpid():
+                    self._lines = queue.SimpleQueue()  # (a forked child's copy: the parent writes its own lines)
+                    threading.Thread(target=self._write, args=(self._lines,), name="cardhall-log", daemon=True).start()
+                    self._writer = os.getpid()
+        self._lines.put(item)
+
+    def _write(self, lines: queue.SimpleQueue[str | threading.Event]) -> None:
+        while True:
+            waiting = [lines.get()]
+            while not lines.empty():
+                waiting.append(lines.get())
+            text = "".join(f"{item}\n" for item in waiting if isinstance(item, str))
+            if self.dropped:
+                dropped, self.dropped = self.dropped, 0
+                text += f"cardhall: {dropped} log lines dropped: the log stream did not keep up\n"
+            try:
+                if text:
+                    self.stream.write(text)
+                self.stream.flush()
+            except Exception:  # (a closed or broken stream: as logging does, never fail the process for a line)
+                pass
+            for item in waiting:
+                if isinstance(item, threading.Event):
+                    item.set()
+
+
 def logging_config(log_format: str) -> dict[str, Any]:
     """The logging set-up of a server (``logging.config.dictConfig``; gunicorn's ``logconfig_dict``)."""
     formatter = ({"()": "api.requestlog.JsonFormatter"} if log_format == "json"
                  else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"})
-    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "default",
+    handler = {"class": "api.requestlog.LineWriter", "stream": "ext://sys.stderr", "formatter": "default",
                "filters": ["request_id"]}
     return {
         "version": 1,

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from typing import Any
 
 from flask import Flask
@@ -109,8 +108,6 @@ def _plain_head(headers: list[tuple[bytes, bytes]]) -> bool:
 
 
 def _request_id(headers: list[tuple[bytes, bytes]]) -> str:
-    """The client's own well-formed ``X-Request-ID``, else a new one (as :mod:`api.requestlog` gives)."""
-    for name, value in headers:
-        if name == b"x-request-id" and requestlog.WELL_FORMED.fullmatch(asked := value.decode("latin-1")):
-            return asked
-    return uuid.uuid4().hex
+    """The request's id, as :mod:`api.requestlog` gives it, from its ``X-Request-ID`` if any."""
+    asked = next((value.decode("latin-1") for name, value in headers if name == b"x-request-id"), "")
+    return requestlog.request_id_for(asked)

@@ -7,7 +7,9 @@ every move carries an ``Idempotency-Key`` and a retry sends the same key.
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -33,6 +35,13 @@ from client.types import (
 LONG_POLL = 25.0  # seconds per long-poll: under the server's 30 s cap
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context (the system's trusted certificates) for every client of the process: httpx would
+    load them all into a new one for each client, tens of milliseconds of CPU (an arena makes many)."""
+    return httpx.create_ssl_context()
+
+
 class CardhallClient:
     """A client of one Cardhall server; ``token`` (from :meth:`join`) acts for one seat of one game."""
 
@@ -43,7 +52,7 @@ class CardhallClient:
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
-        self._http = http or httpx.Client(base_url=self.base_url, timeout=timeout)
+        self._http = http or httpx.Client(base_url=self.base_url, timeout=timeout, verify=_tls())
 
     def seated(self, token: str | None) -> CardhallClient:
         """A client for another seat's token, sharing this one's connections."""

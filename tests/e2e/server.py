@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -43,6 +45,16 @@ class ServerProcess:
     def stop(self) -> None:
         """Stop gracefully (SIGTERM), forcefully if it lingers."""
         _stop(self.process)
+
+    def json_log(self, until: Callable[[list[dict[str, Any]]], bool], patience: float = 10.0) -> list[dict[str, Any]]:
+        """The JSON lines of the log once ``until(lines)`` holds (a worker's lines are written by a
+        thread of their own, a moment after they are logged); as they are after ``patience`` seconds."""
+        deadline = time.monotonic() + patience
+        while True:
+            lines = [json.loads(line) for line in self.log_path.read_text().splitlines() if line.startswith("{")]
+            if until(lines) or time.monotonic() > deadline:
+                return lines
+            time.sleep(0.05)
 
 
 def start_server(

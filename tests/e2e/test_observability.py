@@ -5,7 +5,6 @@ A real server with two workers (prometheus-client's multiprocess mode) and ``--l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import httpx
@@ -57,8 +56,8 @@ def test_each_answer_carries_a_request_id_that_its_json_log_line_carries_too(ser
     made = httpx.get(f"{server.base_url}/v1/games", timeout=10)
     chosen = httpx.get(f"{server.base_url}/v1/game-types", headers={"X-Request-ID": "bot-7.turn-12"}, timeout=10)
     assert len(made.headers["X-Request-ID"]) >= 16 and chosen.headers["X-Request-ID"] == "bot-7.turn-12"
-    httpx.get(f"{server.base_url}/healthz", timeout=10)  # (a later line: the log has been written up to here)
-    lines = [json.loads(line) for line in server.log_path.read_text().splitlines() if line.startswith("{")]
+    wanted = {"bot-7.turn-12", made.headers["X-Request-ID"]}
+    lines = server.json_log(until=lambda lines: wanted <= {line.get("request_id") for line in lines})
     logged = {line.get("request_id"): line for line in lines if line["logger"] == "cardhall.access"}
     assert logged["bot-7.turn-12"]["path"] == "/v1/game-types" and logged["bot-7.turn-12"]["status"] == 200
     assert logged[made.headers["X-Request-ID"]]["path"] == "/v1/games"

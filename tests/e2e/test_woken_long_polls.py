@@ -10,7 +10,6 @@ logs and counts as the app does, and whatever it does not take the app refuses a
 
 from __future__ import annotations
 
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -120,7 +119,7 @@ def test_a_spectators_long_poll_without_limits_answers_logs_and_counts_as_the_ap
         assert [woken.headers.get(h) for h in COMPARED] == [plain.headers.get(h) for h in COMPARED]
         assert woken.headers["x-request-id"] == "woken-spectator"
         assert samples(base).get(EVENTS_200, 0) == counted + 2  # (the long-poll and the plain read)
-    lines = [json.loads(line) for line in unlimited.log_path.read_text().splitlines() if line.startswith("{")]
+    lines = unlimited.json_log(until=lambda lines: any(line.get("request_id") == "woken-spectator" for line in lines))
     logged = [line for line in lines if line["logger"] == "cardhall.access" and line.get("request_id") == "woken-spectator"]
     assert len(logged) == 1
     assert logged[0]["path"] == f"/v1/games/{game_id}/events" and logged[0]["status"] == 200
