@@ -5,7 +5,7 @@ Usage: ``python3 bench/web.py [--events 1500] [--steps 100] [--runs 5]``.
 
 It starts ``cardhall serve`` on 127.0.0.1 over a fresh SQLite database, has house bots play Craits
 (four random bots) until a finished game has about ``--events`` events, then, in Chromium from the
-system (``CARDHALL_CHROMIUM``, default /usr/bin/chromium), measures:
+system (``CARDHALL_CHROMIUM``, default the headless shell where installed, else /usr/bin/chromium), measures:
 
 1. page weight — the bytes the lobby and the table load: the page itself (HTML, CSS, scripts) and
    the API data it reads (the table's: that game's summary, log and view), the API docs excluded;

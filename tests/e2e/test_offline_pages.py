@@ -16,6 +16,7 @@ import pytest
 
 from api import create_app
 from service.bootstrap import open_service
+from tests.e2e.web.conftest import CHROMIUM
 
 app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="off")
 OUTSIDE = re.compile(r"(?i)\b(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}")
@@ -80,9 +81,9 @@ def test_swagger_ui_asks_no_outside_validator_and_its_licence_is_served():
 
 
 def test_swagger_ui_renders_every_operation_in_a_browser_that_can_reach_nothing_else(live_server, tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = shutil.which(CHROMIUM)
     if browser is None:
-        pytest.fail("this test needs chromium (Debian package chromium)")
+        pytest.fail(f"this test needs {CHROMIUM} (Debian package chromium-headless-shell or chromium)")
     offline = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"  # every outside name fails to resolve
     dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", offline,
                           "--virtual-time-budget=15000", f"--user-data-dir={tmp_path}", "--dump-dom",

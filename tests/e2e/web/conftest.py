@@ -1,8 +1,10 @@
 """Browser tests: Chromium from the system's packages, driven by Playwright, one browser per test process.
 
-Playwright never downloads a browser here: it launches the executable given by CARDHALL_CHROMIUM
-(default /usr/bin/chromium, which ``.ci/run`` installs with apt-get). A failing test leaves a
-screenshot of its page in CARDHALL_ARTIFACTS (default: the session's temporary directory).
+Playwright never downloads a browser here: it launches the executable given by CARDHALL_CHROMIUM,
+by default Debian's Chromium headless shell (package chromium-headless-shell, which ``.ci/run``
+installs with apt-get: the same Chromium without its windowed shell, started in a tenth of the
+time), else Debian's chromium. A failing test leaves a screenshot of its page in
+CARDHALL_ARTIFACTS (default: the session's temporary directory).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-CHROMIUM = os.environ.get("CARDHALL_CHROMIUM", "/usr/bin/chromium")
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+CHROMIUM = os.environ.get("CARDHALL_CHROMIUM") or (HEADLESS_SHELL if os.path.exists(HEADLESS_SHELL) else "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 
