@@ -383,7 +383,7 @@ class SqlEventStore(EventStore):
 
 class _Outages:
     """A store's :meth:`SqlEventStore.outages`: a plain context manager, not a generator's, for it
-    wraps every append and every read (a generator's costs a one-event append about 5 %)."""
+    wraps every append and every read (a generator's cost a few per cent of a one-event append)."""
 
     def __init__(self, store: SqlEventStore) -> None:
         self.store = store
