@@ -174,8 +174,8 @@ async def prober(http: aiohttp.ClientSession, base: str, tally: Tally, stop: asy
                 await answer.read()
                 if answer.status != 200:
                     tally.error(f"healthz {answer.status}")
-        except aiohttp.ClientError as error:
-            tally.error(type(error).__name__)
+        except (aiohttp.ClientError, TimeoutError) as error:  # (a timeout: not answered within 30 s)
+            tally.error(f"healthz {type(error).__name__}")
         tally.healthz.append(time.perf_counter() - started)
         await asyncio.sleep(0.05)
 
@@ -204,7 +204,10 @@ async def open_count(http: aiohttp.ClientSession, base: str) -> float:
 async def until_open(http: aiohttp.ClientSession, base: str, count: int, patience: float = 120) -> None:
     """Until the server counts nearly all ``count`` open (a long-poll between two polls is not)."""
     deadline = time.monotonic() + patience
-    while await open_count(http, base) < 0.95 * count:
+    while True:
+        with contextlib.suppress(TimeoutError):  # (a scrape queued behind thousands of followers opening)
+            if await open_count(http, base) >= 0.95 * count:
+                return
         if time.monotonic() > deadline:
             raise SystemExit(f"the server never counted {count} followers open")
         await asyncio.sleep(0.5)
@@ -253,7 +256,7 @@ async def round_of(base: str, pid: int, games: list[Game], count: int, args: arg
         elapsed = time.monotonic() - started
         cpu_after, rss = server_usage(pid)
         client_used = client_cpu() - client_before
-        missed = await caught_up(players, base, followers)
+        missed = await caught_up(players, base, followers, tally)
         tally.measuring = False
         for task in tasks:
             task.cancel()
@@ -262,12 +265,18 @@ async def round_of(base: str, pid: int, games: list[Game], count: int, args: arg
     return row(count, tally, elapsed, missed, (cpu_after - cpu_before) / elapsed, rss, client_used / elapsed)
 
 
-async def caught_up(http: aiohttp.ClientSession, base: str, followers: list[Follower], patience: float = 10) -> int:
-    """Deliveries still missing once every follower had ``patience`` seconds to reach its game's last version."""
+async def caught_up(http: aiohttp.ClientSession, base: str, followers: list[Follower], tally: Tally,
+                    patience: float = 10) -> int:
+    """Deliveries still missing once every follower had ``patience`` seconds to reach its game's last version
+    (a read of a game's version not answered within the session's timeout counts as an error, and is asked again)."""
     finals = {}
     for game in {follower.game.id: follower.game for follower in followers}.values():
-        async with http.get(f"{base}/v1/games/{game.id}") as answer:
-            finals[game.id] = (await answer.json())["version"]
+        while game.id not in finals:
+            try:
+                async with http.get(f"{base}/v1/games/{game.id}") as answer:
+                    finals[game.id] = (await answer.json())["version"]
+            except TimeoutError:
+                tally.error("summary TimeoutError")
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
         missing = sum(finals[f.game.id] - f.after for f in followers if f.after < finals[f.game.id])
@@ -279,7 +288,10 @@ async def caught_up(http: aiohttp.ClientSession, base: str, followers: list[Foll
 
 async def until_closed(http: aiohttp.ClientSession, base: str, patience: float = 30) -> None:
     deadline = time.monotonic() + patience
-    while await open_count(http, base) > 0 and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        with contextlib.suppress(TimeoutError):
+            if await open_count(http, base) == 0:
+                return
         await asyncio.sleep(0.5)
 
 
