@@ -57,7 +57,14 @@ def stream(game_id: str, version: int) -> str:
 def cap_reached(base: str, game_id: str, version: int, path) -> Iterator[list[socket.socket]]:  # type: ignore[no-untyped-def]
     """CAP followers holding their slots; closed (abandoned, never read) at the end."""
     held = [open_follower(base, path(game_id, version)) for _ in range(CAP)]
+    deadline = time.monotonic() + 10
     try:
+        # (the server takes them all before anyone else asks: else a quick first probe could take the last slot
+        # and leave a held follower refused, its 503 never read)
+        while sum(float(line.rsplit(" ", 1)[1]) for line in httpx.get(f"{base}/metrics").text.splitlines()
+                  if line.startswith("cardhall_followers_open{")) < CAP:
+            assert time.monotonic() < deadline, "the server never took the held followers"
+            time.sleep(0.05)
         deadline = time.monotonic() + 10
         while httpx.get(f"{base}{long_poll(game_id, version)}".replace("wait=30", "wait=0.1")).status_code != 503:
             assert time.monotonic() < deadline, "the cap was never reached"
