@@ -4,13 +4,12 @@ A client may send its own ``X-Request-ID`` (letters, digits, ``.``, ``_``, ``-``
 64) to find its request in the logs; otherwise the server makes one. ``cardhall serve
 --log-format json`` writes each line as one JSON object (:class:`JsonFormatter`).
 
-Neither costs a request a wait: the id is drawn without a system call, and a line is
-formatted where it is logged but written by a thread of its own (:class:`LineWriter`).
-Every system call gives up the GIL, and getting it back, among a worker's busy threads,
-can take a whole switch interval (5 ms): the access line written in the request (under
-the handler's lock, which every other request then queued on) and the request id read
-from ``os.urandom`` made two such waits a request, and capped a worker at about 200
-requests a second (docs/performance.md).
+Neither makes a request or the event loop wait: the id is drawn without a system call,
+and a line is formatted where it is logged but written by a thread of its own
+(:class:`LineWriter`). The loop writes the access line of every long-poll it answers, so
+a log pipe that stalled would otherwise stall every follower; and each system call gives
+up the GIL, which among a worker's busy threads can take a switch interval to get back.
+The throughput benchmarks moved within their noise (docs/performance.md, "Decisions").
 """
 
 from __future__ import annotations
