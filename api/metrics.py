@@ -55,6 +55,7 @@ APPENDING = {("games.Games", "POST"): "game", ("games.Seats", "POST"): "seat", (
 @blueprint.get("/metrics")
 def scrape() -> Response:
     """Every metric of every process of this server."""
+    _gauges(service())
     registry = REGISTRY
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
@@ -87,14 +88,15 @@ def _started() -> None:
 def _counted(response: Response) -> Response:
     if answered_later():
         return response
-    endpoint = (request.endpoint, request.method)
+    served = request._get_current_object()  # (one look-up through the proxy, not one per attribute)
+    endpoint, status = (served.endpoint, served.method), response.status_code
     if endpoint == ("games.Moves", "POST"):
         MOVE_SECONDS.observe(time.perf_counter() - g.get("started", time.perf_counter()))
-    if endpoint in APPENDING and response.status_code in (200, 201) and "Idempotent-Replayed" not in response.headers:
+    if endpoint in APPENDING and status in (200, 201) and "Idempotent-Replayed" not in response.headers:
         APPENDS.labels(APPENDING[endpoint]).inc()
-    if response.status_code == 429:
+    if status == 429:
         RATE_LIMITED.inc()
-    _request_count()(response.status_code)
+    _request_count()(status)
     return response
 
 
@@ -113,13 +115,27 @@ def request_count(route: str, method: str, games: GameService) -> Callable[[int]
     """Counts a request by route, method and the status it is called with."""
 
     def count(status: int) -> None:
-        REQUESTS.labels(route, method, str(status)).inc()
-        _gauges(games)
+        key = (route, method, status)
+        if (counter := _COUNTERS.get(key)) is None:
+            counter = _COUNTERS[key] = REQUESTS.labels(route, method, str(status))
+        counter.inc()
+        if time.monotonic() >= _gauges_due[0]:
+            _gauges(games)
 
     return count
 
 
+#: The request counter of each route, method and status met so far (``labels`` takes a lock and
+#: builds its key on every call). Routes are the app's rules, so this stays small.
+_COUNTERS: dict[tuple[str, str, int], Counter] = {}
+#: When the gauges below are next set from a request (each scrape sets them too): at most once a
+#: second, since with several workers each set writes the process's file of figures.
+GAUGES_EVERY = 1.0
+_gauges_due = [0.0]
+
+
 def _gauges(games: GameService) -> None:
+    _gauges_due[0] = time.monotonic() + GAUGES_EVERY
     GAMES_CACHED.set(len(games.cache))
     if (use := games.store.pool_use()) is not None:
         POOL_IN_USE.set(use[0])

@@ -173,6 +173,6 @@ def refuse_oversized_head() -> None:
     more than MAX_HEADERS headers (before anything else reads the request)."""
     if len(request.method) + len(request.full_path) + len(" HTTP/1.1 ") > MAX_REQUEST_LINE:
         raise RequestURITooLarge(f"the request line is longer than {MAX_REQUEST_LINE} bytes")
-    headers = request.headers
+    headers = list(request.headers.items())  # (once: EnvironHeaders walks the whole environ for its len too)
     if len(headers) > MAX_HEADERS or any(len(name) + len(value) + 2 > MAX_HEADER_LINE for name, value in headers):
         raise RequestHeaderFieldsTooLarge(f"at most {MAX_HEADERS} headers of at most {MAX_HEADER_LINE} bytes each")

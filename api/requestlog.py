@@ -50,10 +50,13 @@ def request_id() -> str | None:
 
 def _identify() -> None:
     g.request_started = time.perf_counter()
-    asked = request.headers.get(HEADER, "")
-    known = scope().get(REQUEST_ID)  # (a long-poll's second run keeps the id of its first)
+    environ = request.environ
+    asked = environ.get("HTTP_X_REQUEST_ID", "")
+    asgi = environ.get("asgi.scope")  # (as api.followers.scope(), without a second look-up)
+    known = asgi.get(REQUEST_ID) if asgi is not None else None  # (a long-poll's second run keeps its first's id)
     g.request_id = known or request_id_for(asked)
-    scope()[REQUEST_ID] = g.request_id
+    if asgi is not None:
+        asgi[REQUEST_ID] = g.request_id
 
 
 def request_id_for(asked: str) -> str:
@@ -65,8 +68,8 @@ def request_id_for(asked: str) -> str:
 
 
 def _logged(response: Response) -> Response:
-    response.headers[HEADER] = request_id() or ""
-    if not answered_later():
+    response.headers[HEADER] = g.get("request_id") or ""
+    if not answered_later() and access.isEnabledFor(logging.INFO):
         _access_line()(response.status_code)
     return response
 
@@ -78,8 +81,9 @@ def _logged_later() -> Callable[[int], None]:
 
 def _access_line() -> Callable[[int], None]:
     """This request's access line, written when called with its status (now, or once answered later)."""
-    route = request.url_rule.rule if request.url_rule is not None else None
-    return access_line(request.method, request.path, route, request.remote_addr, request_id(),
+    served = request._get_current_object()  # (one look-up through the proxy, not one per attribute)
+    route = served.url_rule.rule if served.url_rule is not None else None
+    return access_line(served.method, served.path, route, served.remote_addr, g.get("request_id"),
                        g.get("request_started", time.perf_counter()))
 
 
