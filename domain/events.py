@@ -85,6 +85,10 @@ class EventCatalog:
     def __contains__(self, name: object) -> bool:
         return name in self._classes
 
+    def event_class(self, type_name: str) -> type[Event]:
+        """The class of events stored as ``type_name``, without rebuilding one."""
+        return self._classes[type_name]
+
     def decode(self, type_name: str, seat: int | None, data: Mapping[str, Any]) -> Event:
         """Rebuild the event stored as ``(type_name, seat, data)``."""
         cls = self._classes[type_name]

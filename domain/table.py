@@ -123,6 +123,14 @@ def decode(game_name: str, type_name: str, seat: int | None, data: Mapping[str, 
     return get_game(game_name).events.decode(type_name, seat, data)
 
 
+def event_class(game_name: str, type_name: str) -> type[Event]:
+    """The class of a stored event of a game of ``game_name``, without decoding its data."""
+    for catalog in (LIFECYCLE, CLOCK_EVENTS):
+        if type_name in catalog:
+            return catalog.event_class(type_name)
+    return get_game(game_name).events.event_class(type_name)
+
+
 def evolve(table: Table | None, event: Event) -> Table:
     """The table after one more event."""
     if isinstance(event, GameCreated):

@@ -261,8 +261,9 @@ class GameService:
         """Every shuffle's commitment and, once the game is over, its salt, order and check (API "Fairness")."""
         table = self.table(game_id)
         stored = self.store.read(game_id, after=0, limit=table.version)  # (the log as far as ``table`` goes)
-        shuffles = [(event.version, shuffle) for event in stored
-                    if isinstance(shuffle := decode(table.game.rules_version, event), Shuffled)]
+        rules = table.game.rules_version  # (only the shuffles are decoded: an audit costs a read, not a replay)
+        shuffles = [(event.version, decode(rules, event)) for event in stored
+                    if issubclass(tables.event_class(rules, event.type), Shuffled)]
         return fairness.audit(shuffles, over=tables.reveal(table))
 
     def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
