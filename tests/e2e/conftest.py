@@ -43,7 +43,7 @@ def app(games: GameService):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def http(app):  # type: ignore[no-untyped-def]
     """A small helper around the Flask test client."""
-    return Http(app.test_client())
+    return Http(app.test_client(use_cookies=False))  # (the API sets no cookie: none to keep)
 
 
 class Http:
