@@ -221,8 +221,8 @@ class EventStore(abc.ABC):
         return None
 
     def latest_heard(self, game_id: str) -> int | None:
-        """The game's newest version as this process has heard of it, if it is sure to hear of
-        every later append, other processes' included; else None (only a read can tell).
+        """The game's newest version as this process has heard of it, if it hears of appends
+        as they commit (its own, and on PostgreSQL every process's); else None (only a read can tell).
 
         A hint for optimistic writers, never the truth: an append checks the version itself.
         """

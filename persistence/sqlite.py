@@ -128,6 +128,13 @@ class SqliteEventStore(SqlEventStore):
     def _new_waker(self) -> SqlitePoller:
         return SqlitePoller(self._board, self.engine, POLL_SECONDS)
 
+    def latest_heard(self, game_id: str) -> int | None:
+        """The newest version this process appended or heard of: its own appends are heard at
+        commit, another process's only while the poller polls (someone waits). So it may lag an
+        append by another process sharing the file; the writer who trusts it then fails the
+        append's version check, and reads."""
+        return self._board.heard(game_id)
+
     def is_outage(self, driver_error: BaseException) -> bool:
         """Busy, locked, an I/O error or a file that cannot be opened. A missing table is a bug or a
         deployment mistake, and answering it as "unavailable, retry" would hide it."""

@@ -332,8 +332,9 @@ class GameService:
             # is decided again. The table first, the key second: the first answer commits
             # with its events, so a table read before that commit ends in a VersionConflict
             # (and a retry that finds the key) and one read after it finds the key.
-            # PostgreSQL hears every process's appends: a cached table it has heard of nothing
-            # newer than is used as it is, sparing a read (the append checks the version).
+            # A cached table the process has heard of nothing newer than is used as it is,
+            # sparing a read: the append checks the version, and a refusal (a precondition
+            # included) is confirmed on the current table first.
             table = self.cache.heard_current(game_id) or self.table(game_id)
             try:
                 return self._attempt(table, request)

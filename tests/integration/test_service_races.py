@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import threading
 
+import persistence
 from domain import table as tables
 from domain.errors import SeatUnavailable
 from persistence.memory import MemoryEventStore
@@ -53,3 +54,35 @@ def test_people_joining_one_game_at_once_each_get_their_own_seat_until_it_is_ful
     table = games.table(game_id)
     assert table.status == tables.ACTIVE
     assert [seat.name for seat in table.seats] == [names[seat] for seat in range(6)]
+
+
+def test_a_process_that_has_not_heard_another_processes_move_still_accepts_the_version_that_move_made(
+    sqlite_url: str,
+):
+    """Two services over one SQLite file, as two server processes: each trusts what it heard of a game
+    to decide a move without a read, but a move expecting a version it has not heard of yet is
+    checked again on a read, and one decided on an unheard-of stale table is decided again."""
+    here, there = (GameService(persistence.open_store(sqlite_url)) for _ in range(2))
+    try:
+        game_id = here.create_game("craits", 2, {"seed": 3})["id"]
+        tokens = [here.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+        table = here.table(game_id)
+        assert here.store.latest_heard(game_id) == table.version  # (its own appends: heard at commit)
+        seat = tables.to_act(table)[0]
+        moved = there.move(game_id, tokens[seat], tables.legal_moves(table, seat)[0])
+        assert moved.status == 201 and here.store.latest_heard(game_id) == table.version  # (not heard here)
+        fresh = there.table(game_id)
+        seat = tables.to_act(fresh)[0]
+        outcome = here.move(game_id, tokens[seat], tables.legal_moves(fresh, seat)[0], expected_version=fresh.version)
+        assert outcome.status == 201 and outcome.body["version"] > fresh.version
+        again = there.table(game_id)  # (``there`` has not heard of that one: it decides on a stale table)
+        seat = tables.to_act(again)[0]
+        here.move(game_id, tokens[seat], tables.legal_moves(again, seat)[0])
+        final = here.table(game_id)
+        seat = tables.to_act(final)[0]
+        outcome = there.move(game_id, tokens[seat], tables.legal_moves(final, seat)[0])
+        assert outcome.status == 201 and outcome.body["version"] > final.version
+        assert [e.version for e in here.store.read(game_id)] == list(range(1, outcome.body["version"] + 1))
+    finally:
+        here.store.close()
+        there.store.close()
