@@ -194,6 +194,13 @@ async def open_followers(http: aiohttp.ClientSession, base: str, games: list[Gam
     return followers, tasks
 
 
+async def current_versions(http: aiohttp.ClientSession, base: str, games: list[Game]) -> None:
+    """Each game's version now: a round's followers follow live play from there, as the first round's do."""
+    for game in games:
+        async with http.get(f"{base}/v1/games/{game.id}") as summary:
+            game.version = (await summary.json())["version"]
+
+
 async def open_count(http: aiohttp.ClientSession, base: str) -> float:
     async with http.get(f"{base}/metrics") as answer:
         text = await answer.text()
@@ -241,6 +248,7 @@ async def round_of(base: str, pid: int, games: list[Game], count: int, args: arg
     timeout = aiohttp.ClientTimeout(total=None, sock_read=LONG_POLL_WAIT + 30)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as watchers, \
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as players:
+        await current_versions(players, base, games)  # (else later rounds' followers replay the games' history)
         followers, tasks = await open_followers(watchers, base, games, count, tally)
         await until_open(players, base, count)
         stop = asyncio.Event()
