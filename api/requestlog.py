@@ -50,13 +50,10 @@ def request_id() -> str | None:
 
 def _identify() -> None:
     g.request_started = time.perf_counter()
-    environ = request.environ
-    asked = environ.get("HTTP_X_REQUEST_ID", "")
-    asgi = environ.get("asgi.scope")  # (as api.followers.scope(), without a second look-up)
-    known = asgi.get(REQUEST_ID) if asgi is not None else None  # (a long-poll's second run keeps its first's id)
-    g.request_id = known or request_id_for(asked)
-    if asgi is not None:
-        asgi[REQUEST_ID] = g.request_id
+    asked = request.environ.get("HTTP_X_REQUEST_ID", "")
+    shared = scope()  # (the ASGI scope: a long-poll's second run keeps the id of its first)
+    g.request_id = shared.get(REQUEST_ID) or request_id_for(asked)
+    shared[REQUEST_ID] = g.request_id
 
 
 def request_id_for(asked: str) -> str:
