@@ -37,6 +37,8 @@ T = TypeVar("T")
 Message = dict[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Receive = Callable[[], Awaitable[Message]]
+#: How long a stream woken to nothing new waits for news past it before it reads again (see FollowingApp._stream).
+FRUITLESS_WAIT = 0.25
 #: The paths of a game's log (its pages, its stream): what followers ask for.
 LOG_PATHS = ("/events", "/events/stream")
 
@@ -115,9 +117,15 @@ class FollowingApp:
         await self.follow_wsgi(scope, _no_body, send)
 
     async def _stream(self, follow: Stream, send: Send, gone: asyncio.Future[None]) -> None:
-        """Write each new event as it comes, a heartbeat when nothing came for a while, until the end."""
+        """Write each new event as it comes, a heartbeat when nothing came for a while, until the end.
+
+        A wake-up whose read shows nothing new (the read began before the append it announced, or the
+        announcement is ahead of what the store lets this process read) is followed by a wait for news
+        past it, of at most ``FRUITLESS_WAIT``, and another read: never by a read at once, which would
+        spin the event loop for as long as the two disagree."""
         loop = asyncio.get_running_loop()
         after, deadline = follow.after, loop.time() + follow.timeout
+        beat, woken = loop.time() + follow.heartbeat, 0  # (woken: the version a wake-up heard)
         while True:
             try:
                 batch = await self.shared((follow.game_id, follow.token, after), lambda after=after: follow.batch(after))
@@ -125,21 +133,23 @@ class FollowingApp:
                 log.exception("the stream of %s ended on an error", follow.game_id)
                 break
             if batch.text:
-                after = batch.after
+                after, beat, woken = batch.after, loop.time() + follow.heartbeat, 0
                 await send(_body(batch.text))
                 continue
             remaining = deadline - loop.time()
             if batch.over or remaining <= 0:
                 break
-            arrived = await self._waited(follow.game_id, after, min(follow.heartbeat, remaining), gone)
-            if arrived is None:
-                return
-            if not arrived:
+            if loop.time() >= beat:
+                beat = loop.time() + follow.heartbeat
                 await send(_body(HEARTBEAT))
+            since, wait = (max(after, woken), FRUITLESS_WAIT) if woken else (after, beat - loop.time())
+            woken = await self._waited(follow.game_id, since, min(wait, remaining), gone)
+            if woken is None:
+                return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _waited(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None]) -> bool | None:
-        """Whether the game passed ``after`` within ``timeout``; None if the client left first."""
+    async def _waited(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None]) -> int | None:
+        """The version heard if the game passed ``after`` within ``timeout``, else 0; None if the client left first."""
         return await self.hub.wait(game_id, after, timeout, gone)
 
 

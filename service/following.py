@@ -37,12 +37,12 @@ class Hub:
         self.games, self.in_pool, self.fanned_out = games, in_pool, fanned_out
         self._followed: dict[str, _Followed] = {}
 
-    async def wait(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None] | None = None) -> bool | None:
-        """Until the game has an event after ``after`` (True), ``timeout`` passes (False) or ``gone``
+    async def wait(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None] | None = None) -> int | None:
+        """Until the game is heard to pass ``after`` (the version heard), ``timeout`` passes (0) or ``gone``
         is done (None: the follower left). One future and one timer a wait: thousands of them wait."""
         followed = self._followed.get(game_id) or self._follow(game_id)
         arrived = followed.waiter(after)
-        timer = followed.loop.call_later(timeout, _settle, arrived, False)
+        timer = followed.loop.call_later(timeout, _settle, arrived, 0)
 
         def left(_: asyncio.Future[None]) -> None:
             _settle(arrived, None)
@@ -71,20 +71,20 @@ class _Followed:
         self.hub, self.game_id = hub, game_id
         self.loop = asyncio.get_running_loop()
         self.latest = 0
-        self.waiters: dict[asyncio.Future[bool | None], int] = {}
+        self.waiters: dict[asyncio.Future[int | None], int] = {}
         self.lost = asyncio.Event()
         self.rereads = self.loop.create_task(self._reread())
         self.unsubscribe = hub.games.store.subscribe(game_id, self._heard_in_thread)
 
-    def waiter(self, after: int) -> asyncio.Future[bool | None]:
-        """A future that is True once the game passes ``after`` (unless settled otherwise first)."""
-        arrived: asyncio.Future[bool | None] = self.loop.create_future()
+    def waiter(self, after: int) -> asyncio.Future[int | None]:
+        """A future that is the version heard once the game passes ``after`` (unless settled otherwise first)."""
+        arrived: asyncio.Future[int | None] = self.loop.create_future()
         self.waiters[arrived] = after
         if self.latest > after:
-            arrived.set_result(True)
+            arrived.set_result(self.latest)
         return arrived
 
-    def leave(self, arrived: asyncio.Future[bool | None]) -> None:
+    def leave(self, arrived: asyncio.Future[int | None]) -> None:
         self.waiters.pop(arrived, None)
 
     def close(self) -> None:
@@ -105,7 +105,7 @@ class _Followed:
         self.latest = version
         for arrived, after in self.waiters.items():
             if after < version:
-                _settle(arrived, True)
+                _settle(arrived, version)
         if since is not None:
             self.hub.fanned_out(time.monotonic() - since)
 
@@ -123,7 +123,7 @@ class _Followed:
 
 
 
-def _settle(future: asyncio.Future[bool | None], outcome: bool | None) -> None:
+def _settle(future: asyncio.Future[int | None], outcome: int | None) -> None:
     """Give a wait its outcome, unless it has one."""
     if not future.done():
         future.set_result(outcome)
