@@ -273,4 +273,11 @@ def _app() -> FollowingApp:
     return FollowingApp(wsgi.app, int(os.environ.get("CARDHALL_THREADS", "32")))
 
 
-app = _app()
+def __getattr__(name: str) -> Any:
+    """``api.asgi:app``, made when the server first asks for it (in its worker), not when the module is
+    imported: importing the classes above opens no database and changes nothing of the process."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    global app
+    app = _app()
+    return app

@@ -9,7 +9,6 @@ migrates, which is safe and quick when the schema is current.
 from __future__ import annotations
 
 import gc
-import logging
 import os
 
 from api import create_app
@@ -37,8 +36,3 @@ gc.set_threshold(50_000, 20, 20)
 # The modules, the app and its schemas live as long as the process: out of the collector's
 # sight, a full collection no longer walks them all again, at any point of a request.
 gc.freeze()
-
-# Log records without what no line of the server's shows (the logging HOWTO's "Optimization"): the
-# caller's file and line (a walk up the stack for every access line), thread and process names.
-logging._srcfile = None
-logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False

@@ -9,6 +9,7 @@ files is removed when the server stops.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from typing import Any, ClassVar
@@ -36,6 +37,11 @@ worker_class = f"{__name__}.Worker"
 #: Newer gunicorns open a control socket at one path per user: servers on other ports would contend for it.
 control_socket_disable = True
 logconfig_dict = logging_config(os.environ.get("CARDHALL_LOG_FORMAT", "text"))
+# The server's log records skip what none of its lines shows (the logging HOWTO's "Optimization"): the
+# caller's file and line (a walk up the stack for every access line), thread and process names. Set here,
+# in the server's own process (its workers are forked from it), never where the app is imported.
+logging._srcfile = None
+logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 
 
 def child_exit(server: Any, worker: Any) -> None:
