@@ -119,7 +119,7 @@ def request_count(route: str, method: str, games: GameService) -> Callable[[int]
         if (counter := _COUNTERS.get(key)) is None:
             counter = _COUNTERS[key] = REQUESTS.labels(route, method, str(status))
         counter.inc()
-        if time.monotonic() >= _gauges_due[0]:
+        if time.monotonic() >= _gauges_due:
             _gauges(games)
 
     return count
@@ -131,11 +131,12 @@ _COUNTERS: dict[tuple[str, str, int], Counter] = {}
 #: When the gauges below are next set from a request (each scrape sets them too): at most once a
 #: second, since with several workers each set writes the process's file of figures.
 GAUGES_EVERY = 1.0
-_gauges_due = [0.0]
+_gauges_due = 0.0
 
 
 def _gauges(games: GameService) -> None:
-    _gauges_due[0] = time.monotonic() + GAUGES_EVERY
+    global _gauges_due
+    _gauges_due = time.monotonic() + GAUGES_EVERY
     GAMES_CACHED.set(len(games.cache))
     if (use := games.store.pool_use()) is not None:
         POOL_IN_USE.set(use[0])

@@ -65,7 +65,7 @@ def request_id_for(asked: str) -> str:
 
 
 def _logged(response: Response) -> Response:
-    response.headers[HEADER] = g.get("request_id") or ""
+    response.headers[HEADER] = request_id() or ""
     if not answered_later() and access.isEnabledFor(logging.INFO):
         _access_line()(response.status_code)
     return response
@@ -80,7 +80,7 @@ def _access_line() -> Callable[[int], None]:
     """This request's access line, written when called with its status (now, or once answered later)."""
     served = request._get_current_object()  # (one look-up through the proxy, not one per attribute)
     route = served.url_rule.rule if served.url_rule is not None else None
-    return access_line(served.method, served.path, route, served.remote_addr, g.get("request_id"),
+    return access_line(served.method, served.path, route, served.remote_addr, request_id(),
                        g.get("request_started", time.perf_counter()))
 
 

@@ -116,19 +116,21 @@ def take_seat(table: Table, name: str | None = None, bot: str | None = None) -> 
 
 def decode(game_name: str, type_name: str, seat: int | None, data: Mapping[str, Any]) -> Event:
     """Rebuild a stored event of a game of ``game_name`` (a name, or a rules version: ``craits/1``)."""
-    if type_name in LIFECYCLE:
-        return LIFECYCLE.decode(type_name, seat, data)
-    if type_name in CLOCK_EVENTS:
-        return CLOCK_EVENTS.decode(type_name, seat, data)
-    return get_game(game_name).events.decode(type_name, seat, data)
+    return _catalog(game_name, type_name).decode(type_name, seat, data)
 
 
 def event_class(game_name: str, type_name: str) -> type[Event]:
     """The class of a stored event of a game of ``game_name``, without decoding its data."""
-    for catalog in (LIFECYCLE, CLOCK_EVENTS):
-        if type_name in catalog:
-            return catalog.event_class(type_name)
-    return get_game(game_name).events.event_class(type_name)
+    return _catalog(game_name, type_name).event_class(type_name)
+
+
+def _catalog(game_name: str, type_name: str) -> EventCatalog:
+    """The catalog a stored event's type belongs to: the lifecycle's, the clocks' or its game's."""
+    if type_name in LIFECYCLE:
+        return LIFECYCLE
+    if type_name in CLOCK_EVENTS:
+        return CLOCK_EVENTS
+    return get_game(game_name).events
 
 
 def evolve(table: Table | None, event: Event) -> Table:
