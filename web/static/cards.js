@@ -62,3 +62,12 @@ export function back(label = "face-down card") {
   element.setAttribute("aria-label", label);
   return element;
 }
+
+/** Where a card would lie, empty (an empty pile): named too, as every card is. */
+export function emptySlot(label) {
+  const element = document.createElement("span");
+  element.className = "card empty";
+  element.setAttribute("role", "img");
+  element.setAttribute("aria-label", label);
+  return element;
+}

@@ -1,7 +1,7 @@
 // A view drawn on the page: seats, the middle of the table, the viewer's hand. Everything shown
 // comes from the view the server sent; a hand the view hides is drawn face down.
 
-import { back, card, cardName, suitName, suitSymbol } from "./cards.js";
+import { back, card, cardName, emptySlot, suitName, suitSymbol } from "./cards.js";
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -69,7 +69,7 @@ function pile(label, count, top) {
   const box = element("div", "pile");
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", label);
-  box.append(top ? card(top, `top of the discard pile: ${cardName(top)}`) : count ? back(`${label}: ${plural(count, "card", "cards")}`) : element("span", "card empty", ""));
+  box.append(top ? card(top, `top of the discard pile: ${cardName(top)}`) : count ? back(`${label}: ${plural(count, "card", "cards")}`) : emptySlot(`${label}: empty`));
   box.append(element("span", "pile-label", `${label}: ${plural(count, "card", "cards")}`));
   return box;
 }
