@@ -2,9 +2,10 @@
 
 gunicorn manages the processes (one worker or many alike, restarting one that dies);
 each worker runs uvicorn (uvicorn-worker's class) serving :mod:`api.asgi`. The hooks
-keep /metrics true and leave nothing behind: a dead worker's metric files are marked
-dead (prometheus-client's multiprocess pattern), and the run's directory of temporary
-files is removed when the server stops.
+migrate the database before the first worker starts, keep /metrics true and leave
+nothing behind: a dead worker's metric files are marked dead (prometheus-client's
+multiprocess pattern), and the run's directory of temporary files is removed when
+the server stops.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sys
 from typing import Any, ClassVar
 
 from prometheus_client import multiprocess
 from uvicorn_worker import UvicornWorker
 
 from api.requestlog import logging_config
-from cardhall_cli.server import RUN_DIRECTORY
+from cardhall_cli.server import RUN_DIRECTORY, redacted
 
 
 class Worker(UvicornWorker):
@@ -42,6 +44,21 @@ logconfig_dict = logging_config(os.environ.get("CARDHALL_LOG_FORMAT", "text"))
 # in the server's own process (its workers are forked from it), never where the app is imported.
 logging._srcfile = None
 logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
+
+
+def on_starting(server: Any) -> None:
+    """Before any worker starts: migrate the database (``CARDHALL_DATABASE_URL``, else the default) and
+    say what is served. The workers are forked from this process: what the migration imported, they have."""
+    import persistence
+    from persistence.engine import normalise_url
+
+    url = normalise_url(None)
+    try:
+        persistence.upgrade(url)
+    except Exception as error:  # (gunicorn prints a RuntimeError's message alone, and exits 1)
+        raise RuntimeError(f"cardhall: cannot migrate {redacted(url)}: {str(error).splitlines()[0]}") from error
+    bound = ", ".join(f"http://{address}" for address in server.cfg.bind)
+    print(f"cardhall: serving {redacted(url)} on {bound}", file=sys.stderr, flush=True)
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -57,16 +57,15 @@ def _rate_limit(spec: str) -> str:
 def serve(args: argparse.Namespace) -> int:
     """Start the HTTP server (gunicorn's workers running uvicorn, the app in a thread pool), migrating
     the database first."""
-    from service.bootstrap import database_url, open_service
-
     if args.max_followers < 1 or args.threads < 1:
         print("cardhall: --max-followers and --threads must be at least 1", file=sys.stderr)
         return 2
     if args.sqlite_synchronous is not None:  # (the migrations' connections too)
         os.environ["CARDHALL_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
-    url = database_url(args.database)
-    open_service(url, migrate=True).store.close()
-    os.environ["CARDHALL_DATABASE_URL"] = url
+    # gunicorn's master migrates the database, then says what it serves, before it starts a worker
+    # (gunicorn_conf.on_starting): this process imports none of the service, which the exec would throw away.
+    if args.database:
+        os.environ["CARDHALL_DATABASE_URL"] = args.database
     os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
     os.environ["CARDHALL_MAX_FOLLOWERS"] = str(args.max_followers)
     os.environ["CARDHALL_THREADS"] = str(args.threads)
@@ -99,7 +98,6 @@ def serve(args: argparse.Namespace) -> int:
         "--graceful-timeout", "10",
         "--keep-alive", "5",
     ]
-    print(f"cardhall: serving {_redacted(url)} on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
 
@@ -125,7 +123,8 @@ def _metrics_directory(run: Path) -> str:
     return str(metrics)
 
 
-def _redacted(url: str) -> str:
+def redacted(url: str) -> str:
+    """``url`` without its password (and user) part."""
     if "@" in url and "://" in url:
         scheme, rest = url.split("://", 1)
         return f"{scheme}://***@{rest.split('@', 1)[1]}"
@@ -145,5 +144,5 @@ def db(args: argparse.Namespace) -> int:
 
     url = database_url(args.database)
     persistence.upgrade(url)
-    print(f"cardhall: {_redacted(url)} is at the latest schema", file=sys.stderr)
+    print(f"cardhall: {redacted(url)} is at the latest schema", file=sys.stderr)
     return 0

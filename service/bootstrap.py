@@ -6,9 +6,8 @@ import os
 
 import persistence
 import persistence.ratelimits
+from persistence.engine import DEFAULT_URL
 from service.games import GameService
-
-DEFAULT_URL = "sqlite:///cardhall.db"
 
 
 def database_url(url: str | None = None) -> str:

@@ -49,3 +49,11 @@ def test_serve_refuses_a_rate_limit_it_cannot_read_and_a_follower_cap_below_one(
     no_followers = cardhall("serve", "--max-followers", "0", cwd=tmp_path)
     assert no_followers.returncode == 2 and "--max-followers and --threads must be at least 1" in no_followers.stderr
     assert not (tmp_path / "cardhall.db").exists()  # refused before anything was started or migrated
+
+
+def test_serve_says_in_one_line_which_database_it_cannot_migrate_and_never_prints_its_password(tmp_path):
+    unreachable = "postgresql://cardhall:hunter2@127.0.0.1:1/cardhall"  # (nothing listens on port 1)
+    result = cardhall("serve", "--port", "1", "--database", unreachable, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "cardhall: cannot migrate postgresql+psycopg://***@127.0.0.1:1/cardhall: " in result.stderr
+    assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
