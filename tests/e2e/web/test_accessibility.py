@@ -59,3 +59,13 @@ def test_a_finished_games_table_names_every_card_and_control(page, api):
     page.keyboard.press("End")
     settled(page)
     assert unnamed(page) == []
+
+
+def test_an_empty_piles_slot_is_named_as_empty(page, api):
+    game_id = api.finished("scat", 3)
+    page.goto(f"/games/{game_id}?v=4")  # (created, three seats taken: nothing dealt yet, every pile empty)
+    settled(page, 4)
+    empty = page.locator(".pile .card.empty")
+    assert empty.count() >= 1
+    assert all(label.endswith(": empty") for label in empty.evaluate_all("slots => slots.map(s => s.getAttribute('aria-label'))"))
+    assert unnamed(page) == []
