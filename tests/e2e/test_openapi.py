@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
 
+import persistence
+from api import create_app
 from api.openapi import generate
+from service.games import GameService
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi.yaml"
 
@@ -34,3 +38,20 @@ def test_the_document_is_openapi_3_1_and_covers_every_path_of_the_contract(http)
 def test_interactive_docs_are_served(http):
     response = http.client.get("/docs")
     assert response.status_code == 200 and b"swagger" in response.data.lower()
+
+
+def test_a_new_apps_document_read_by_many_requests_at_once_is_the_whole_document_for_each():
+    """An app documents its views when its document is first read: requests that read it together
+    each get all of it (every path, the created game's links), the same as the committed one."""
+    games = GameService(persistence.open_store("memory://"))
+    app = create_app(games, CARDHALL_RATE_LIMIT="off")
+
+    def read(_: int) -> str:
+        return app.test_client().get("/openapi.yaml").get_data(as_text=True)
+
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            documents = list(pool.map(read, range(8)))
+    finally:
+        games.store.close()
+    assert documents == [COMMITTED.read_text()] * 8
