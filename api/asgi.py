@@ -99,20 +99,32 @@ class FollowingApp:
             follow.release()
 
     async def _long_poll(self, follow: LongPoll, scope: dict[str, Any], send: Send, gone: asyncio.Future[None]) -> None:
-        """Wait for the event, then answer the page read once for all who wait alike (or run the request again)."""
-        if await self._waited(follow.game_id, follow.after, follow.timeout, gone) is None:
-            return
-        if follow.page is not None:
+        """Wait for the event, then answer the page read once for all who wait alike (or run the request again).
+
+        A wake-up whose page shows nothing new (see :meth:`_stream`) is not answered with that empty page,
+        which the client would ask again at once: the long-poll waits for news past the wake-up, at most
+        ``FRUITLESS_WAIT``, and reads again, until its time is up."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + follow.timeout
+        since, wait = follow.after, follow.timeout
+        while (woken := await self._waited(follow.game_id, since, wait, gone)) is not None:
+            if follow.page is None:
+                break
             key, read = follow.page
             try:
                 answer = await self.shared(key, read)
             except Exception:  # (the request, run again, answers the error as any request does)
                 log.exception("the page of %s for a woken long-poll failed; running it again", follow.game_id)
-            else:
+                break
+            remaining = deadline - loop.time()
+            if answer.news or answer.status != 200 or remaining <= 0:
                 await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
                 await send({"type": "http.response.body", "body": answer.body, "more_body": False})
                 follow.answered(answer.status)
                 return
+            since, wait = (max(since, woken), min(FRUITLESS_WAIT, remaining)) if woken else (follow.after, remaining)
+        else:
+            return  # (the client left)
         scope[WOKEN] = True
         await self.follow_wsgi(scope, _no_body, send)
 

@@ -81,6 +81,7 @@ class Answer:
     status: int
     headers: list[tuple[bytes, bytes]]
     body: bytes
+    news: bool = True  # False: a page with no event, of a game not over (a wake-up its read did not show)
 
 
 @dataclasses.dataclass(frozen=True)

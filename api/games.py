@@ -271,7 +271,7 @@ def woken_page(app: Any, games: Any, game_id: str, token: str | None, after: int
             if page["over"]:
                 response.headers.update(final_headers(page["last_version"], token))
             headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.headers.items()]
-            return Answer(response.status_code, headers, response.get_data())
+            return Answer(response.status_code, headers, response.get_data(), bool(page["events"]) or page["over"])
 
     return ("page", game_id, after, limit, token), read
 

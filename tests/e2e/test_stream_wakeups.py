@@ -1,13 +1,14 @@
-"""An event stream on the event loop (api.asgi) reads again only when there may be something new to send."""
+"""A stream or a long-poll on the event loop (api.asgi) reads again only when there may be something new to send."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import persistence
 from api import create_app
 from api.asgi import FollowingApp
-from api.followers import Batch, Stream
+from api.followers import Answer, Batch, LongPoll, Stream
 from service.games import GameService
 
 
@@ -43,3 +44,40 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
         games.store.close()
     assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
     assert sent == [{"type": "http.response.body", "body": b"", "more_body": False}]  # (no heartbeat was due)
+
+
+def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_seldom():
+    """The same wake-up must not answer a long-poll with an empty page at once (its client would ask
+    again at once, and be woken again at once): it waits for news past it, reading at most a few
+    times a second, and answers when its wait is over."""
+    games = GameService(persistence.open_store("memory://"))
+    game_id = games.create_game("scat", 2, {})["id"]
+    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
+    reads: list[float] = []
+
+    def read() -> Answer:
+        reads.append(time.monotonic())
+        return Answer(200, [(b"content-type", b"application/json")], b'{"events": []}', news=False)
+
+    follow = LongPoll(game_id, 1, 1.0, release=lambda: None, page=(("page", game_id, 1), read))
+    sent: list[tuple[float, dict]] = []
+
+    async def send(message: dict) -> None:
+        sent.append((time.monotonic(), message))
+
+    async def poll_for_a_second() -> None:
+        gone = asyncio.get_running_loop().create_future()
+        poll = asyncio.create_task(app._long_poll(follow, {}, send, gone))
+        await asyncio.sleep(0.1)
+        app.hub._followed[game_id]._heard(5)  # (what an announcement of version 5 does)
+        await poll
+
+    started = time.monotonic()
+    try:
+        asyncio.run(poll_for_a_second())
+    finally:
+        games.store.close()
+    assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
+    assert [message["type"] for _, message in sent] == ["http.response.start", "http.response.body"]
+    assert sent[0][0] - started >= 0.95  # (answered when its wait was over, not at the wake-up)
+    assert sent[1][1]["body"] == b'{"events": []}'
