@@ -69,7 +69,9 @@ class FollowingApp:
 
     async def shared(self, key: tuple[Any, ...], function: Callable[[], T]) -> T:
         """``function()`` in the pool, once for all who ask with the same ``key`` while it runs: the
-        followers of a game woken by one event all read the same next events."""
+        followers of a game woken by one event all read the same next events. Followers put in the key
+        the version their wake-up heard (0: none), so that one woken by an append never joins a read
+        begun before it, which could not show it."""
         if (reading := self._reading.get(key)) is None:
             reading = self._reading[key] = asyncio.ensure_future(self.in_pool(function))
             reading.add_done_callback(lambda _: self._reading.pop(key, None))
@@ -112,7 +114,7 @@ class FollowingApp:
                 break
             key, read = follow.page
             try:
-                answer = await self.shared(key, read)
+                answer = await self.shared((key, woken), read)
             except Exception:  # (the request, run again, answers the error as any request does)
                 log.exception("the page of %s for a woken long-poll failed; running it again", follow.game_id)
                 break
@@ -131,16 +133,16 @@ class FollowingApp:
     async def _stream(self, follow: Stream, send: Send, gone: asyncio.Future[None]) -> None:
         """Write each new event as it comes, a heartbeat when nothing came for a while, until the end.
 
-        A wake-up whose read shows nothing new (the read began before the append it announced, or the
-        announcement is ahead of what the store lets this process read) is followed by a wait for news
-        past it, of at most ``FRUITLESS_WAIT``, and another read: never by a read at once, which would
-        spin the event loop for as long as the two disagree."""
+        A wake-up whose read shows nothing new (the announcement is ahead of what the store lets this
+        process read) is followed by a wait for news past it, of at most ``FRUITLESS_WAIT``, and another
+        read: never by a read at once, which would spin the event loop for as long as the two disagree."""
         loop = asyncio.get_running_loop()
         after, deadline = follow.after, loop.time() + follow.timeout
         beat, woken = loop.time() + follow.heartbeat, 0  # (woken: the version a wake-up heard)
         while True:
             try:
-                batch = await self.shared((follow.game_id, follow.token, after), lambda after=after: follow.batch(after))
+                batch = await self.shared((follow.game_id, follow.token, after, woken),
+                                          lambda after=after: follow.batch(after))
             except Exception:  # (the answer has begun: all that is left is to end it)
                 log.exception("the stream of %s ended on an error", follow.game_id)
                 break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import persistence
@@ -81,3 +82,49 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
     assert [message["type"] for _, message in sent] == ["http.response.start", "http.response.body"]
     assert sent[0][0] - started >= 0.95  # (answered when its wait was over, not at the wake-up)
     assert sent[1][1]["body"] == b'{"events": []}'
+
+
+def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
+    """Streams of a game share their reads; one woken by an append must not share a read another stream
+    began before that append (which cannot show it): it would get nothing, and the append only later."""
+    games = GameService(persistence.open_store("memory://"))
+    game_id = games.create_game("scat", 2, {})["id"]
+    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 4)
+    calls: list[int] = []
+    committed = threading.Event()
+
+    def batch(after: int) -> Batch:
+        calls.append(after)
+        if len(calls) == 2:  # (the second stream's first read: begun before the append, and slow)
+            time.sleep(0.4)
+            return Batch("", after, False)
+        if committed.is_set() and after < 2:
+            return Batch("id: 2\n\n", 2, False)
+        return Batch("", after, False)
+
+    sent: dict[str, list[tuple[float, dict]]] = {"first": [], "second": []}
+
+    def stream(name: str) -> asyncio.Task:
+        async def send(message: dict) -> None:
+            sent[name].append((time.monotonic(), message))
+
+        follow = Stream(game_id, None, 1, timeout=1.0, heartbeat=30.0, batch=batch, release=lambda: None)
+        return asyncio.create_task(app._stream(follow, send, asyncio.get_running_loop().create_future()))
+
+    async def follow_both() -> float:
+        first = stream("first")
+        await asyncio.sleep(0.05)  # (the first has read, found nothing, and waits)
+        second = stream("second")
+        await asyncio.sleep(0.05)  # (the second's read runs)
+        committed.set()
+        announced = time.monotonic()
+        app.hub._followed[game_id]._heard(2)  # (the append's announcement)
+        await asyncio.gather(first, second)
+        return announced
+
+    try:
+        announced = asyncio.run(follow_both())
+    finally:
+        games.store.close()
+    delivered = next(at for at, message in sent["first"] if message["body"].startswith(b"id: 2"))
+    assert delivered - announced < 0.2, f"the first stream got the append {delivered - announced:.2f} s after it"
