@@ -34,13 +34,14 @@ def append_until_done(url: str, game_ids: list[str], count: int, start_at: float
     return conflicts
 
 
-def append_one_at(url: str, game_id: str, at: float) -> None:
-    """At time ``at`` (``time.time()``), append one event to the game."""
+def append_one_at(url: str, game_id: str, at: float) -> float:
+    """At time ``at`` (``time.time()``) or once started if later, append one event to the game; when it committed."""
     store = open_store(url)
     try:
         time.sleep(max(0.0, at - time.time()))
         with store.transaction() as tx:
             tx.append(game_id, store.last_version(game_id), [NewEvent("Tick", None, {})], dt.datetime.now(dt.UTC))
+        return time.time()
     finally:
         store.close()
 
