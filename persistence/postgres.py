@@ -2,7 +2,7 @@
 
 **Writing.** The pool's connections are in autocommit, so a read is one statement
 with no ``BEGIN`` (see :mod:`persistence.engine`); a writing transaction sends its
-own ``BEGIN`` and ``COMMIT`` (``READ COMMITTED``). No lock spans games: appends to
+own ``BEGIN`` and ``COMMIT`` (``READ COMMITTED``; see :func:`run`). No lock spans games: appends to
 different games run side by side.
 
 **The append** is one statement in SQL (:data:`APPEND_SQL`), on the driver's cursor
@@ -16,7 +16,7 @@ VersionConflict. Of any two appends after one version, one is refused.
 **Waiting.** Appends committed in this process wake its waiters at once; every
 process keeps one LISTEN connection (:class:`PostgresListener`) that hears every
 process's NOTIFY and wakes its waiters, who re-read the store. The NOTIFY is sent
-after the append's COMMIT (in the same round trip, psycopg's pipeline), in a statement of its own: a transaction that notifies
+after the append's COMMIT, in a statement of its own: a transaction that notifies
 takes a lock of the whole database from its NOTIFY until its commit is done, flush
 to disk included, so a NOTIFY inside the append would make every game's commits
 wait in one line again. A NOTIFY lost to a crash between the two costs latency,
@@ -57,9 +57,26 @@ APPEND_SQL = (
     "RETURNING version) "
     "SELECT version FROM new"
 )
-#: What tells every process's LISTEN connection that a game reached a version (``game_id:version``).
-NOTIFY_SQL = "SELECT pg_notify(%s, %s)"
 log = logging.getLogger(__name__)
+
+
+def run(driver: psycopg.Connection, command: bytes) -> None:
+    """Run ``command``, statements without parameters or rows (``BEGIN``, ``COMMIT``, ``NOTIFY``),
+    with libpq's ``PQexec``, which waits for the server with the GIL released. psycopg's ``execute``
+    costs about 70 µs of CPU a statement (a cursor, a query and a result to make), as much as the
+    append's own statement; this, a few (docs/performance.md). Errors are psycopg's own."""
+    result = driver.pgconn.exec_(command)
+    if result.status != psycopg.pq.ExecStatus.COMMAND_OK:
+        if driver.pgconn.status != psycopg.pq.ConnStatus.OK:  # (the connection is gone: no SQLSTATE to read)
+            raise psycopg.OperationalError(psycopg.pq.error_message(driver.pgconn))
+        raise psycopg.errors.error_from_result(result, encoding=driver.info.encoding)
+
+
+def notify_sql(driver: psycopg.Connection, appended: dict[str, int]) -> bytes:
+    """The NOTIFY that tells every process's LISTEN connection the versions games reached (``game_id:version``)."""
+    quote = psycopg.pq.Escaping(driver.pgconn).escape_literal
+    return b"; ".join(b"NOTIFY %s, %s" % (CHANNEL.encode(), quote(f"{game_id}:{version}".encode()))
+                      for game_id, version in appended.items())
 
 
 class PostgresTransaction(SqlTransaction):
@@ -85,27 +102,21 @@ class PostgresEventStore(SqlEventStore):
     """The event store in a PostgreSQL database."""
 
     DRIVER_ERROR = psycopg.Error
-    BEGIN = "BEGIN"
     RECHECK_SECONDS = 5.0
+
+    def _begin(self, driver: psycopg.Connection) -> None:
+        run(driver, b"BEGIN")
 
     def _commit(self, driver: psycopg.Connection, work: SqlTransaction) -> None:
         """``COMMIT``, then a NOTIFY for each game appended to (in autocommit: a statement that
-        writes nothing, so it waits for no flush to disk), sent together: one round trip
-        (psycopg's pipeline). A NOTIFY that fails after the commit is logged, not raised: the
-        events are committed and other processes re-read soon."""
-        if not work.appended:
-            driver.execute("COMMIT")
-            return
-        committed = None
-        try:
-            with driver.pipeline():
-                committed = driver.execute("COMMIT")
-                for game_id, version in work.appended.items():
-                    driver.execute(NOTIFY_SQL, (CHANNEL, f"{game_id}:{version}"))
-        except psycopg.Error as error:
-            if committed is None or committed.pgresult is None or committed.statusmessage != "COMMIT":
-                raise
-            log.warning("NOTIFY after an append failed: %s", error)
+        writes nothing, so it waits for no flush to disk). A NOTIFY that fails after the commit is
+        logged, not raised: the events are committed and other processes re-read soon."""
+        run(driver, b"COMMIT")
+        if work.appended:
+            try:
+                run(driver, notify_sql(driver, work.appended))
+            except psycopg.Error as error:
+                log.warning("NOTIFY after an append failed: %s", error)
 
     def _new_waker(self) -> PostgresListener:
         return PostgresListener(self._board, self._listen_connection)
@@ -130,7 +141,7 @@ class PostgresEventStore(SqlEventStore):
         driver = connection.connection.driver_connection
         try:
             if driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                driver.execute("ROLLBACK")
+                run(driver, b"ROLLBACK")
         except psycopg.Error:
             pass
         if driver.broken or driver.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:

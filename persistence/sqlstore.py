@@ -218,7 +218,7 @@ class SqlEventStore(EventStore):
         with self.outages(), self._writing() as connection:
             driver = connection.connection.driver_connection
             try:
-                driver.execute(self.BEGIN)
+                self._begin(driver)
                 work = self._transaction(connection, driver)
                 yield work
                 self._commit(driver, work)
@@ -229,6 +229,10 @@ class SqlEventStore(EventStore):
                 if connection.in_transaction():
                     connection.commit()  # (nothing left to commit on the driver: only the bookkeeping)
         self.announce(work)
+
+    def _begin(self, driver: Any) -> None:
+        """``BEGIN``, on the driver."""
+        driver.execute(self.BEGIN)
 
     def _commit(self, driver: Any, work: SqlTransaction) -> None:
         """``COMMIT``; then tell other processes of what ``work`` committed, if the backend has a

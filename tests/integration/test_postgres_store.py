@@ -176,14 +176,15 @@ def test_a_sweep_reads_the_due_games_through_the_deadline_index_even_on_a_generi
 
 
 def test_an_append_whose_notify_fails_after_its_commit_is_kept_and_acknowledged(postgres_url, monkeypatch, caplog):
-    """The COMMIT and the NOTIFY after it travel together; a NOTIFY refused there (here: a payload past
-    PostgreSQL's 8,000 bytes) leaves the committed append kept and the write acknowledged, logged."""
+    """A NOTIFY refused after the COMMIT (here: a payload past PostgreSQL's 8,000 bytes) leaves the
+    committed append kept and the write acknowledged, logged."""
     import persistence.postgres
 
     store = open_store(postgres_url)
     with store.transaction() as tx:
         tx.create_game("g1", "craits", 2, NOW)
-    monkeypatch.setattr(persistence.postgres, "NOTIFY_SQL", "SELECT pg_notify(%s, %s || repeat('x', 9000))")
+    monkeypatch.setattr(persistence.postgres, "notify_sql", lambda _driver, _appended: b"NOTIFY cardhall_events, '%s'"
+                        % (b"x" * 9000))
     with store.transaction() as tx:
         tx.append("g1", 0, [NewEvent("Tick", None, {})], NOW)
     assert store.last_version("g1") == 1
