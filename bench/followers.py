@@ -14,7 +14,13 @@ move p50/p99, ``/healthz`` p99, the delay from a move's commit (the event's
 ``recorded_at``) to each follower receiving it (p50/p99), deliveries missed (a
 follower that did not reach its game's last version), errors (5xx, other
 refusals, requests that failed or never answered), the server's RSS and CPU,
-and the client's own CPU (one asyncio process: it must not be the bottleneck).
+and the client's own CPU (it must not be the bottleneck).
+
+The client is several asyncio processes: the movers and the prober in this one,
+the followers spread over ``--follower-processes`` others. A single loop serving
+thousands of followers and the movers too delayed the movers' own reads of their
+answers (it was half a core busy at N = 2,000), which then counted as the
+server's latency.
 
 Client and server share the machine; on a machine shared with other work the
 figures are noisy.
@@ -28,6 +34,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
+import multiprocessing
 import pathlib
 import random
 import resource
@@ -121,6 +128,37 @@ class Follower:
         return True
 
 
+def follower_process(pipe: Any, base: str, games: list[Game], numbers: range) -> None:
+    """A client process of its own for the followers numbered ``numbers`` (see :func:`open_followers`).
+
+    It answers the parent's messages in turn: ``"measure"`` (deliveries from now on count),
+    then the games' final versions (it waits for its followers to reach them, stops measuring,
+    and sends back its deliveries, errors, missed deliveries and CPU seconds); then it closes
+    its followers and exits."""
+    asyncio.run(_follow_in_process(pipe, base, games, numbers))
+
+
+async def _follow_in_process(pipe: Any, base: str, games: list[Game], numbers: range) -> None:
+    loop = asyncio.get_running_loop()
+    receive = lambda: loop.run_in_executor(None, pipe.recv)  # noqa: E731
+    tally = Tally()
+    connector = aiohttp.TCPConnector(limit=0)
+    timeout = aiohttp.ClientTimeout(total=None, sock_read=LONG_POLL_WAIT + 30)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+        followers, tasks = await open_followers(http, base, games, numbers, tally)
+        pipe.send("opened")
+        assert await receive() == "measure"
+        cpu = client_cpu()
+        tally.measuring = True
+        finals = await receive()
+        missed = await caught_up(finals, followers)
+        tally.measuring = False
+        pipe.send((tally.deliveries, tally.errors, missed, client_cpu() - cpu))
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def new_game(http: aiohttp.ClientSession, base: str, seed: int) -> Game:
     async with http.post(f"{base}/v1/games", json={"game": "scat", "players": 2,
                                                    "options": {"seed": seed, "lives": 10}}) as created:
@@ -180,16 +218,17 @@ async def prober(http: aiohttp.ClientSession, base: str, tally: Tally, stop: asy
         await asyncio.sleep(0.05)
 
 
-async def open_followers(http: aiohttp.ClientSession, base: str, games: list[Game], count: int,
+async def open_followers(http: aiohttp.ClientSession, base: str, games: list[Game], numbers: range,
                          tally: Tally) -> tuple[list[Follower], list[asyncio.Task[None]]]:
-    """``count`` followers (half streams, half long-polls) over ``games``, opened at a steady pace."""
+    """The followers ``numbers`` (even: a stream, odd: a long-poll; follower n follows game n mod the games),
+    opened at a steady pace."""
     followers, tasks = [], []
-    for number in range(count):
+    for opened, number in enumerate(numbers, start=1):
         follower = Follower(games[number % len(games)], tally)
         follow = follower.stream if number % 2 == 0 else follower.long_poll
         followers.append(follower)
         tasks.append(asyncio.create_task(follow(http, base)))
-        if number % 200 == 199:
+        if opened % 100 == 0:
             await asyncio.sleep(0.1)
     return followers, tasks
 
@@ -242,18 +281,27 @@ def client_cpu() -> float:
 
 
 async def round_of(base: str, pid: int, games: list[Game], count: int, args: argparse.Namespace) -> list[object]:
-    """One N: open the followers, measure while the movers play, check every follower caught up."""
+    """One N: open the followers (in processes of their own), measure while the movers play, check every
+    follower caught up."""
     tally = Tally()
-    connector = aiohttp.TCPConnector(limit=0)
-    timeout = aiohttp.ClientTimeout(total=None, sock_read=LONG_POLL_WAIT + 30)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as watchers, \
-            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as players:
+    loop = asyncio.get_running_loop()
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as players:
         await current_versions(players, base, games)  # (else later rounds' followers replay the games' history)
-        followers, tasks = await open_followers(watchers, base, games, count, tally)
+        processes = []
+        for share in range(min(args.follower_processes, count)):
+            mine, theirs = multiprocessing.Pipe()
+            process = multiprocessing.get_context("spawn").Process(
+                target=follower_process, args=(theirs, base, games, range(share, count, args.follower_processes)))
+            process.start()
+            processes.append((process, mine))
+        for _, pipe in processes:
+            assert await loop.run_in_executor(None, pipe.recv) == "opened"
         await until_open(players, base, count)
         stop = asyncio.Event()
         rng = random.Random(count)
         cpu_before, client_before, started = server_usage(pid)[0], client_cpu(), time.monotonic()
+        for _, pipe in processes:
+            pipe.send("measure")
         tally.measuring = True
         playing = [asyncio.create_task(mover(players, base, games[n::args.movers], tally, rng, stop))
                    for n in range(args.movers)]
@@ -264,27 +312,38 @@ async def round_of(base: str, pid: int, games: list[Game], count: int, args: arg
         elapsed = time.monotonic() - started
         cpu_after, rss = server_usage(pid)
         client_used = client_cpu() - client_before
-        missed = await caught_up(players, base, followers, tally)
         tally.measuring = False
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        finals = await final_versions(players, base, games, tally)
+        missed = 0
+        for process, pipe in processes:
+            pipe.send(finals)
+            deliveries, errors, their_missed, their_cpu = await loop.run_in_executor(None, pipe.recv)
+            tally.deliveries += deliveries
+            for kind, number in errors.items():
+                tally.errors[kind] = tally.errors.get(kind, 0) + number
+            missed += their_missed
+            client_used += their_cpu  # (their CPU from the start of the measure to their last delivery)
+            await loop.run_in_executor(None, process.join)
         await until_closed(players, base)
     return row(count, tally, elapsed, missed, (cpu_after - cpu_before) / elapsed, rss, client_used / elapsed)
 
 
-async def caught_up(http: aiohttp.ClientSession, base: str, followers: list[Follower], tally: Tally,
-                    patience: float = 10) -> int:
-    """Deliveries still missing once every follower had ``patience`` seconds to reach its game's last version
-    (a read of a game's version not answered within the session's timeout counts as an error, and is asked again)."""
-    finals = {}
-    for game in {follower.game.id: follower.game for follower in followers}.values():
+async def final_versions(http: aiohttp.ClientSession, base: str, games: list[Game], tally: Tally) -> dict[str, int]:
+    """Every game's version once the movers stopped (a read not answered within the session's timeout counts as
+    an error, and is asked again)."""
+    finals: dict[str, int] = {}
+    for game in games:
         while game.id not in finals:
             try:
                 async with http.get(f"{base}/v1/games/{game.id}") as answer:
                     finals[game.id] = (await answer.json())["version"]
             except TimeoutError:
                 tally.error("summary TimeoutError")
+    return finals
+
+
+async def caught_up(finals: dict[str, int], followers: list[Follower], patience: float = 10) -> int:
+    """Deliveries still missing once every follower had ``patience`` seconds to reach its game's last version."""
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
         missing = sum(finals[f.game.id] - f.after for f in followers if f.after < finals[f.game.id])
@@ -337,6 +396,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=15, help="how long each N is measured")
     parser.add_argument("--threads", type=int, default=32, help="the server's threads per worker (the serve default)")
+    parser.add_argument("--follower-processes", type=int, default=2,
+                        help="client processes the followers are spread over (the movers have their own)")
     args = parser.parse_args()
     args.followers = [int(n) for n in args.followers.split(",")]
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -350,7 +411,8 @@ def main() -> None:
         f"Followers over {args.games} games, {args.movers} movers, {args.seconds:.0f} s each ({_common.load_average()})",
         ["server", "N", "moves/s", "move p50 ms", "move p99 ms", "/healthz p99 ms", "delivery p50 ms",
          "delivery p99 ms", "deliveries", "missed", "errors", "RSS MiB", "server CPU", "client CPU"], rows,
-        "CPU: of one core (the machine has two). Delivery: from the event's recorded_at to the follower reading it.")
+        "CPU: of one core (the machine has two); the client's: its processes' together. "
+        "Delivery: from the event's recorded_at to the follower reading it.")
 
 
 if __name__ == "__main__":
