@@ -193,3 +193,27 @@ def test_an_append_whose_notify_fails_after_its_commit_is_kept_and_acknowledged(
     with pytest.raises(VersionConflict), store.transaction() as tx:  # (the connection is fine for the next write)
         tx.append("g1", 0, [NewEvent("Tick", None, {})], NOW)
     store.close()
+
+
+def test_a_statement_sent_by_pqexec_that_fails_raises_psycopgs_own_error_and_a_dropped_one_an_outage(
+    postgres_url: str,
+) -> None:
+    """``BEGIN``, ``COMMIT`` and the NOTIFY bypass psycopg's ``execute``: their errors must still be psycopg's
+    classes with their SQLSTATE (so a bug is a 500 and an outage a 503), and a connection gone an OperationalError."""
+    from persistence.postgres import run
+
+    store = open_store(postgres_url)
+    with store.engine.connect() as connection:
+        driver = connection.connection.driver_connection
+        with pytest.raises(psycopg.errors.SyntaxError) as refused:
+            run(driver, b"BEGN")
+        assert refused.value.sqlstate == "42601" and not store.is_outage(refused.value)
+        run(driver, b"BEGIN")
+        assert driver.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        run(driver, b"COMMIT")
+        assert drop_connections(postgres_url) >= 1
+        with pytest.raises(psycopg.OperationalError) as dropped:
+            run(driver, b"BEGIN")
+        assert store.is_outage(dropped.value)
+        connection.invalidate()
+    store.close()
