@@ -1,9 +1,12 @@
 """The SQLite event store: one file on one host, shared by any number of its processes.
 
-**Writing.** SQLite has one writer at a time. A writing transaction takes the
+**Writing.** SQLite has one writer at a time, and a commit waits for the disk
+(``synchronous=FULL``). A process's writers take turns on its one write connection,
+kept open for every write, and are committed in groups
+(:meth:`SqliteEventStore.transaction`): the transaction a group shares takes the
 database's write lock up front (``BEGIN IMMEDIATE``, see :mod:`persistence.engine`)
-on its process's one write connection, kept open for every write. Writers queue
-first on :class:`WriterQueue`, each woken the moment the one before it commits.
+once the process's turn comes in :class:`WriterQueue`, and one ``COMMIT`` (one wait
+for the disk) ends it for every writer who queued meanwhile.
 
 **The append** is one statement in SQL, run once per event on the driver itself
 (SQLAlchemy's work per statement would cost more than the statement): it
@@ -34,7 +37,7 @@ from sqlalchemy.dialects import sqlite
 
 from persistence.engine import JSON_SERIALIZER
 from persistence.notify import SqlitePoller
-from persistence.port import NewEvent
+from persistence.port import NewEvent, StoreUnavailable, Transaction
 from persistence.schema import events
 from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 
@@ -114,16 +117,114 @@ class WriterQueue:
 _PARENTS_CONNECTIONS: list[sa.Connection] = []
 
 
+class _Group:
+    """Writes committed together: the transaction open on the write connection."""
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self.connection = connection
+        self.members = 0
+        self.broken = False
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+
 class SqliteEventStore(SqlEventStore):
     """The event store in an SQLite file."""
 
     DRIVER_ERROR = sqlite3.Error
     BEGIN = "BEGIN IMMEDIATE"
 
+    #: The most writes one commit takes: another process's writers wait for at most that many.
+    MAX_GROUP = 16
+
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self._queue = WriterQueue(self.engine.url.database)
         self._writer: sa.Connection | None = None
+        self._turn = threading.Lock()  # a writer's turn to run its transaction's statements
+        self._counting = threading.Lock()
+        self._queued = 0  # writers waiting for their turn
+        self._group: _Group | None = None  # the transaction open on the write connection, if any
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """A write, committed together with the writes this process's other writers queued
+        meanwhile (group commit): one wait for the disk for them all instead of one each.
+
+        Writers take turns; each runs its statements inside the transaction open on the write
+        connection (opened by the first), in a savepoint of its own, so a write that fails is
+        undone alone. The writer whose turn ends with nobody queued, or the group full, commits
+        for all. Every writer returns (or raises what its write raised) only once its group's
+        commit is over: nothing is acknowledged before it is on disk, a failed commit fails
+        every write of the group, and a write refused for a version conflict is decided again
+        on a store that holds the writes before it."""
+        with self._counting:
+            self._queued += 1
+        self._turn.acquire()
+        with self._counting:
+            self._queued -= 1
+        failure: BaseException | None = None
+        try:
+            with self.outages():
+                group = self._group or self._open_group()
+            driver = group.connection.connection.driver_connection
+            work = SqliteTransaction(group.connection, driver)
+            released = False
+            try:
+                with self.outages():
+                    driver.execute("SAVEPOINT write")
+                    try:
+                        yield work
+                    except BaseException:
+                        driver.execute("ROLLBACK TO write")
+                        raise
+                    finally:
+                        driver.execute("RELEASE write")
+                        released = True
+                group.members += 1
+            except BaseException as error:  # (raised once the group is committed: a retry must see it)
+                failure = error
+            group.broken = group.broken or not released
+            if group.broken or self._queued == 0 or group.members >= self.MAX_GROUP:
+                self._close_group(group)
+        finally:
+            self._turn.release()
+        group.done.wait()
+        if group.error is not None and failure is None:
+            with self.outages():
+                raise group.error
+        if failure is not None:
+            raise failure
+        self.announce(work)
+
+    def _open_group(self) -> _Group:
+        self._queue.__enter__()
+        try:
+            if self._writer is None or self._writer.closed or self._writer.invalidated:
+                self._writer = self.engine.connect()
+            self._writer.connection.driver_connection.execute(self.BEGIN)
+        except BaseException:
+            self._queue.__exit__()
+            raise
+        self._group = _Group(self._writer)
+        return self._group
+
+    def _close_group(self, group: _Group) -> None:
+        """Commit the group (roll it back if it broke), then let the next group or process write."""
+        self._group = None
+        connection = group.connection
+        try:
+            if group.broken:  # (a write's savepoint could not be undone: nothing of the group is kept)
+                raise StoreUnavailable("the database failed during a write committed with this one; retry")
+            connection.connection.driver_connection.execute("COMMIT")
+        except BaseException as error:
+            group.error = error
+            self._roll_back(connection)
+        finally:
+            if not connection.invalidated and connection.in_transaction():
+                connection.commit()  # (only SQLAlchemy's bookkeeping: the driver's transaction is over)
+            self._queue.__exit__()
+            group.done.set()
 
     def _new_waker(self) -> SqlitePoller:
         return SqlitePoller(self._board, self.engine, POLL_SECONDS)
@@ -141,17 +242,6 @@ class SqliteEventStore(SqlEventStore):
         code = getattr(driver_error, "sqlite_errorcode", None)
         return code is not None and code & 0xFF in OUTAGE_CODES
 
-    @contextmanager
-    def _writing(self) -> Iterator[sa.Connection]:
-        """The process's write connection (opened anew if the last one broke), in this writer's turn."""
-        with self._queue:
-            if self._writer is None or self._writer.closed or self._writer.invalidated:
-                self._writer = self.engine.connect()
-            yield self._writer
-
-    def _transaction(self, connection: sa.Connection, driver: sqlite3.Connection) -> SqliteTransaction:
-        return SqliteTransaction(connection, driver)
-
     def _roll_back(self, connection: sa.Connection) -> None:
         """Undo a failed write; a connection that cannot be rolled back is dropped."""
         try:
@@ -163,7 +253,8 @@ class SqliteEventStore(SqlEventStore):
 
     def after_fork(self) -> None:
         super().after_fork()
-        self._queue = WriterQueue(self._queue.database)  # never share the parent's lock
+        self._queue = WriterQueue(self._queue.database)  # never share the parent's locks, nor its open group
+        self._turn, self._counting, self._queued, self._group = threading.Lock(), threading.Lock(), 0, None
         if self._writer is not None:
             _PARENTS_CONNECTIONS.append(self._writer)  # the parent's: never closed (nor used) here
             self._writer = None

@@ -17,8 +17,8 @@ import datetime as dt
 import os
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, NoReturn, TypeVar
 
 import sqlalchemy as sa
@@ -205,47 +205,6 @@ class SqlEventStore(EventStore):
         # connections or its wake-up thread, which does not survive the fork.
         store = weakref.ref(self)
         os.register_at_fork(after_in_child=lambda: _forget_parent(store()))
-
-    #: What begins a writing transaction on the driver.
-    BEGIN: str
-
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        """``BEGIN`` and ``COMMIT`` on the driver itself: SQLAlchemy's own transaction would cost
-        an append a third more. Statements run through Core open SQLAlchemy's bookkeeping
-        transaction, which sends nothing (the driver's own transaction handling is off: see
-        persistence.engine) and is closed after the ``COMMIT`` or ``ROLLBACK``."""
-        with self.outages(), self._writing() as connection:
-            driver = connection.connection.driver_connection
-            try:
-                self._begin(driver)
-                work = self._transaction(connection, driver)
-                yield work
-                self._commit(driver, work)
-            except BaseException:
-                self._roll_back(connection)
-                raise
-            finally:
-                if connection.in_transaction():
-                    connection.commit()  # (nothing left to commit on the driver: only the bookkeeping)
-        self.announce(work)
-
-    def _begin(self, driver: Any) -> None:
-        """``BEGIN``, on the driver."""
-        driver.execute(self.BEGIN)
-
-    def _commit(self, driver: Any, work: SqlTransaction) -> None:
-        """``COMMIT``; then tell other processes of what ``work`` committed, if the backend has a
-        way to (SQLite's poller reads the table instead)."""
-        driver.execute("COMMIT")
-
-    @abc.abstractmethod
-    def _writing(self) -> AbstractContextManager[sa.Connection]:
-        """The connection a writing transaction runs on, for as long as it runs."""
-
-    @abc.abstractmethod
-    def _transaction(self, connection: sa.Connection, driver: Any) -> SqlTransaction:
-        """The backend's transaction on ``connection`` (``driver`` its driver's connection)."""
 
     @abc.abstractmethod
     def _roll_back(self, connection: sa.Connection) -> None:
