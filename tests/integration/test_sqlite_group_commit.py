@@ -82,6 +82,47 @@ def test_writes_queued_while_one_is_open_commit_with_it_and_a_failing_one_is_und
     store.close()
 
 
+def test_a_failing_first_write_is_rolled_back_alone_and_the_writes_queued_behind_it_commit(sqlite_url: str) -> None:
+    store = open_store(sqlite_url)
+    assert isinstance(store, SqliteEventStore)
+    with store.transaction() as tx:
+        tx.create_game("g1", "craits", 2, NOW)
+        tx.create_game("g2", "craits", 2, NOW)
+    inside, release = threading.Event(), threading.Event()
+    outcomes: dict[str, object] = {}
+
+    def failing() -> None:  # opens the transaction, writes, then fails (as a bug in a caller would)
+        try:
+            with store.transaction() as tx:
+                tx.append("g1", 0, TICK, NOW)
+                inside.set()
+                release.wait(10)
+                raise RuntimeError("boom")
+        except RuntimeError as error:
+            outcomes["first"] = str(error)
+
+    def queued() -> None:
+        with store.transaction() as tx:
+            tx.append("g2", 0, TICK, NOW)
+        outcomes["queued"] = store.last_version("g2")
+
+    first = threading.Thread(target=failing)
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=queued)
+    second.start()
+    until(lambda: store._queued == 1, "a writer queued behind the open one")
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert outcomes == {"first": "boom", "queued": 1}
+    assert store.read("g1") == [] and [event.version for event in store.read("g2")] == [1]
+    with store.transaction() as tx:  # (the connection is fine for the next write)
+        tx.append("g1", 0, TICK, NOW)
+    assert store.last_version("g1") == 1
+    store.close()
+
+
 @pytest.mark.slow
 def test_many_threads_writing_at_once_lose_nothing_and_each_version_is_given_once(sqlite_url: str) -> None:
     store = open_store(sqlite_url)
