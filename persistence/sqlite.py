@@ -80,33 +80,28 @@ class SqliteTransaction(SqlTransaction):
 
 
 class WriterQueue:
-    """SQLite writers queue here, each woken the moment the writer before it commits.
+    """The processes sharing the file queue here for the write lock, each woken the moment the one
+    before it commits (a process's own writers take turns first: :meth:`SqliteEventStore.transaction`).
 
     Queued on the database's write lock instead (``BEGIN IMMEDIATE``), they would poll
     it through SQLite's busy handler, sleeping up to 100 ms between tries: the lock
-    sat idle while they slept. Threads of a process queue on a lock, processes on an
-    exclusive ``flock`` of ``<database>-writers``. ``BEGIN IMMEDIATE`` stays the real
-    lock: a writer that does not queue here (another program) is still waited for.
+    sat idle while they slept. The queue is an exclusive ``flock`` of ``<database>-writers``,
+    taken when a process opens a group of writes and given back when it commits, from
+    whichever of its threads does. ``BEGIN IMMEDIATE`` stays the real lock: a writer that
+    does not queue here (another program) is still waited for.
     """
 
     def __init__(self, database: str | None) -> None:
         self.database = database
-        self._threads = threading.Lock()
         self._file = open(f"{database}-writers", "a+b")  # noqa: SIM115  (held for the store's life)
 
-    def __enter__(self) -> None:
-        """Wait for this writer's turn (a plain method, not a generator: it wraps every append)."""
-        self._threads.acquire()
-        try:
-            fcntl.flock(self._file, fcntl.LOCK_EX)
-        except BaseException:
-            self._threads.release()
-            raise
+    def acquire(self) -> None:
+        """Wait for this process's turn."""
+        fcntl.flock(self._file, fcntl.LOCK_EX)
 
-    def __exit__(self, *_exc: object) -> None:
-        """The next writer's turn."""
+    def release(self) -> None:
+        """The next process's turn."""
         fcntl.flock(self._file, fcntl.LOCK_UN)
-        self._threads.release()
 
     def close(self) -> None:
         """Close the lock file."""
@@ -208,13 +203,13 @@ class SqliteEventStore(SqlEventStore):
         self.announce(work)
 
     def _open_group(self) -> _Group:
-        self._queue.__enter__()
+        self._queue.acquire()
         try:
             if self._writer is None or self._writer.closed or self._writer.invalidated:
                 self._writer = self.engine.connect()
             self._writer.connection.driver_connection.execute(self.BEGIN)
         except BaseException:
-            self._queue.__exit__()
+            self._queue.release()
             raise
         self._group = _Group(self._writer)
         return self._group
@@ -233,7 +228,7 @@ class SqliteEventStore(SqlEventStore):
         finally:
             if not connection.invalidated and connection.in_transaction():
                 connection.commit()  # (only SQLAlchemy's bookkeeping: the driver's transaction is over)
-            self._queue.__exit__()
+            self._queue.release()
             group.committing.release()
 
     def _new_waker(self) -> SqlitePoller:

@@ -30,12 +30,17 @@ def until(condition: Callable[[], bool], what: str, seconds: float = 10) -> None
         time.sleep(0.005)
 
 
-def test_writes_queued_while_one_is_open_commit_with_it_and_a_failing_one_is_undone_alone(sqlite_url: str) -> None:
-    store = open_store(sqlite_url)
+def store_with_two_games(url: str) -> SqliteEventStore:
+    store = open_store(url)
     assert isinstance(store, SqliteEventStore)
     with store.transaction() as tx:
         tx.create_game("g1", "craits", 2, NOW)
         tx.create_game("g2", "craits", 2, NOW)
+    return store
+
+
+def test_writes_queued_while_one_is_open_commit_with_it_and_a_failing_one_is_undone_alone(sqlite_url: str) -> None:
+    store = store_with_two_games(sqlite_url)
     a_inside, release_a, c_inside, release_c = (threading.Event() for _ in range(4))
     outcomes: dict[str, object] = {}
 
@@ -83,11 +88,7 @@ def test_writes_queued_while_one_is_open_commit_with_it_and_a_failing_one_is_und
 
 
 def test_a_failing_first_write_is_rolled_back_alone_and_the_writes_queued_behind_it_commit(sqlite_url: str) -> None:
-    store = open_store(sqlite_url)
-    assert isinstance(store, SqliteEventStore)
-    with store.transaction() as tx:
-        tx.create_game("g1", "craits", 2, NOW)
-        tx.create_game("g2", "craits", 2, NOW)
+    store = store_with_two_games(sqlite_url)
     inside, release = threading.Event(), threading.Event()
     outcomes: dict[str, object] = {}
 
