@@ -17,6 +17,7 @@ const game = { summary: null, events: [], shown: 0, following: true, player: nul
 let showing = 0; // a counter: only the latest request to show a version draws its answer
 let syncing = null;
 let again = false;
+let wanted = 0; // the newest version heard of (a move's answer, the stream): catch-ups run until the page has it
 
 const name = (seat) => (game.summary ? seatName(game.summary, seat) : `seat ${seat}`);
 const last = () => game.events.length;
@@ -143,19 +144,26 @@ async function move(chosen) {
   busy(1);
   try {
     showProblem($("problem"), null);
-    await call(`/games/${gameId}/moves`, { method: "POST", token, body: { ...chosen, expected_version: game.shown } });
+    const answer = await call(`/games/${gameId}/moves`, { method: "POST", token, body: { ...chosen, expected_version: game.shown } });
+    await sync(answer.version);
   } catch (error) {
     showProblem($("problem"), error);
+    await sync();
   }
-  await sync();
   busy(-1);
 }
 
-/** Catch up with the log; at the latest version, follow it. Called while a catch-up runs, it runs
- * once more after it (a move's answer must never be missed for an earlier catch-up in flight). */
-function sync() {
+/** Catch up with the log; at the latest version, follow it. Given ``version`` (one the server has
+ * written), it catches up only if the page has not read that far; called while a catch-up runs, it runs
+ * once more after it unless that one brought the version (a catch-up in flight may have read the log
+ * before the version was written, so a version heard is never missed). */
+function sync(version) {
+  if (version !== undefined) {
+    wanted = Math.max(wanted, version);
+    if (!syncing && last() >= version) return Promise.resolve();
+  }
   if (syncing) {
-    again = true;
+    again ||= version === undefined;
     return syncing;
   }
   busy(1);
@@ -164,7 +172,7 @@ function sync() {
       do {
         again = false;
         await catchUp();
-      } while (again);
+      } while (again || last() < wanted);
     } catch (error) {
       showProblem($("problem"), error);
     } finally {
@@ -193,7 +201,8 @@ async function follow() {
       if (!response.ok) throw new Error(`the stream answered ${response.status}`);
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        if (/^id: /m.test(chunk.value)) sync();
+        const ids = [...chunk.value.matchAll(/^id: (\d+)$/gm)].map((found) => Number(found[1]));
+        if (ids.length) sync(Math.max(...ids));
       }
     } catch {
       // The server went away or refused for now: try again in a moment, as EventSource would.
