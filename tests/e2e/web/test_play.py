@@ -134,6 +134,19 @@ def test_an_eight_offers_a_suit_picker_with_the_suits_the_server_lists(page, api
     assert api.view(game_id)["state"]["hand_sizes"][0] == 7
 
 
+def test_a_move_costs_the_page_one_catch_up_though_the_stream_also_brings_it(page, api):
+    game_id, token = eight_in_hand(api)
+    seated_page(page, api, game_id, token)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(f"{request.method} {request.url.split('?')[0].rsplit('/', 1)[1]}"))
+    page.click("#hand button[data-card='8S']")
+    page.click("text=Play 8♠ and name hearts")
+    settled(page)
+    page.wait_for_timeout(500)  # (time for the stream's frame of the same events to arrive, and be read)
+    assert sorted(asked) == sorted(["POST moves", f"GET {game_id}", "GET events", "GET state"])
+    assert page.get_attribute("body", "data-version") == str(api.summary(game_id)["version"])
+
+
 def stacked_deck(first: list[str], up: str) -> list[str]:
     """A 52-card order dealing ``first`` to seat 0 (two players, eight cards each: even indexes) and
     turning up ``up``; the rest in a fixed order."""
