@@ -5,6 +5,7 @@ No figure is checked: these are smoke tests, not benchmarks.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -15,10 +16,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_script(name: str, *args: str) -> str:
-    """Run ``bench/<name>`` as a user would; its output (the run must succeed)."""
+def run_script(name: str, *args: str, postgres: str | None = None) -> str:
+    """Run ``bench/<name>`` as a user would, on the PostgreSQL server ``postgres`` if given (else the script
+    starts a cluster of its own); its output (the run must succeed)."""
+    env = {**os.environ, "CARDHALL_TEST_POSTGRES_URL": postgres} if postgres else None
     finished = subprocess.run([sys.executable, str(ROOT / "bench" / name), *args], check=False, cwd=ROOT,
-                              capture_output=True, text=True, timeout=240)
+                              capture_output=True, text=True, timeout=240, env=env)
     assert finished.returncode == 0, finished.stderr[-3000:]
     return finished.stdout
 
@@ -38,8 +41,9 @@ def test_the_http_benchmark_repeats_each_row_and_prints_every_runs_ratio() -> No
 
 
 @pytest.mark.postgres
-def test_the_http_benchmark_plays_games_on_postgresql_too() -> None:
-    out = run_script("http.py", "--clients", "2", "--workers", "1", "--databases", "postgresql", "--seconds", "1")
+def test_the_http_benchmark_plays_games_on_postgresql_too(postgres_server_url: str) -> None:
+    out = run_script("http.py", "--clients", "2", "--workers", "1", "--databases", "postgresql", "--seconds", "1",
+                     postgres=postgres_server_url)
     assert "│ postgresql" in out
 
 
@@ -64,8 +68,9 @@ def test_the_engine_benchmark_simulates_and_replays_every_game() -> None:
 
 
 @pytest.mark.postgres
-def test_the_postgresql_throughput_benchmark_measures_one_and_two_server_processes() -> None:
-    out = run_script("pg_throughput.py", "--processes", "1,2", "--clients", "2", "--seconds", "1")
+def test_the_postgresql_throughput_benchmark_measures_one_and_two_server_processes(postgres_server_url: str) -> None:
+    out = run_script("pg_throughput.py", "--processes", "1,2", "--clients", "2", "--seconds", "1",
+                     postgres=postgres_server_url)
     assert "moves/s" in out
 
 
