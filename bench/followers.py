@@ -1,7 +1,7 @@
 """Followers benchmark: N followers watching 100 games while K clients play moves in them.
 
 Usage: ``python3 bench/followers.py [--followers 0,100,1000,2000,5000] [--databases sqlite,postgresql]
-[--movers 8] [--games 100] [--seconds 15]``.
+[--movers 8] [--rate 0] [--games 100] [--seconds 15]``.
 
 For each database it starts ``cardhall serve`` on its default settings (rate limit
 off: every follower comes from one address) with one worker on SQLite and two on
@@ -9,7 +9,10 @@ PostgreSQL, creates the games (Scat, two seats, ten lives, both seats played by
 the movers) and then, for each N: opens N followers (half SSE streams, half
 ``events?wait=`` long-polls, no token, spread over the games), waits until the
 server's ``/metrics`` counts them all, and for ``--seconds`` has K movers play
-(GET the state, POST a move) while a prober GETs ``/healthz``. It prints moves/s,
+(GET the state, POST a move) while a prober GETs ``/healthz``. The movers play as fast
+as they are answered (closed loop: the server is saturated, and a delivery queues
+behind moves), or with ``--rate R`` offer R moves a second between them on a fixed
+schedule (open loop: the latency of a server at that load, the way an SLO is read). It prints moves/s,
 move p50/p99, ``/healthz`` p99, the delay from a move's commit (the event's
 ``recorded_at``) to each follower receiving it (p50/p99), deliveries missed (a
 follower that did not reach its game's last version), errors (5xx, other
@@ -172,10 +175,16 @@ async def new_game(http: aiohttp.ClientSession, base: str, seed: int) -> Game:
 
 
 async def mover(http: aiohttp.ClientSession, base: str, games: list[Game], tally: Tally, rng: random.Random,
-                stop: asyncio.Event) -> None:
-    """Play a move in each of ``games`` in turn (the seat to act, a random turn move) until ``stop``."""
+                stop: asyncio.Event, interval: float = 0) -> None:
+    """Play a move in each of ``games`` in turn (the seat to act, a random turn move) until ``stop``: as fast as
+    the server answers, or one every ``interval`` seconds on a fixed schedule (a late move does not push the next
+    ones back; it shows as the rate falling short)."""
+    due = time.monotonic()
     while not stop.is_set():
         for game in games:
+            if interval:
+                due += interval
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
             if stop.is_set():
                 return
             try:
@@ -303,7 +312,8 @@ async def round_of(base: str, pid: int, games: list[Game], count: int, args: arg
         for _, pipe in processes:
             pipe.send("measure")
         tally.measuring = True
-        playing = [asyncio.create_task(mover(players, base, games[n::args.movers], tally, rng, stop))
+        interval = args.movers / args.rate if args.rate else 0  # (each mover's share of the rate)
+        playing = [asyncio.create_task(mover(players, base, games[n::args.movers], tally, rng, stop, interval))
                    for n in range(args.movers)]
         playing.append(asyncio.create_task(prober(players, base, tally, stop)))
         await asyncio.sleep(args.seconds)
@@ -393,6 +403,9 @@ def main() -> None:
     parser.add_argument("--followers", default="0,100,1000,2000,5000", help="follower counts N, comma-separated")
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--movers", type=int, default=8, help="clients playing moves (K)")
+    parser.add_argument("--rate", type=float, default=0,
+                        help="moves per second the K movers offer together, on a fixed schedule (open loop); "
+                             "0: each plays as fast as it is answered (closed loop: the server saturated)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=15, help="how long each N is measured")
     parser.add_argument("--threads", type=int, default=32, help="the server's threads per worker (the serve default)")
@@ -408,7 +421,9 @@ def main() -> None:
         for backend in args.databases.split(","):
             rows += bench_database(databases, backend, args)
     _common.print_table(
-        f"Followers over {args.games} games, {args.movers} movers, {args.seconds:.0f} s each ({_common.load_average()})",
+        f"Followers over {args.games} games, {args.movers} movers"
+        f"{f' offering {args.rate:g} moves/s' if args.rate else ' at full speed'}, {args.seconds:.0f} s each "
+        f"({_common.load_average()})",
         ["server", "N", "moves/s", "move p50 ms", "move p99 ms", "/healthz p99 ms", "delivery p50 ms",
          "delivery p99 ms", "deliveries", "missed", "errors", "RSS MiB", "server CPU", "client CPU"], rows,
         "CPU: of one core (the machine has two); the client's: its processes' together. "

@@ -92,3 +92,11 @@ def test_the_followers_benchmark_follows_games_while_movers_play_and_prints_its_
                      "--seconds", "1")
     assert "Followers over 4 games" in out and "delivery p99 ms" in out and "client CPU" in out
     assert re.search(r"│ sqlite ×1 +│ +10 │", out), out
+
+
+def test_the_followers_benchmark_paces_its_movers_at_the_rate_asked() -> None:
+    out = run_script("followers.py", "--followers", "10", "--databases", "sqlite", "--games", "4", "--movers", "2",
+                     "--rate", "20", "--seconds", "2")
+    assert "2 movers offering 20 moves/s" in out, out
+    moves_per_second = int(re.search(r"│ sqlite ×1 +│ +10 │ +(\d+) │", out, re.MULTILINE)[1])
+    assert 10 <= moves_per_second <= 22, out  # (at full speed: a hundred and more)
