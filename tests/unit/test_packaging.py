@@ -1,0 +1,50 @@
+"""What ``pip install`` reads: a licence setuptools takes without a deprecation, and the packages only the
+benchmarks use kept out of the server's and the tests' installs, in a ``bench`` extra their scripts name."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+BENCH_ONLY = {"eventsourcing", "pyinstrument", "aiohttp"}
+
+
+def names(requirements: list[str]) -> set[str]:
+    return {re.match(r"[A-Za-z0-9_.-]+", requirement)[0].lower() for requirement in requirements}
+
+
+def imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    return found | {node.module.split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+
+
+def test_the_licence_is_an_spdx_expression_with_its_file_in_the_repository():
+    # (a table, {text = "MIT"}, is what setuptools >= 77 warns about on every install)
+    assert isinstance(PROJECT["license"], str) and re.fullmatch(r"[A-Za-z0-9.-]+", PROJECT["license"])
+    assert PROJECT["license"] in (ROOT / "LICENSE").read_text()
+
+
+def test_packages_only_the_benchmarks_use_are_in_the_bench_extra_alone():
+    extras = PROJECT["optional-dependencies"]
+    assert names(extras["bench"]) >= BENCH_ONLY
+    assert not BENCH_ONLY & (names(PROJECT["dependencies"]) | names(extras["test"]))
+
+
+def test_a_benchmark_that_needs_the_bench_extra_says_so_in_its_usage():
+    scripts = {path: imported(path) & BENCH_ONLY for path in sorted((ROOT / "bench").glob("*.py"))}
+    needing = [path for path, packages in scripts.items() if packages]
+    assert needing, "no benchmark imports a package of the bench extra"
+    for path in needing:
+        assert ".[bench]" in (ast.get_docstring(ast.parse(path.read_text())) or ""), path.name
+
+
+def test_no_server_or_client_package_imports_what_only_the_benchmarks_install():
+    for package in ("domain", "persistence", "service", "api", "bots", "web", "client", "cardhall_cli"):
+        for path in (ROOT / package).rglob("*.py"):
+            assert not imported(path) & BENCH_ONLY, path.relative_to(ROOT)
