@@ -8,9 +8,11 @@ each metric means and what to alert on.
 
 from __future__ import annotations
 
+import glob
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from flask import Blueprint, Flask, Response, g, request
 from prometheus_client import (
@@ -59,8 +61,28 @@ def scrape() -> Response:
     registry = REGISTRY
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        _WorkersCollector(registry)
     return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+
+class _WorkersCollector(multiprocess.MultiProcessCollector):
+    """prometheus-client's sum over the workers' files, without the files that are not metrics yet.
+
+    A worker creates its file empty and sizes it a moment later: a scrape in between, or after a
+    worker killed in between left it empty for good, failed whole on it (a 500 for every scrape;
+    prometheus/client_python#1199). An empty file holds no figure, so it is left out.
+    """
+
+    def collect(self) -> Iterable[Any]:
+        return self.merge([path for path in glob.glob(os.path.join(self._path, "*.db")) if _sized(path)],
+                          accumulate=True)
+
+
+def _sized(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:  # (a dead worker's live gauges, removed since the listing: the library skips them too)
+        return False
 
 
 def install(app: Flask) -> None:

@@ -5,7 +5,9 @@ A real server with two workers (prometheus-client's multiprocess mode) and ``--l
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -50,6 +52,19 @@ def test_metrics_parse_as_prometheus_text_and_their_counters_move_with_the_traff
     assert after[MOVES] - before.get(MOVES, 0) >= 1
     assert after[MOVE_TIMES] - before.get(MOVE_TIMES, 0) >= 1
     assert ("cardhall_followers_limit", ()) in after and ("cardhall_games_cached", ()) in after
+
+
+def test_a_metrics_file_a_killed_worker_left_empty_does_not_fail_the_scrape(server):
+    # A worker creates its file of figures empty and sizes it a moment later; one killed in between leaves it
+    # empty for good (a scrape that read it failed whole: a 500 on every scrape from then on).
+    [run] = Path(tempfile.gettempdir()).glob(f"cardhall-{server.port}-*")
+    left = run / "metrics" / "counter_4194301.db"
+    left.touch()
+    try:
+        after = samples(server.base_url)
+    finally:
+        left.unlink()
+    assert after[HEALTHZ] >= 1 and ("cardhall_followers_limit", ()) in after
 
 
 def test_each_answer_carries_a_request_id_that_its_json_log_line_carries_too(server):
