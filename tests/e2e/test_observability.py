@@ -59,6 +59,7 @@ def test_a_metrics_file_a_killed_worker_left_empty_does_not_fail_the_scrape(serv
     # empty for good (a scrape that read it failed whole: a 500 on every scrape from then on).
     [run] = Path(tempfile.gettempdir()).glob(f"cardhall-{server.port}-*")
     left = run / "metrics" / "counter_4194301.db"
+    assert not left.exists()
     left.touch()
     try:
         after = samples(server.base_url)
