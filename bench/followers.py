@@ -10,14 +10,16 @@ PostgreSQL, creates the games (Scat, two seats, ten lives, both seats played by
 the movers) and then, for each N: opens N followers (half SSE streams, half
 ``events?wait=`` long-polls, no token, spread over the games), waits until the
 server's ``/metrics`` counts them all, and for ``--seconds`` has K movers play
-(GET the state, POST a move) while a prober GETs ``/healthz``. The movers play as fast
-as they are answered (closed loop: the server is saturated, and a delivery queues
-behind moves), or with ``--rate R`` offer R moves a second between them on a fixed
-schedule (open loop: the latency of a server at that load, the way an SLO is read). It prints moves/s,
+(GET the state, POST a move; a knock in one turn of fifty, so that games go on)
+while a prober GETs ``/healthz``. The movers play as fast as they are answered
+(closed loop: the server is saturated, and a delivery queues behind moves), or
+with ``--rate R`` offer R moves a second between them on a fixed schedule (open
+loop: the latency of a server at that load, the way an SLO is read). It prints moves/s,
 move p50/p99, ``/healthz`` p99, the delay from a move's commit (the event's
 ``recorded_at``) to each follower receiving it (p50/p99), deliveries missed (a
 follower that did not reach its game's last version), errors (5xx, other
-refusals, requests that failed or never answered), the server's RSS and CPU,
+refusals, requests that failed or never answered; "game over": a game that ended, whose
+followers no longer follow a live table), the server's RSS and CPU,
 and the client's own CPU (it must not be the bottleneck).
 
 The client is several asyncio processes: the movers and the prober in this one,
@@ -56,6 +58,11 @@ from bench import _common
 
 WORKERS = {"sqlite": 1, "postgresql": 2}
 OUT_OF_TURN = {"announce", "call", "declare_31"}
+#: The movers knock in one turn of this many (else they draw and discard): with random knocks a game
+#: of ten lives ends after ~90 moves (38 at the least, 20 seeded games), within the first round; at
+#: one in fifty it lasts 1,100 moves at the least, so every round follows live tables. A finished
+#: game's streams close at once, and what its followers then do is not what this measures.
+KNOCK_ONE_IN = 50
 LONG_POLL_WAIT = 20
 
 
@@ -111,7 +118,10 @@ class Follower:
                 await asyncio.sleep(1)
 
     async def stream(self, http: aiohttp.ClientSession, base: str) -> None:
+        """Follow the stream, as a browser's EventSource does: once it ends, connect again after the
+        ``retry:`` it gave (a stream ends when its game does; at once again would spin)."""
         url = f"{base}/v1/games/{self.game.id}/events/stream"
+        retry = 1.0
         while True:
             try:
                 async with http.get(url, params={"timeout": 3600}, headers={"Last-Event-ID": str(self.after)}) as answer:
@@ -120,6 +130,9 @@ class Follower:
                     async for line in answer.content:
                         if line.startswith(b"data: "):
                             self.received([json.loads(line[6:])])
+                        elif line.startswith(b"retry: "):
+                            retry = int(line[7:]) / 1000
+                await asyncio.sleep(retry)
             except aiohttp.ClientError as error:
                 self.tally.error(type(error).__name__)
                 await asyncio.sleep(1)
@@ -201,7 +214,8 @@ async def play_one(http: aiohttp.ClientSession, base: str, game: Game, tally: Ta
             view = await answer.json()
         if view["status"] != "active" or view["seat"] not in view["to_act"]:
             continue
-        moves = [move for move in view["legal_moves"] if move["type"] not in OUT_OF_TURN] or view["legal_moves"]
+        left_out = OUT_OF_TURN if rng.randrange(KNOCK_ONE_IN) == 0 else {*OUT_OF_TURN, "knock"}
+        moves = [move for move in view["legal_moves"] if move["type"] not in left_out] or view["legal_moves"]
         started = time.perf_counter()
         async with http.post(f"{base}/v1/games/{game.id}/moves", headers=auth,
                              json={**rng.choice(moves), "expected_version": view["version"]}) as moved:
@@ -347,7 +361,10 @@ async def final_versions(http: aiohttp.ClientSession, base: str, games: list[Gam
         while game.id not in finals:
             try:
                 async with http.get(f"{base}/v1/games/{game.id}") as answer:
-                    finals[game.id] = (await answer.json())["version"]
+                    summary = await answer.json()
+                finals[game.id] = summary["version"]
+                if summary["status"] != "active":
+                    tally.error("game over")  # (its followers no longer follow a live table: see KNOCK_ONE_IN)
             except TimeoutError:
                 tally.error("summary TimeoutError")
     return finals
