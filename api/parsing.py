@@ -152,8 +152,8 @@ class Blueprint(flask_smorest.Blueprint):
 
     flask-smorest's own wrap the view in a function that only calls it, through
     ``current_app.ensure_sync``: a view here carries a dozen of them (its problems, its
-    security, its request body), which cost a game request ~30 µs of its ~500
-    (docs/performance.md). The document they make is the same.
+    security, its request body): ~15 µs of a ``GET /state`` (docs/performance.md).
+    The document they make is the same.
     """
 
     ARGUMENTS_PARSER = Parser()
