@@ -63,6 +63,7 @@ OUT_OF_TURN = {"announce", "call", "declare_31"}
 #: one in fifty it lasts 1,100 moves at the least, so every round follows live tables. A finished
 #: game's streams close at once, and what its followers then do is not what this measures.
 KNOCK_ONE_IN = 50
+DRAW_AND_DISCARD = {*OUT_OF_TURN, "knock"}
 LONG_POLL_WAIT = 20
 
 
@@ -214,7 +215,7 @@ async def play_one(http: aiohttp.ClientSession, base: str, game: Game, tally: Ta
             view = await answer.json()
         if view["status"] != "active" or view["seat"] not in view["to_act"]:
             continue
-        left_out = OUT_OF_TURN if rng.randrange(KNOCK_ONE_IN) == 0 else {*OUT_OF_TURN, "knock"}
+        left_out = OUT_OF_TURN if rng.randrange(KNOCK_ONE_IN) == 0 else DRAW_AND_DISCARD
         moves = [move for move in view["legal_moves"] if move["type"] not in left_out] or view["legal_moves"]
         started = time.perf_counter()
         async with http.post(f"{base}/v1/games/{game.id}/moves", headers=auth,
