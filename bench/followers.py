@@ -1,7 +1,7 @@
 """Followers benchmark: N followers watching 100 games while K clients play moves in them.
 
 Usage: ``python3 bench/followers.py [--followers 0,100,1000,2000,5000] [--databases sqlite,postgresql]
-[--movers 8] [--rate 0] [--games 100] [--seconds 15]`` (needs the ``bench`` extra, for aiohttp:
+[--movers 8] [--rate 0] [--games 100] [--seconds 15] [--repeat 1]`` (needs the ``bench`` extra, for aiohttp:
 ``pip install -e '.[bench]'``).
 
 For each database it starts ``cardhall serve`` on its default settings (rate limit
@@ -195,7 +195,7 @@ async def mover(http: aiohttp.ClientSession, base: str, games: list[Game], tally
     the server answers, or one every ``interval`` seconds on a fixed schedule (a late move does not push the next
     ones back; it shows as the rate falling short)."""
     due = time.monotonic()
-    while not stop.is_set():
+    while games and not stop.is_set():  # (a mover left no game, with more movers than games, has none to play)
         for game in games:
             if interval:
                 due += interval
@@ -406,15 +406,39 @@ async def games_on(base: str, count: int) -> list[Game]:
 
 
 def bench_database(databases: _common.Databases, backend: str, args: argparse.Namespace) -> list[list[object]]:
-    rows = []
+    """Every N, ``--repeat`` times over (in rounds, on one server), then with ``--repeat`` over 1 a line of
+    medians under each N: its move p99 over the same round's at N = 0, and its delivery p99."""
+    rows: list[list[object]] = []
     workers = WORKERS[backend]
+    server_name = f"{backend} ×{workers}"
     with _common.running(databases.new(backend), databases.workdir(), workers=workers, threads=args.threads) as server:
         games = asyncio.run(games_on(server.base_url, args.games))
-        for count in args.followers:
-            result = asyncio.run(round_of(server.base_url, server.process.pid, games, count, args))
-            rows.append([f"{backend} ×{workers}", *result])
-            print(" ".join(str(cell) for cell in rows[-1]), file=sys.stderr, flush=True)
-    return rows
+        for repeat in range(args.repeat):
+            for count in args.followers:
+                result = asyncio.run(round_of(server.base_url, server.process.pid, games, count, args))
+                rows.append([server_name if args.repeat == 1 else f"{server_name} #{repeat + 1}", *result])
+                print(" ".join(str(cell) for cell in rows[-1]), file=sys.stderr, flush=True)
+    return rows if args.repeat == 1 else [*rows, *medians(server_name, args.followers, rows)]
+
+
+#: Where a row of :func:`row` has its move p99 and its delivery p99.
+MOVE_P99, DELIVERY_P99 = 4, 7
+
+
+def medians(server_name: str, counts: list[int], rows: list[list[object]]) -> list[list[object]]:
+    """For each N, the median over the rounds of its move p99 as a multiple of the same round's at N = 0 (the
+    host's speed drifts between rounds, and with it both) and of its delivery p99."""
+    per_round = [rows[start:start + len(counts)] for start in range(0, len(rows), len(counts))]
+    lines: list[list[object]] = []
+    for index, count in enumerate(counts):
+        if count == 0 or 0 not in counts:
+            continue
+        idle = counts.index(0)
+        ratios = [float(str(each[index][MOVE_P99])) / float(str(each[idle][MOVE_P99])) for each in per_round]
+        delivery = [float(str(each[index][DELIVERY_P99])) for each in per_round]
+        lines.append([f"{server_name} median", count, "", "", f"{_common.median(ratios):.2f}× N = 0", "", "",
+                      f"{_common.median(delivery):.1f}", "", "", "", "", "", ""])
+    return lines
 
 
 def main() -> None:
@@ -428,6 +452,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=15, help="how long each N is measured")
     parser.add_argument("--threads", type=int, default=32, help="the server's threads per worker (the serve default)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="measure every N this many times, in rounds on one server, and print the medians too")
     parser.add_argument("--follower-processes", type=int, default=2,
                         help="client processes the followers are spread over (the movers have their own)")
     args = parser.parse_args()

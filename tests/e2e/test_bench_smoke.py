@@ -94,6 +94,14 @@ def test_the_followers_benchmark_follows_games_while_movers_play_and_prints_its_
     assert re.search(r"│ sqlite ×1 +│ +10 │", out), out
 
 
+def test_the_followers_benchmark_repeated_prints_each_round_and_the_medians() -> None:
+    out = run_script("followers.py", "--followers", "0,10", "--databases", "sqlite", "--games", "3", "--movers", "4",
+                     "--seconds", "1", "--repeat", "2")
+    for round_ in (1, 2):
+        assert re.search(rf"│ sqlite ×1 #{round_} +│ +0 │", out) and re.search(rf"│ sqlite ×1 #{round_} +│ +10 │", out), out
+    assert re.search(r"│ sqlite ×1 median +│ +10 │ .*\d+\.\d\d× N = 0", out), out
+
+
 def test_the_followers_benchmark_paces_its_movers_at_the_rate_asked() -> None:
     out = run_script("followers.py", "--followers", "10", "--databases", "sqlite", "--games", "4", "--movers", "2",
                      "--rate", "20", "--seconds", "2")
