@@ -406,8 +406,8 @@ async def games_on(base: str, count: int) -> list[Game]:
 
 
 def bench_database(databases: _common.Databases, backend: str, args: argparse.Namespace) -> list[list[object]]:
-    """Every N, ``--repeat`` times over (in rounds, on one server), then with ``--repeat`` over 1 a line of
-    medians under each N: its move p99 over the same round's at N = 0, and its delivery p99."""
+    """Every N, ``--repeat`` times over (in rounds, on one server), then with ``--repeat`` over 1 and N = 0 among
+    the counts a line of medians for each other N: its move p99 over the same round's at N = 0, its delivery p99."""
     rows: list[list[object]] = []
     workers = WORKERS[backend]
     server_name = f"{backend} ×{workers}"
@@ -421,7 +421,7 @@ def bench_database(databases: _common.Databases, backend: str, args: argparse.Na
     return rows if args.repeat == 1 else [*rows, *medians(server_name, args.followers, rows)]
 
 
-#: Where a row of :func:`row` has its move p99 and its delivery p99.
+#: Where a row of the table (the server's name, then :func:`row`'s cells) has its move p99 and its delivery p99.
 MOVE_P99, DELIVERY_P99 = 4, 7
 
 
