@@ -152,7 +152,7 @@ class Blueprint(flask_smorest.Blueprint):
 
     flask-smorest's own wrap the view in a function that only calls it, through
     ``current_app.ensure_sync``: a view here carries a dozen of them (its problems, its
-    security, its request body): ~15 µs of a ``GET /state`` (docs/performance.md).
+    security, its request body), each a call on every request (what that cost: docs/performance.md).
     The document they make is the same.
     """
 
