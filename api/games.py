@@ -258,6 +258,11 @@ def _woken_page(game_id: str, token: str | None, query: dict[str, Any]) -> tuple
     return woken_page(current_app._get_current_object(), service(), game_id, token, query["after"], query["limit"])
 
 
+#: The schema of a woken long-poll's page, made once: a schema made per page is a cycle of objects (a
+#: schema and its fields) left to the garbage collector each time.
+EVENTS_PAGE = EventsSchema()
+
+
 def woken_page(app: Any, games: Any, game_id: str, token: str | None, after: int,
                limit: int) -> tuple[Any, Callable[[], Answer]]:
     """What a woken long-poll answers, read once for all of the game's long-polls with the same
@@ -267,7 +272,7 @@ def woken_page(app: Any, games: Any, game_id: str, token: str | None, after: int
     def read() -> Answer:
         with app.app_context():
             page = games.events(game_id, token, after=after, limit=limit, as_heard=True)
-            response = jsonify(EventsSchema().dump(page))
+            response = jsonify(EVENTS_PAGE.dump(page))
             if page["over"]:
                 response.headers.update(final_headers(page["last_version"], token))
             headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.headers.items()]

@@ -6,7 +6,8 @@ thread; each announcement crosses to the event loop once
 (``loop.call_soon_threadsafe``) and is fanned out there to every waiter of that
 game. While anyone waits on a game its version is also re-read now and then, in
 the thread pool, and at once when announcements may have been lost: a lost
-announcement costs latency, never an event. Nothing here touches the database on
+announcement costs latency, never an event. A game is followed until a re-read finds
+nobody waiting on it. Nothing here touches the database on
 the event loop.
 """
 
@@ -56,8 +57,6 @@ class Hub:
             if gone is not None:
                 gone.remove_done_callback(left)
             followed.leave(arrived)
-            if not followed.waiters:
-                self._followed.pop(game_id).close()
 
     def _follow(self, game_id: str) -> _Followed:
         followed = self._followed[game_id] = _Followed(self, game_id)
@@ -65,7 +64,13 @@ class Hub:
 
 
 class _Followed:
-    """One game's waiters in one loop, its subscription to the store and its re-reads."""
+    """One game's waiters in one loop, its subscription to the store and its re-reads.
+
+    It outlives its last waiter until its next re-read finds nobody waiting: a game's followers,
+    all woken by each of its events, leave together and come back a moment later, and a
+    subscription ended and begun again for each event would leave the garbage collector a
+    cancelled task's frames and errors each time: its pauses stop every thread of the process,
+    the moves' too (docs/performance.md, "Followers")."""
 
     def __init__(self, hub: Hub, game_id: str) -> None:
         self.hub, self.game_id = hub, game_id
@@ -88,8 +93,9 @@ class _Followed:
         self.waiters.pop(arrived, None)
 
     def close(self) -> None:
+        """Leave the hub and the store's announcements (on the loop, from the re-reads' task)."""
+        self.hub._followed.pop(self.game_id, None)
         self.unsubscribe()
-        self.rereads.cancel()
 
     def _heard_in_thread(self, version: int | None) -> None:
         """The store's callback, in whatever thread heard it."""
@@ -114,6 +120,9 @@ class _Followed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.lost.wait(), RECHECK_SECONDS)
             self.lost.clear()
+            if not self.waiters:
+                self.close()
+                return
             try:
                 version = await self.hub.in_pool(lambda: self.hub.games.store.last_version(self.game_id))
             except Exception:  # (the database is out of reach: announcements still wake the waiters)

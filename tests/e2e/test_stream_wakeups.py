@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 
@@ -10,6 +11,7 @@ import persistence
 from api import create_app
 from api.asgi import FollowingApp
 from api.followers import Answer, Batch, LongPoll, Stream
+from api.games import woken_page
 from service.games import GameService
 
 
@@ -128,3 +130,54 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
         games.store.close()
     delivered = next(at for at, message in sent["first"] if message["body"].startswith(b"id: 2"))
     assert delivered - announced < 0.2, f"the first stream got the append {delivered - announced:.2f} s after it"
+
+
+def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothing_to_free(tmp_path):
+    """A game's followers are woken by each of its events and come back a moment later: what that costs
+    must be freed as it goes (reference counting), not left in cycles for the collector, whose pauses
+    stop every thread of the process, the moves' included. Both used to be left: the game's
+    subscription, ended and begun again for each event (a cancelled task's frames and errors), and a
+    schema made for each page read."""
+    url = f"sqlite:///{tmp_path / 'cardhall.db'}"
+    persistence.upgrade(url)
+    games = GameService(persistence.open_store(url))
+    game_id = games.create_game("scat", 2, {"lives": 10})["id"]
+    tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+    flask = create_app(games, CARDHALL_RATE_LIMIT="off")
+    app = FollowingApp(flask, 2)
+    answered: list[bytes] = []
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.body":
+            answered.append(message["body"])
+
+    def move() -> None:
+        for token in tokens:
+            view = games.view(game_id, token)
+            if view["seat"] in view["to_act"]:
+                chosen = next(m for m in view["legal_moves"] if m["type"] in ("draw", "discard"))
+                games.move(game_id, token, chosen, expected_version=view["version"])
+                return
+
+    async def follow(rounds: int) -> int:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, move)  # (the threads and the hub are made before counting)
+        gc.collect()
+        for _ in range(rounds):
+            version = games.table(game_id).version
+            follow = LongPoll(game_id, version, 5.0, release=lambda: None,
+                              page=woken_page(flask, games, game_id, None, version, 100))
+            poll = asyncio.create_task(app._long_poll(follow, {}, send, loop.create_future()))
+            await asyncio.sleep(0.01)
+            await loop.run_in_executor(None, move)
+            await poll
+        return gc.collect()
+
+    gc.disable()
+    try:
+        left = asyncio.run(follow(30))
+    finally:
+        gc.enable()
+        games.store.close()
+    assert len(answered) == 30 and all(b'"events":[{' in body for body in answered)
+    assert left < 30, f"{left} objects left to the collector by 30 long-polls"
