@@ -133,6 +133,10 @@ class FollowingApp:
     async def _stream(self, follow: Stream, send: Send, gone: asyncio.Future[None]) -> None:
         """Write each new event as it comes, a heartbeat when nothing came for a while, until the end.
 
+        One read a wake-up: once what it found is sent (up to the version this process heard of, with
+        no read of the version), the stream waits for the next announcement, unless the page's limit
+        left events to read at once.
+
         A wake-up whose read shows nothing new (the announcement is ahead of what the store lets this
         process read) is followed by a wait for news past it, of at most ``FRUITLESS_WAIT``, and another
         read: never by a read at once, which would spin the event loop for as long as the two disagree."""
@@ -142,14 +146,15 @@ class FollowingApp:
         while True:
             try:
                 batch = await self.shared((follow.game_id, follow.token, after, woken),
-                                          lambda after=after: follow.batch(after))
+                                          lambda after=after, woken=woken: follow.batch(after, bool(woken)))
             except Exception:  # (the answer has begun: all that is left is to end it)
                 log.exception("the stream of %s ended on an error", follow.game_id)
                 break
             if batch.text:
                 after, beat, woken = batch.after, loop.time() + follow.heartbeat, 0
                 await send(_body(batch.text))
-                continue
+                if batch.more:
+                    continue
             remaining = deadline - loop.time()
             if batch.over or remaining <= 0:
                 break

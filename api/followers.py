@@ -101,24 +101,27 @@ class LongPoll:
 @dataclasses.dataclass(frozen=True)
 class Batch:
     """What a stream sends next: the frames of the events after some version, the last version sent,
-    and whether the stream is over (nothing new and the game finished)."""
+    whether the stream is over (the game finished and every event sent), and whether events are left
+    past it (the page's limit cut it: read again at once; else wait for the next announcement)."""
 
     text: str
     after: int
     over: bool
+    more: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class Stream:
-    """An event stream written by the event loop, which calls ``batch(after)`` in the thread pool (once for
-    all the streams of the game with the same token at the same version)."""
+    """An event stream written by the event loop, which calls ``batch(after, woken)`` in the thread pool
+    (once for all the streams of the game with the same token at the same version; ``woken``: by an
+    announcement)."""
 
     game_id: str
     token: str | None
     after: int
     timeout: float
     heartbeat: float
-    batch: Callable[[int], Batch]
+    batch: Callable[[int, bool], Batch]
     release: Callable[[], None]
 
 
@@ -130,15 +133,17 @@ def stream_preamble(game_id: str, after: int) -> str:
     return f"retry: 1000\n: streaming events of {game_id} after {after}\n\n"
 
 
-def stream_batch(games: GameService, game_id: str, token: str | None, after: int) -> Batch:
-    """The SSE frames of the events after ``after`` (id = version, event = type, data = the event)."""
-    page = games.events(game_id, token, after=after, limit=1000)
+def stream_batch(games: GameService, game_id: str, token: str | None, after: int, woken: bool = False) -> Batch:
+    """The SSE frames of the events after ``after`` (id = version, event = type, data = the event);
+    ``woken``: up to the newest version this process heard of, without reading it (a stream woken
+    by its announcement), as a woken long-poll's page is read."""
+    page = games.events(game_id, token, after=after, limit=1000, as_heard=woken)
     frames = []
     for event in page["events"]:
         after = event["version"]
         frames.append(f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, default=str)}\n\n")
-    over = not frames and games.table(game_id).status == "finished"
-    return Batch("".join(frames), after, over)
+    last = page["last_version"]
+    return Batch("".join(frames), after, page["over"] and after >= last, after < last)
 
 
 def scope() -> dict[str, Any]:

@@ -340,7 +340,8 @@ def _sse(games, game_id: str, token: str | None, after: int, timeout: float, hea
         if batch.text:
             after = batch.after
             yield batch.text
-            continue
+            if batch.more:
+                continue
         if batch.over or time.monotonic() >= deadline:
             return
         wait = min(heartbeat, max(deadline - time.monotonic(), 0))

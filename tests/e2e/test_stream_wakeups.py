@@ -6,11 +6,14 @@ import asyncio
 import gc
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import persistence
 from api import create_app
 from api.asgi import FollowingApp
-from api.followers import Answer, Batch, LongPoll, Stream
+from api.followers import Answer, Batch, LongPoll, Stream, stream_batch
 from api.games import woken_page
 from service.games import GameService
 
@@ -24,7 +27,7 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
     app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
     reads: list[int] = []
 
-    def batch(after: int) -> Batch:
+    def batch(after: int, woken: bool) -> Batch:
         reads.append(after)
         return Batch("", after, False)  # (nothing new, whatever the announcement said)
 
@@ -95,7 +98,7 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
     calls: list[int] = []
     committed = threading.Event()
 
-    def batch(after: int) -> Batch:
+    def batch(after: int, woken: bool) -> Batch:
         calls.append(after)
         if len(calls) == 2:  # (the second stream's first read: begun before the append, and slow)
             time.sleep(0.4)
@@ -181,3 +184,65 @@ def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothi
         games.store.close()
     assert len(answered) == 30 and all(b'"events":[{' in body for body in answered)
     assert left < 30, f"{left} objects left to the collector by 30 long-polls"
+
+
+def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_waits(tmp_path):
+    """What a woken stream sends is read up to the version announced (no read of the version), and once
+    it is sent the stream waits for the next announcement: a second read straight after, which found
+    nothing, used to cost each delivery twice the reads."""
+    url = f"sqlite:///{tmp_path / 'cardhall.db'}"
+    persistence.upgrade(url)
+    games = GameService(persistence.open_store(url))
+    game_id = games.create_game("scat", 2, {"lives": 10})["id"]
+    tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
+    reads: list[str] = []
+
+    def counting(name: str) -> Callable[..., Any]:
+        reading = getattr(games.store, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            if threading.current_thread().name.startswith("cardhall-http"):  # (the followers' reads alone)
+                reads.append(name)
+            return reading(*args, **kwargs)
+
+        return counted
+
+    for name in ("read", "last_version"):
+        setattr(games.store, name, counting(name))
+    frames: list[bytes] = []
+
+    async def send(message: dict) -> None:
+        frames.append(message["body"])
+
+    def move() -> int:
+        for token in tokens:
+            view = games.view(game_id, token)
+            if view["seat"] in view["to_act"]:
+                chosen = next(m for m in view["legal_moves"] if m["type"] in ("draw", "discard"))
+                return games.move(game_id, token, chosen, expected_version=view["version"]).body["version"]
+        raise AssertionError("nobody to act")
+
+    async def follow_five_moves() -> None:
+        loop = asyncio.get_running_loop()
+        start = games.table(game_id).version
+        follow = Stream(game_id, None, start, timeout=30.0, heartbeat=30.0,
+                        batch=partial(stream_batch, games, game_id, None), release=lambda: None)
+        stream = asyncio.create_task(app._stream(follow, send, gone := loop.create_future()))
+        await asyncio.sleep(0.2)  # (its first read is made: it waits)
+        reads.clear()
+        for _ in range(5):
+            version = await loop.run_in_executor(None, move)
+            while not any(f"id: {version}\n".encode() in frame for frame in frames):
+                await asyncio.sleep(0.005)
+        await asyncio.sleep(0.2)  # (time for any read more)
+        gone.set_result(None)
+        await stream
+
+    try:
+        asyncio.run(follow_five_moves())
+    finally:
+        games.store.close()
+    # (a read may come twice for one move: when the stream reads before the move's thread has cached the
+    # table it wrote, the table is brought up to date from the log first)
+    assert "last_version" not in reads and 5 <= len(reads) < 10, reads
