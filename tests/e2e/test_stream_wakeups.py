@@ -14,7 +14,7 @@ import persistence
 from api import create_app
 from api.asgi import FollowingApp
 from api.followers import Answer, Batch, LongPoll, Stream, stream_batch
-from api.games import woken_page
+from api.games import _sse, woken_page
 from service.games import GameService
 
 
@@ -246,3 +246,40 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
     # (a read may come twice for one move: when the stream reads before the move's thread has cached the
     # table it wrote, the table is brought up to date from the log first)
     assert "last_version" not in reads and 5 <= len(reads) < 10, reads
+
+
+def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_in_order_and_ends(tmp_path):
+    """A finished game of 1,789 events, streamed from the start in reads of at most 1,000: every event once,
+    in order, and the stream ends as soon as the last is sent, not after a wait for news that will never
+    come (on the loop, and in a thread without it)."""
+    url = f"sqlite:///{tmp_path / 'cardhall.db'}"
+    persistence.upgrade(url)
+    games = GameService(persistence.open_store(url))
+    game_id = games.create_game("craits", 4, {"seed": 7})["id"]
+    for _ in range(4):
+        games.join(game_id, bot="random")
+    last = games.table(game_id).version
+    assert games.table(game_id).status == "finished" and last > 1000
+    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
+    sent: list[bytes] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message["body"])
+
+    follow = Stream(game_id, None, 0, timeout=30.0, heartbeat=30.0,
+                    batch=partial(stream_batch, games, game_id, None), release=lambda: None)
+
+    async def stream() -> None:
+        await app._stream(follow, send, asyncio.get_running_loop().create_future())
+
+    started = time.monotonic()
+    try:
+        asyncio.run(stream())
+        on_loop = time.monotonic() - started
+        threaded = "".join(_sse(games, game_id, None, 0, 30.0, 30.0, lambda: False))
+    finally:
+        games.store.close()
+    ids = [int(line[4:]) for line in b"".join(sent).decode().splitlines() if line.startswith("id: ")]
+    assert ids == list(range(1, last + 1)) and sent[-1] == b""
+    assert on_loop < 5
+    assert [int(line[4:]) for line in threaded.splitlines() if line.startswith("id: ")] == ids
