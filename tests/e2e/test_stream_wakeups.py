@@ -1,4 +1,5 @@
-"""A stream or a long-poll on the event loop (api.asgi) reads again only when there may be something new to send."""
+"""A stream or a long-poll on the event loop (api.asgi) reads again only when there may be something new to send,
+and leaves nothing to the garbage collector."""
 
 from __future__ import annotations
 
@@ -154,13 +155,7 @@ def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothi
         if message["type"] == "http.response.body":
             answered.append(message["body"])
 
-    def move() -> None:
-        for token in tokens:
-            view = games.view(game_id, token)
-            if view["seat"] in view["to_act"]:
-                chosen = next(m for m in view["legal_moves"] if m["type"] in ("draw", "discard"))
-                games.move(game_id, token, chosen, expected_version=view["version"])
-                return
+    move = partial(_draw_or_discard, games, game_id, tokens)
 
     async def follow(rounds: int) -> int:
         loop = asyncio.get_running_loop()
@@ -215,13 +210,7 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
     async def send(message: dict) -> None:
         frames.append(message["body"])
 
-    def move() -> int:
-        for token in tokens:
-            view = games.view(game_id, token)
-            if view["seat"] in view["to_act"]:
-                chosen = next(m for m in view["legal_moves"] if m["type"] in ("draw", "discard"))
-                return games.move(game_id, token, chosen, expected_version=view["version"]).body["version"]
-        raise AssertionError("nobody to act")
+    move = partial(_draw_or_discard, games, game_id, tokens)
 
     async def follow_five_moves() -> None:
         loop = asyncio.get_running_loop()
@@ -283,3 +272,13 @@ def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_i
     assert ids == list(range(1, last + 1)) and sent[-1] == b""
     assert on_loop < 5
     assert [int(line[4:]) for line in threaded.splitlines() if line.startswith("id: ")] == ids
+
+
+def _draw_or_discard(games: GameService, game_id: str, tokens: list[str]) -> int:
+    """A draw or a discard in a game of Scat by the seat to act (its token among ``tokens``); the version it wrote."""
+    for token in tokens:
+        view = games.view(game_id, token)
+        if view["seat"] in view["to_act"]:
+            chosen = next(m for m in view["legal_moves"] if m["type"] in ("draw", "discard"))
+            return games.move(game_id, token, chosen, expected_version=view["version"]).body["version"]
+    raise AssertionError("nobody to act")
