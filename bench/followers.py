@@ -428,12 +428,14 @@ MOVE_P99, DELIVERY_P99 = 4, 7
 def medians(server_name: str, counts: list[int], rows: list[list[object]]) -> list[list[object]]:
     """For each N, the median over the rounds of its move p99 as a multiple of the same round's at N = 0 (the
     host's speed drifts between rounds, and with it both) and of its delivery p99."""
+    if 0 not in counts:
+        return []
+    idle = counts.index(0)
     per_round = [rows[start:start + len(counts)] for start in range(0, len(rows), len(counts))]
     lines: list[list[object]] = []
     for index, count in enumerate(counts):
-        if count == 0 or 0 not in counts:
+        if index == idle:
             continue
-        idle = counts.index(0)
         ratios = [float(str(each[index][MOVE_P99])) / float(str(each[idle][MOVE_P99])) for each in per_round]
         delivery = [float(str(each[index][DELIVERY_P99])) for each in per_round]
         lines.append([f"{server_name} median", count, "", "", f"{_common.median(ratios):.2f}× N = 0", "", "",

@@ -136,15 +136,13 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
     assert delivered - announced < 0.2, f"the first stream got the append {delivered - announced:.2f} s after it"
 
 
-def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothing_to_free(tmp_path):
+def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothing_to_free(sqlite_url: str):
     """A game's followers are woken by each of its events and come back a moment later: what that costs
     must be freed as it goes (reference counting), not left in cycles for the collector, whose pauses
     stop every thread of the process, the moves' included. Both used to be left: the game's
     subscription, ended and begun again for each event (a cancelled task's frames and errors), and a
     schema made for each page read."""
-    url = f"sqlite:///{tmp_path / 'cardhall.db'}"
-    persistence.upgrade(url)
-    games = GameService(persistence.open_store(url))
+    games = GameService(persistence.open_store(sqlite_url))
     game_id = games.create_game("scat", 2, {"lives": 10})["id"]
     tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
     flask = create_app(games, CARDHALL_RATE_LIMIT="off")
@@ -181,13 +179,11 @@ def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothi
     assert left < 30, f"{left} objects left to the collector by 30 long-polls"
 
 
-def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_waits(tmp_path):
+def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_waits(sqlite_url: str):
     """What a woken stream sends is read up to the version announced (no read of the version), and once
     it is sent the stream waits for the next announcement: a second read straight after, which found
     nothing, used to cost each delivery twice the reads."""
-    url = f"sqlite:///{tmp_path / 'cardhall.db'}"
-    persistence.upgrade(url)
-    games = GameService(persistence.open_store(url))
+    games = GameService(persistence.open_store(sqlite_url))
     game_id = games.create_game("scat", 2, {"lives": 10})["id"]
     tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
     app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
@@ -237,13 +233,11 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
     assert "last_version" not in reads and 5 <= len(reads) < 10, reads
 
 
-def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_in_order_and_ends(tmp_path):
+def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_in_order_and_ends(sqlite_url: str):
     """A finished game of 1,789 events, streamed from the start in reads of at most 1,000: every event once,
     in order, and the stream ends as soon as the last is sent, not after a wait for news that will never
     come (on the loop, and in a thread without it)."""
-    url = f"sqlite:///{tmp_path / 'cardhall.db'}"
-    persistence.upgrade(url)
-    games = GameService(persistence.open_store(url))
+    games = GameService(persistence.open_store(sqlite_url))
     game_id = games.create_game("craits", 4, {"seed": 7})["id"]
     for _ in range(4):
         games.join(game_id, bot="random")
