@@ -89,8 +89,9 @@ def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_and_pri
 
 def test_the_followers_benchmark_follows_games_while_movers_play_and_prints_its_table() -> None:
     out = run_script("followers.py", "--followers", "0,10", "--databases", "sqlite", "--games", "4", "--movers", "2",
-                     "--seconds", "1")
-    assert "Followers over 4 games" in out and "delivery p99 ms" in out and "client CPU" in out
+                     "--seconds", "1", "--rate", "0")
+    assert "Followers over 4 games, 2 movers at full speed" in out, out
+    assert "delivery p99 ms" in out and "client CPU" in out
     assert re.search(r"│ sqlite ×1 +│ +10 │", out), out
 
 
