@@ -14,12 +14,11 @@ server's ``/metrics`` counts them all, and for ``--seconds`` has K movers play
 while a prober GETs ``/healthz``. The movers offer ``--rate`` moves a second between
 them on a fixed schedule (open loop: the latency of a server at that load, the way an
 SLO is read). The default, 100, is a move a second at each of the 100 tables: about
-half of what the server sustains with 2,000 followers on this 2-core machine, where
-latency is worth reading. ``--rate 0`` plays as fast as answers come (closed loop:
-the server saturated, so the ratio of move p99s measures throughput lost to the
-deliveries, which share two cores with the server, the database and the client).
-It prints moves/s,
-move p50/p99, ``/healthz`` p99, the delay from a move's commit (the event's
+half of what the server sustains with 2,000 followers on a 2-core machine, a load at
+which latency is worth reading. ``--rate 0`` plays as fast as answers come (closed
+loop: the server saturated, so the ratio of move p99s measures the throughput lost to
+the deliveries, whose server and client share the cores). It prints moves/s, move
+p50/p99, ``/healthz`` p99, the delay from a move's commit (the event's
 ``recorded_at``) to each follower receiving it (p50/p99), deliveries missed (a
 follower that did not reach its game's last version), errors (5xx, other
 refusals, requests that failed or never answered; "game over": a game that ended, whose
