@@ -7,9 +7,11 @@ import asyncio
 import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
+
+import pytest
 
 import persistence
 from api import create_app
@@ -136,15 +138,28 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
     assert delivered - announced < 0.2, f"the first stream got the append {delivered - announced:.2f} s after it"
 
 
-def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothing_to_free(sqlite_url: str):
+@pytest.fixture
+def sqlite_games(sqlite_url: str) -> Iterator[GameService]:
+    """A game service on an SQLite file, closed after the test."""
+    games = GameService(persistence.open_store(sqlite_url))
+    yield games
+    games.store.close()
+
+
+def _scat_of_two(games: GameService) -> tuple[str, list[str]]:
+    """A game of Scat with ten lives, both seats taken by people: its id and their tokens."""
+    game_id = games.create_game("scat", 2, {"lives": 10})["id"]
+    return game_id, [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+
+
+def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothing_to_free(sqlite_games: GameService):
     """A game's followers are woken by each of its events and come back a moment later: what that costs
     must be freed as it goes (reference counting), not left in cycles for the collector, whose pauses
     stop every thread of the process, the moves' included. Both used to be left: the game's
     subscription, ended and begun again for each event (a cancelled task's frames and errors), and a
     schema made for each page read."""
-    games = GameService(persistence.open_store(sqlite_url))
-    game_id = games.create_game("scat", 2, {"lives": 10})["id"]
-    tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+    games = sqlite_games
+    game_id, tokens = _scat_of_two(games)
     flask = create_app(games, CARDHALL_RATE_LIMIT="off")
     app = FollowingApp(flask, 2)
     answered: list[bytes] = []
@@ -174,18 +189,16 @@ def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothi
         left = asyncio.run(follow(30))
     finally:
         gc.enable()
-        games.store.close()
     assert len(answered) == 30 and all(b'"events":[{' in body for body in answered)
     assert left < 30, f"{left} objects left to the collector by 30 long-polls"
 
 
-def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_waits(sqlite_url: str):
+def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_waits(sqlite_games: GameService):
     """What a woken stream sends is read up to the version announced (no read of the version), and once
     it is sent the stream waits for the next announcement: a second read straight after, which found
     nothing, used to cost each delivery twice the reads."""
-    games = GameService(persistence.open_store(sqlite_url))
-    game_id = games.create_game("scat", 2, {"lives": 10})["id"]
-    tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+    games = sqlite_games
+    game_id, tokens = _scat_of_two(games)
     app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
     reads: list[str] = []
 
@@ -224,20 +237,18 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
         gone.set_result(None)
         await stream
 
-    try:
-        asyncio.run(follow_five_moves())
-    finally:
-        games.store.close()
+    asyncio.run(follow_five_moves())
     # (a read may come twice for one move: when the stream reads before the move's thread has cached the
     # table it wrote, the table is brought up to date from the log first)
     assert "last_version" not in reads and 5 <= len(reads) < 10, reads
 
 
-def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_in_order_and_ends(sqlite_url: str):
+def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_in_order_and_ends(
+        sqlite_games: GameService):
     """A finished game of 1,789 events, streamed from the start in reads of at most 1,000: every event once,
     in order, and the stream ends as soon as the last is sent, not after a wait for news that will never
     come (on the loop, and in a thread without it)."""
-    games = GameService(persistence.open_store(sqlite_url))
+    games = sqlite_games
     game_id = games.create_game("craits", 4, {"seed": 7})["id"]
     for _ in range(4):
         games.join(game_id, bot="random")
@@ -256,12 +267,9 @@ def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_i
         await app._stream(follow, send, asyncio.get_running_loop().create_future())
 
     started = time.monotonic()
-    try:
-        asyncio.run(stream())
-        on_loop = time.monotonic() - started
-        threaded = "".join(_sse(games, game_id, None, 0, 30.0, 30.0, lambda: False))
-    finally:
-        games.store.close()
+    asyncio.run(stream())
+    on_loop = time.monotonic() - started
+    threaded = "".join(_sse(games, game_id, None, 0, 30.0, 30.0, lambda: False))
     ids = [int(line[4:]) for line in b"".join(sent).decode().splitlines() if line.startswith("id: ")]
     assert ids == list(range(1, last + 1)) and sent[-1] == b""
     assert on_loop < 5
