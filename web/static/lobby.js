@@ -30,24 +30,35 @@ function joinForm(game) {
   return form;
 }
 
+/** A game's name as its rules write it ("Craits"), from the game types the server lists. */
+const gameTitle = (game) => (types.find((type) => type.game === game) || { title: game }).title;
+
+function labelled(label, text) {
+  const cell = element("td", text);
+  cell.dataset.label = label;
+  return cell;
+}
+
 function row(game) {
   const tr = document.createElement("tr");
   tr.dataset.game = game.id;
   const mine = seats.get(game.id);
   const names = game.seats.map((seat) => seatName(game, seat.seat)).join(", ");
   const status = game.status === "finished" && game.result ? `finished: ${game.result.winners.map((s) => seatName(game, s)).join(", ")} won` : game.status;
-  tr.append(
-    element("td", game.game),
-    element("td", names + (mine ? ` — you: seat ${mine.seat}` : "")),
-    element("td", status),
-    element("td", String(game.version)),
-    element("td", new Date(game.created_at).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
-  );
+  const cells = [
+    ["Game", gameTitle(game.game)],
+    ["Seats", names + (mine ? ` — you: seat ${mine.seat}` : "")],
+    ["Status", status],
+    ["Version", String(game.version)],
+    ["Created", new Date(game.created_at).toLocaleString([], { dateStyle: "short", timeStyle: "short" })],
+  ];
+  // Each cell says what it is: on a narrow screen the rows are shown as cards without the table's head.
+  tr.append(...cells.map(([label, text]) => labelled(label, text)));
   const cell = element("td");
   const actions = element("div", undefined, { className: "row-actions" });
   cell.append(actions);
   const watch = element("a", mine ? "Open" : "Watch", { href: `/games/${game.id}` });
-  watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${game.game} game ${game.id.slice(0, 8)}`);
+  watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${gameTitle(game.game)} game ${game.id.slice(0, 8)}`);
   actions.append(watch);
   if (game.status === "waiting" && !mine) actions.append(joinForm(game));
   tr.append(cell);

@@ -1,0 +1,84 @@
+// The layout audit run in the page by layout.py: a list of problems in words (empty: none).
+() => {
+  const width = document.documentElement.clientWidth;
+  const problems = [];
+  const name = (el) => {
+    const text = (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 40);
+    return `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\s+/g, ".") : ""} "${text}"`;
+  };
+  const shown = (el) => el.checkVisibility({ opacityProperty: false, visibilityProperty: true })
+    && el.getClientRects().length > 0 && el.getBoundingClientRect().width > 1;
+  if (document.documentElement.scrollWidth > width) {
+    problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${width} px`);
+  }
+  const controls = [...document.querySelectorAll("a[href], button, input, select, textarea, summary")].filter(shown);
+  window.scrollTo(0, 0);
+  const outside = new Set(controls.filter((el) => {
+    const box = el.getBoundingClientRect();
+    const out = box.left < -0.5 || box.right > width + 0.5;
+    if (out) problems.push(`${name(el)} is outside the viewport: ${Math.round(box.left)}..${Math.round(box.right)} of ${width}`);
+    return out;
+  }));
+  for (const el of controls) {
+    if (outside.has(el)) continue;
+    el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    const at = el.getBoundingClientRect();
+    const x = Math.min(Math.max(at.left + at.width / 2, 0), width - 1);
+    const y = Math.min(Math.max(at.top + at.height / 2, 0), window.innerHeight - 1);
+    const hit = document.elementFromPoint(x, y);
+    if (!hit || !(el === hit || el.contains(hit) || hit.contains(el) || (el.labels && [...el.labels].some((l) => l.contains(hit))))) {
+      problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
+    }
+  }
+  window.scrollTo(0, 0);
+
+  const rgba = (css) => {
+    const m = css.match(/rgba?\(([^)]+)\)/);
+    if (!m) return [0, 0, 0, 0];
+    const parts = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  };
+  const over = (top, base) => [0, 1, 2].map((i) => top[i] * top[3] + base[i] * (1 - top[3])).concat(1);
+  const mix = (base, painted, opacity) => [0, 1, 2].map((i) => base[i] + (painted[i] - base[i]) * opacity).concat(1);
+  const luminance = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  // The pixel seen under (or, with text, on) the element: each ancestor's background and opacity, from the canvas up.
+  const seen = (chain, text) => {
+    const paint = (i, base) => {
+      const style = getComputedStyle(chain[i]);
+      let colour = over(rgba(style.backgroundColor), base);
+      colour = i === 0 ? (text ? over(text, colour) : colour) : paint(i - 1, colour);
+      return mix(base, colour, Number(style.opacity));
+    };
+    return paint(chain.length - 1, [255, 255, 255, 1]);
+  };
+  const hasText = (el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim())
+    || ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && el.type !== "range" && el.type !== "checkbox";
+  for (const el of document.body.querySelectorAll("*")) {
+    if (!hasText(el) || !shown(el) || el.closest(":disabled, [aria-hidden=true], .visually-hidden")) continue;
+    const chain = [];
+    let imaged = false;
+    for (let at = el; at; at = at.parentElement) {
+      const style = getComputedStyle(at);
+      if (style.backgroundImage !== "none" && !chain.some((c) => rgba(getComputedStyle(c).backgroundColor)[3] === 1)) imaged = true;
+      chain.push(at);
+    }
+    if (imaged) continue;
+    const style = getComputedStyle(el);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const needed = large ? 3 : 4.5;
+    const got = ratio(seen(chain, rgba(style.color)), seen(chain, null));
+    if (got < needed) problems.push(`${name(el)}: contrast ${got.toFixed(2)} < ${needed}`);
+  }
+  return problems;
+}

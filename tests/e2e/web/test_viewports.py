@@ -1,0 +1,85 @@
+"""Every page works from a 360 px phone to a wide screen: no sideways scrolling, every control inside the
+viewport and not covered, text contrast at least WCAG AA (see layout.py). Each page at each size is
+screenshotted into the artifacts directory (CARDHALL_ARTIFACTS, else the session's temporary directory;
+the test prints where), failing or not, for people to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.e2e.web.conftest import Watched, settled
+from tests.e2e.web.layout import audit
+from tests.e2e.web.test_play import eight_in_hand
+
+VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "tablet-768": (768, 1024), "laptop-1440": (1440, 900)}
+
+
+@pytest.fixture(params=list(VIEWPORTS))
+def sized(request: pytest.FixtureRequest, browser: Browser, live_server: str, artifacts: Path):  # type: ignore[no-untyped-def]
+    """A page at one of the four viewports, and a function that audits it and keeps its screenshot."""
+    width, height = VIEWPORTS[request.param]
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height})
+    context.set_default_timeout(10_000)
+    opened = context.new_page()
+    opened.watched = Watched(opened, live_server)  # type: ignore[attr-defined]
+
+    def checked(what: str) -> list[str]:
+        shot = artifacts / f"{what}-{request.param}.png"
+        opened.screenshot(path=str(shot), full_page=True)
+        print(f"screenshot: {shot}")
+        return audit(opened)
+
+    yield opened, checked
+    context.close()
+
+
+def test_the_lobby_fits_every_screen(sized, api):
+    page, checked = sized
+    api.create("scat", 4)  # a waiting game: its row offers Join
+    api.finished("craits", 2, short=True)
+    page.goto("/")
+    settled(page)
+    page.wait_for_selector("#game-rows tr")
+    assert (problems := checked("lobby")) == [], "\n".join(problems)
+    assert page.watched.errors == []
+
+
+def seated(page: Page, game_id: str, token: str) -> None:
+    page.goto("/")
+    page.evaluate("([key, kept]) => localStorage.setItem(key, JSON.stringify(kept))",
+                  [f"cardhall.seat.{game_id}", {"seat": 0, "token": token, "name": "Ana"}])
+    page.goto(f"/games/{game_id}")
+    settled(page)
+
+
+def test_a_players_table_with_its_moves_and_picker_fits_every_screen(sized, api):
+    page, checked = sized
+    game_id, token = eight_in_hand(api)
+    seated(page, game_id, token)
+    page.click("#hand button[data-card='8S']")  # the suit picker open too
+    assert page.locator("#picker button").count() == 5
+    assert (problems := checked("table-seated")) == [], "\n".join(problems)
+    assert page.watched.errors == []
+
+
+def test_a_finished_four_player_scat_table_fits_every_screen(sized, api):
+    page, checked = sized
+    game_id = api.finished("scat", 4)
+    page.goto(f"/games/{game_id}")
+    settled(page)
+    assert page.locator(".result").count() == 1
+    assert (problems := checked("table-finished")) == [], "\n".join(problems)
+    page.keyboard.press("Home")
+    settled(page, 1)
+    assert audit(page) == []
+
+
+def test_an_embedded_table_fits_every_screen(sized, api):
+    page, checked = sized
+    game_id = api.finished("craits", 3, short=True)
+    page.goto(f"/games/{game_id}?embed=1&v=20")
+    settled(page, 20)
+    assert (problems := checked("table-embedded")) == [], "\n".join(problems)
