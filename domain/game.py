@@ -32,6 +32,7 @@ version, and every game replays under the ``rules_version`` (``craits/1``) its
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import typing
 from collections.abc import Mapping, Sequence
@@ -66,8 +67,13 @@ class ChanceRequest:
         return self.event.committed(order, salt)
 
 
-class Game:
-    """Base class of the games; subclasses fill in the rules."""
+class Game(abc.ABC):
+    """Base class of the games; subclasses fill in the rules.
+
+    It is abstract: a subclass that leaves out one of the rules (the methods marked abstract)
+    cannot be made into a game object, so a game missing one fails where it is registered (its
+    entry point loaded, :func:`register`), never later when the service first needs it.
+    """
 
     name: str = ""
     #: The rules version: a change of rules is a new class with a higher one (module docstring).
@@ -106,38 +112,49 @@ class Game:
         """The move object as this game's move class, or InvalidMove."""
         return self.moves.parse(data)
 
-    # -- the rules: subclasses implement ---------------------------------
+    # -- the rules: every game implements them (abstract) ----------------
+    @abc.abstractmethod
     def start(self, players: int, options: Mapping[str, Any]) -> Any:
-        raise NotImplementedError
+        """The state before any chance, for ``players`` and the validated ``options``. Its return
+        annotation names the state's type: :meth:`decode_state` rebuilds snapshots as that type."""
 
+    @abc.abstractmethod
     def chance(self, state: Any) -> ChanceRequest | None:
-        raise NotImplementedError
+        """The chance outcome the game waits for (a shuffle), or None."""
 
+    @abc.abstractmethod
     def to_act(self, state: Any) -> tuple[int, ...]:
-        raise NotImplementedError
+        """The seats whose turn the game waits for (a move out of turn never counts)."""
 
+    @abc.abstractmethod
     def legal_moves(self, state: Any, seat: int) -> list[Move]:
-        raise NotImplementedError
+        """Every move ``seat`` may make now, out-of-turn moves included: each one :meth:`decide` accepts."""
 
+    @abc.abstractmethod
     def decide(self, state: Any, seat: int, move: Move) -> list[Event]:
-        raise NotImplementedError
+        """The events ``move`` sets off, or the typed error (:mod:`domain.errors`) naming the rule broken."""
 
+    @abc.abstractmethod
     def evolve(self, state: Any, event: Event) -> Any:
-        raise NotImplementedError
+        """The state after ``event``."""
 
+    @abc.abstractmethod
     def view(self, state: Any, seat: int | None, reveal_all: bool = False) -> dict[str, Any]:
-        raise NotImplementedError
+        """What ``seat`` (a spectator: None) may see, as JSON data; everything once ``reveal_all``.
+        The keys the web pages read are listed in ``docs/games.md``."""
 
+    @abc.abstractmethod
     def is_over(self, state: Any) -> bool:
-        raise NotImplementedError
+        """Whether the game has ended."""
 
+    @abc.abstractmethod
     def default_moves(self, state: Any, seat: int) -> list[Move]:
         """The moves the server plays, in turn, for ``seat`` when its turn times out: one the rules
         always allow and that harms the game least; no chance outcome may come between them."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def result(self, state: Any) -> dict[str, Any] | None:
-        raise NotImplementedError
+        """The result once the game is over (``winners``, a list of seats, and the game's totals), else None."""
 
     # -- defaults a game may override -------------------------------------
     def encode_state(self, state: Any) -> Any:
@@ -162,7 +179,19 @@ RULES: dict[str, Game] = {}
 
 
 def register(game: Game) -> Game:
-    """Add a rules version of a game; the highest version of a name is the one new games get."""
+    """Add a rules version of a game; the highest version of a name is the one new games get.
+
+    TypeError if ``game`` is no game object (a :class:`Game` subclass's instance: one that leaves
+    out a rule cannot be made) or does not say what it is (a name, players, a version).
+    """
+    if not isinstance(game, Game):
+        raise TypeError(f"a game is an instance of a domain.game.Game subclass, not {game!r}")
+    if not game.name or not game.name.isidentifier() or not game.name.islower():
+        raise TypeError(f"{type(game).__name__}.name must be a lower-case identifier, not {game.name!r}")
+    if isinstance(game.version, bool) or not isinstance(game.version, int) or game.version < 1:
+        raise TypeError(f"{type(game).__name__}.version must be a whole number from 1, not {game.version!r}")
+    if not 1 <= game.min_players <= game.max_players:
+        raise TypeError(f"{type(game).__name__} is for {game.min_players} to {game.max_players} players")
     RULES[game.rules_version] = game
     current = GAMES.get(game.name)
     if current is None or current.version < game.version:
@@ -191,7 +220,11 @@ def load_entry_points() -> None:
     """Register the game every installed ``cardhall.games`` entry point names, beside those registered already."""
     global _loaded
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        register(entry_point.load())
+        try:
+            register(entry_point.load())
+        except TypeError as error:  # (a Game subclass leaving out a rule cannot be made: TypeError too)
+            raise TypeError(f"the game of entry point {entry_point.name} = {entry_point.value!r} "
+                            f"({ENTRY_POINT_GROUP}) cannot be registered: {error}") from error
     _loaded = True
 
 
