@@ -121,8 +121,8 @@ class CreateGameSchema(Strict):
         keys=fields.String(),
         load_default=dict,
         metadata={
-            "description": "Both games: seed, first_dealer, decks. Craits: short. "
-            "Scat: lives, three_of_a_kind, straight_flush, min_knock, throw_down.",
+            "description": "Every game: seed, move_seconds, decks. Craits: first_dealer, short. "
+            "Scat: first_dealer, lives, three_of_a_kind, straight_flush, min_knock, throw_down.",
             "example": {"short": True, "seed": 42},
         },
     )

@@ -1,8 +1,9 @@
 """Game options: their specification and one validator for every game.
 
-Both games take ``seed``, ``first_dealer`` and ``decks`` (see the API
-contract); each game adds its own. Validation is pure and raises
-``InvalidOptions`` naming the option at fault.
+Every game takes ``seed``, ``move_seconds`` and ``decks`` (see the API contract);
+each game adds its own, a game with a dealer drawn for ``first_dealer``
+(:func:`first_dealer`). Validation is pure and raises ``InvalidOptions`` naming
+the option at fault.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ COMMON_OPTIONS = (
         maximum=2**63 - 1,
         hidden=True,
     ),
-    OptionSpec("first_dealer", "seat", "Seat of the first dealer; skips the dealer draw (C4)."),
     OptionSpec(
         "move_seconds",
         "int",
@@ -62,6 +62,12 @@ COMMON_OPTIONS = (
         hidden=True,
     ),
 )
+
+
+def first_dealer(rule: str) -> OptionSpec:
+    """The option of a game whose first dealer is drawn for (the draw's rule: ``rule``, e.g. ``C4``):
+    ``first_dealer``, the seat that deals first, skipping the draw."""
+    return OptionSpec("first_dealer", "seat", f"Seat of the first dealer; skips the dealer draw ({rule}).")
 
 
 def _is_int(value: Any) -> bool:

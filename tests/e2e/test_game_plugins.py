@@ -120,3 +120,19 @@ def test_registering_another_game_leaves_the_built_in_ones_registered():
               "game.register(Other()); print(sorted(game.all_games()))")
     printed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert printed.stdout.strip() == "['craits', 'other', 'scat']"
+
+
+def test_first_dealer_is_an_option_of_the_games_with_a_dealer_only(http, higher_lower):
+    """Craits and Scat draw for the first dealer and take ``first_dealer`` to skip the draw; Higher-Lower,
+    with no dealer, neither lists it nor accepts it."""
+    offered = {entry["game"]: entry for entry in http.client.get("/v1/game-types").json["game_types"]}
+    assert offered["craits"]["options"]["first_dealer"] == {
+        "type": "seat", "description": "Seat of the first dealer; skips the dealer draw (C4).", "default": None}
+    assert offered["scat"]["options"]["first_dealer"]["description"].endswith("(S3).")
+    assert "first_dealer" not in offered["higher_lower"]["options"]
+    assert {"seed", "move_seconds", "decks"} <= set(offered["higher_lower"]["options"])
+    for game in ("craits", "scat"):
+        game_id, tokens = http.started(game, 3, first_dealer=2)
+        assert http.state(game_id, tokens[0]).json["state"]["dealer"] == 2
+    refused = http.client.post("/v1/games", json={"game": "higher_lower", "players": 2, "options": {"first_dealer": 0}})
+    assert refused.status_code == 422 and "unknown option(s): first_dealer" in refused.json["detail"]

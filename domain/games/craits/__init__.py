@@ -58,7 +58,7 @@ from domain.games.craits.rules import (
 from domain.games.craits.state import CraitsState, evolve, final_result
 from domain.games.craits.view import render
 from domain.moves import Move
-from domain.options import OptionSpec
+from domain.options import OptionSpec, first_dealer
 
 __all__ = [
     "CARD_POINTS",
@@ -93,7 +93,10 @@ class Craits(Game):
     title = "Craits"
     min_players = 2
     max_players = 5
-    own_options = (OptionSpec("short", "bool", "Play only the first 8 rounds, 8 cards down to 1 (C3).", default=False),)
+    own_options = (
+        first_dealer("C4"),
+        OptionSpec("short", "bool", "Play only the first 8 rounds, 8 cards down to 1 (C3).", default=False),
+    )
     move_classes = (Play, Draw, ChooseSuit, Announce, Call)
     event_classes = (DealerDrawShuffled, RoundDealt, PileReshuffled, CardPlayed, CardsDrawn, SuitChosen,
                      OneCardAnnounced, PlayerCalledOut)

@@ -39,7 +39,7 @@ from domain.games.scat.rules import DEAL, DEALER_DRAW, OVER, STOCK, hand_value
 from domain.games.scat.state import ScatState, evolve, final_result, initial_state
 from domain.games.scat.view import render
 from domain.moves import Move
-from domain.options import OptionSpec
+from domain.options import OptionSpec, first_dealer
 
 __all__ = ["GAME", "Scat", "ScatState", "hand_value"]
 
@@ -52,6 +52,7 @@ class Scat(Game):
     min_players = 2
     max_players = 9
     own_options = (
+        first_dealer("S3"),
         OptionSpec("lives", "int", "Lives each player starts with, before the county (S2).", 3, 1, 10),
         OptionSpec("three_of_a_kind", "bool", "Three cards of one rank are worth 30 (S9).", False),
         OptionSpec(
