@@ -18,6 +18,12 @@ is. A game is decided and evolved purely:
 * ``default_moves(state, seat)`` is what the server plays for a seat whose turn
   timed out (option ``move_seconds``, :mod:`domain.clocks`).
 
+Those are abstract: a game leaving one out cannot be made, so fails to register.
+A game may also bring its own house bots: ``house_bot(kind)`` gives its play for
+the ``greedy`` bot (a :data:`HouseBot`); without one, its greedy bots play at
+random. ``docs/games.md`` says what a game's views must hold for the web pages,
+and :func:`cardhall_testing.check_game` checks a game against this interface.
+
 A game is a package that names its :class:`Game` object in an entry point of the
 group ``cardhall.games`` (``craits = "domain.games.craits:GAME"`` in
 ``pyproject.toml``); the registry loads every such entry point, the built-in games'
@@ -35,9 +41,9 @@ from __future__ import annotations
 import abc
 import dataclasses
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from domain import codec
 from domain.events import Event, EventCatalog, event_data
@@ -65,6 +71,26 @@ class ChanceRequest:
     def outcome(self, order: Sequence[str], salt: str) -> Shuffled:
         """The event recording ``order`` as this request's outcome, committed under ``salt``."""
         return self.event.committed(order, salt)
+
+
+T = TypeVar("T")
+
+
+class Rng(Protocol):
+    """The random source a house bot is handed (a ``random.Random`` the house keys: the domain draws none)."""
+
+    def random(self) -> float:
+        """A number in [0, 1)."""
+        ...
+
+    def choice(self, seq: Sequence[T]) -> T:
+        """One item of ``seq``."""
+        ...
+
+
+#: A house bot's play: from its seat's view (as :func:`domain.table.view` gives it, ``legal_moves``
+#: included) and a random source, one of the listed moves, as its API object.
+HouseBot = Callable[[dict[str, Any], Rng], dict[str, Any]]
 
 
 class Game(abc.ABC):
@@ -157,6 +183,11 @@ class Game(abc.ABC):
         """The result once the game is over (``winners``, a list of seats, and the game's totals), else None."""
 
     # -- defaults a game may override -------------------------------------
+    def house_bot(self, kind: str) -> HouseBot | None:
+        """This game's own play for house bots of ``kind`` (``greedy``; ``random`` is every game's and never
+        asked): a :data:`HouseBot`. None, as here, has such a bot play at random (``bots``)."""
+        return None
+
     def encode_state(self, state: Any) -> Any:
         """The state as plain JSON data (for snapshots)."""
         return codec.encode(state)

@@ -32,7 +32,7 @@ class House:
     def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
         """The move of the house bot in ``seat``, whose turn it is."""
         kind = _kind(table, seat)
-        return bots.choose(table.game.name, kind, _bot_view(table, seat, kind), self._rng(table, seat))
+        return bots.choose(table.game, kind, _bot_view(table, seat, kind), self._rng(table, seat))
 
     def bot_out_of_turn(self, table: tables.Table, seat: int) -> Mapping[str, Any] | None:
         """A move the house bot in ``seat`` is offered out of turn and takes, or None."""
@@ -40,7 +40,7 @@ class House:
         if not moves:
             return None
         kind = _kind(table, seat)
-        return bots.out_of_turn(table.game.name, kind, _bot_view(table, seat, kind, moves), self._rng(table, seat))
+        return bots.out_of_turn(table.game, kind, _bot_view(table, seat, kind, moves), self._rng(table, seat))
 
     def _rng(self, table: tables.Table, seat: int) -> random.Random:
         return rng_for(table.options, table.version + 1, self.secret, salt=f"bot{seat}")

@@ -8,7 +8,9 @@ the path is its whole installation, and nothing in ``api/``, ``service/`` or
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,8 +22,11 @@ import pytest
 import yaml
 
 import api.games  # noqa: F401  (it builds its OpenAPI text on import: before Higher-Lower is registered, as elsewhere)
+import bots
 from api import create_app
 from domain import game as registry
+from domain.cards import RANK_NUMBER
+from domain.games.craits import Craits
 from service.games import GameService
 from tests.e2e.conftest import Http
 from tests.e2e.server import ROOT, start_server
@@ -136,3 +141,35 @@ def test_first_dealer_is_an_option_of_the_games_with_a_dealer_only(http, higher_
         assert http.state(game_id, tokens[0]).json["state"]["dealer"] == 2
     refused = http.client.post("/v1/games", json={"game": "higher_lower", "players": 2, "options": {"first_dealer": 0}})
     assert refused.status_code == 422 and "unknown option(s): first_dealer" in refused.json["detail"]
+
+
+def test_a_greedy_house_bot_plays_the_strategy_its_game_brings(http, higher_lower):
+    """Higher-Lower's greedy bot comes with the game (``house_bot``), nothing in ``bots/`` or ``service/``
+    names it: from a card below 7 it calls higher, from one above lower, every time."""
+    game_id = http.create("higher_lower", 4, seed=5)
+    token = http.join(game_id, "me")
+    for _ in range(3):
+        assert http.bot(game_id, "greedy").status_code == 201
+    view = http.state(game_id, token).json
+    while view["status"] != "finished":
+        view = http.move(game_id, token, {"type": "guess", "direction": "higher"}).json
+    log = http.events(game_id, limit=1000).json["events"]
+    order = log[5]["data"]["order"]
+    calls = [(order[turn], event["data"]["direction"]) for turn, event in enumerate(log[6:]) if event["seat"] != 0]
+    assert len(calls) == 9  # (by chance, a random bot would call all nine so once in 512 games)
+    for face_up, direction in calls:
+        rank = RANK_NUMBER[face_up[0]]
+        assert direction == ("higher" if rank < 7 else "lower") or rank == 7, (face_up, direction)
+
+
+def test_a_game_without_a_greedy_strategy_has_its_greedy_bots_play_at_random():
+    class Plain(Craits):
+        name = "plain"
+
+        def house_bot(self, kind: str) -> None:
+            return None
+
+    moves = [{"type": "draw"}, {"type": "play", "card": "7S"}, {"type": "play", "card": "8S", "suit": "H"}]
+    view = {"legal_moves": moves, "state": None}  # (a strategy reading the state would fail on it)
+    chosen = {json.dumps(bots.choose(Plain(), "greedy", view, random.Random(seed))) for seed in range(40)}
+    assert chosen == {json.dumps(move) for move in moves}

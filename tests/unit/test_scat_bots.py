@@ -7,7 +7,7 @@ import random
 import pytest
 
 import bots
-from bots.scat import best_discard, greedy
+from domain.games.scat.bots import best_discard, greedy
 from service.local import LocalGame
 from tests.unit.scat_support import draw, scat_game
 

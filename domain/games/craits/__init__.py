@@ -30,7 +30,8 @@ from typing import Any
 
 from domain.cards import DECK
 from domain.events import Event
-from domain.game import ChanceRequest, Game
+from domain.game import ChanceRequest, Game, HouseBot
+from domain.games.craits import bots
 from domain.games.craits.decide import decide, default_moves, legal_moves
 from domain.games.craits.events import (
     CardPlayed,
@@ -158,6 +159,10 @@ class Craits(Game):
     def result(self, state: CraitsState) -> dict[str, Any] | None:
         """The winners, lowest total (C16), and the totals."""
         return final_result(state) if state.phase == OVER else None
+
+    def house_bot(self, kind: str) -> HouseBot | None:
+        """The greedy bot's play (``bots.greedy``); the house plays every other kind at random."""
+        return bots.greedy if kind == "greedy" else None
 
 
 GAME = Craits()

@@ -31,7 +31,8 @@ from typing import Any
 
 from domain.cards import DECK
 from domain.events import Event, event_data
-from domain.game import ChanceRequest, Game
+from domain.game import ChanceRequest, Game, HouseBot
+from domain.games.scat import bots
 from domain.games.scat.decide import decide, default_moves, legal_moves, to_act
 from domain.games.scat.events import EVENTS, CardDrawn, DealerDrawShuffled, DeckShuffled
 from domain.games.scat.moves import MOVES
@@ -114,6 +115,10 @@ class Scat(Game):
     def result(self, state: ScatState) -> dict[str, Any] | None:
         """The winner, the last player left (S12), and everyone's lives."""
         return final_result(state) if state.phase == OVER else None
+
+    def house_bot(self, kind: str) -> HouseBot | None:
+        """The greedy bot's play (``bots.greedy``); the house plays every other kind at random."""
+        return bots.greedy if kind == "greedy" else None
 
 
 GAME = Scat()

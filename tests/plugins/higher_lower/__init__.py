@@ -7,7 +7,8 @@ call scores a point. After ``GUESSES`` calls each, the highest score wins.
 
 It lives in ``tests/plugins`` with its own ``*.dist-info``, whose entry point
 (group ``cardhall.games``) is all that registers it; the field kind of its one
-move is its own.
+move is its own, and so is its greedy house bot (:func:`greedy`, offered by
+:meth:`HigherLower.house_bot`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from domain.cards import DECK, RANK_NUMBER
 from domain.errors import NotYourTurn
 from domain.events import Event
 from domain.fairness import Shuffled
-from domain.game import ChanceRequest, Game
+from domain.game import ChanceRequest, Game, HouseBot, Rng
 from domain.moves import FieldKind, Move, field
 
 GUESSES = 3
@@ -78,6 +79,13 @@ def evolve(state: HigherLowerState, event: Event) -> HigherLowerState:
                                turn=(state.turn + 1) % players, scores=scores)
 
 
+def greedy(view: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    """The greedy bot's call: higher from a card below 7 (ace low), lower from one above; from a 7 either."""
+    up = RANK_NUMBER[view["state"]["top_card"][0]]
+    direction = "higher" if up < 7 else "lower" if up > 7 else rng.choice(["higher", "lower"])
+    return {"type": "guess", "direction": direction}
+
+
 class HigherLower(Game):
     """Higher-Lower (test only)."""
 
@@ -126,6 +134,9 @@ class HigherLower(Game):
         best = max(state.scores)
         return {"winners": [seat for seat, score in enumerate(state.scores) if score == best],
                 "scores": list(state.scores)}
+
+    def house_bot(self, kind: str) -> HouseBot | None:
+        return greedy if kind == "greedy" else None
 
 
 GAME = HigherLower()

@@ -6,14 +6,17 @@ knock when its hand is worth at least :data:`KNOCK_AT` (S9, S5); take the top
 of the discard pile when keeping it makes the best three cards worth more,
 else draw from the stock (S5); discard the card whose loss keeps the best
 value, the lowest such card on a tie.
+
+The game offers it as its ``greedy`` bot (:meth:`Scat.house_bot`); the house
+hands it the view and a random source, the only randomness it draws.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from domain.games.scat import hand_value
+from domain.game import Rng
+from domain.games.scat.rules import hand_value
 
 KNOCK_AT = 25  # about the value at which most opponents are beaten (S10)
 DRAW_STOCK = {"type": "draw", "source": "stock"}
@@ -48,7 +51,7 @@ def _draw_or_knock(hand: list[str], moves: list[dict[str, Any]], state: dict[str
     return DRAW_STOCK if DRAW_STOCK in moves else moves[0]
 
 
-def greedy(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def greedy(view: dict[str, Any], rng: Rng) -> dict[str, Any]:
     """The greedy bot's move for the seat whose ``view`` (with ``legal_moves``) this is."""
     moves = view["legal_moves"]
     state = view["state"]

@@ -5,15 +5,18 @@ called (C12); announce its own last card; after an 8 or 9 up-card name the
 suit it holds most of; otherwise play the card that scores best by
 :func:`play_value` (the points it sheds, plus what its ability does to the
 others), announcing when the play leaves one card; draw only when it must.
+
+The game offers it as its ``greedy`` bot (:meth:`Craits.house_bot`); the house
+hands it the view and a random source, the only randomness it draws.
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
-from domain.games.craits import CARD_POINTS
+from domain.game import Rng
+from domain.games.craits.rules import CARD_POINTS
 
 #: Bonus for what a card's ability does to the opponents (C10).
 ABILITY_BONUS = {"2": 25, "4": 12, "5": 15, "6": 8, "7": 15}
@@ -43,7 +46,7 @@ def best_suit(hand: list[str], allowed: list[str]) -> str:
     return max(allowed, key=lambda suit: (counts[suit], -allowed.index(suit)))
 
 
-def greedy(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def greedy(view: dict[str, Any], rng: Rng) -> dict[str, Any]:
     """The greedy bot's move."""
     moves = view["legal_moves"]
     by_type: dict[str, list[dict[str, Any]]] = {}
