@@ -66,6 +66,8 @@ GAME_LINKS = {
         ("GetEvents", "getEvents"),
         ("StreamEvents", "streamEvents"),
         ("GetAudit", "getAudit"),
+        ("Resign", "resign"),
+        ("Abort", "abort"),
     )
 }
 
@@ -90,10 +92,14 @@ CACHED_HEADERS = {
 }
 
 
+#: The POSTs that take no body (the caller and the path say everything): sent with none, or any.
+BODILESS = {"games.Resign", "games.Abort"}
+
+
 @blp.before_request
 def _bodies_are_json() -> None:
     """A body sent as anything but JSON is refused as such (415), not read as an empty one ("missing field")."""
-    if request.method in ("POST", "PUT", "PATCH") and not request.is_json:
+    if request.method in ("POST", "PUT", "PATCH") and not request.is_json and request.endpoint not in BODILESS:
         raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
 
@@ -219,6 +225,30 @@ class Moves(MethodView):
         if outcome.replayed:
             extra["Idempotent-Replayed"] = "true"
         return ready(outcome.body), outcome.status, extra
+
+
+@blp.route("/games/<game_id:game_id>/resign")
+class Resign(MethodView):
+    @blp.doc(operationId="resign")
+    @blp.response(200, MoveResultSchema)
+    @blp.doc(security=BEARER)
+    @problems(401, 403, 404, 409)
+    def post(self, game_id: str) -> Response:
+        """Leave a game under way: the token's seat is played on by a house bot, as each game's rules say
+        (docs/rules), and the token can no longer move. The seat's view after, and the events."""
+        return ready(service().resign(game_id, bearer_token()))
+
+
+@blp.route("/games/<game_id:game_id>/abort")
+class Abort(MethodView):
+    @blp.doc(operationId="abort")
+    @blp.response(200, MoveResultSchema)
+    @blp.doc(security=BEARER)
+    @problems(401, 403, 404, 409)
+    def post(self, game_id: str) -> Response:
+        """End a game still waiting for players, as any seated player may: its status becomes ``aborted``.
+        The seat's view after, and the event."""
+        return ready(service().abort(game_id, bearer_token()))
 
 
 @blp.route("/games/<game_id:game_id>/events")

@@ -9,7 +9,7 @@ from marshmallow import fields, validate
 
 from bots import BOT_KINDS
 
-STATUSES = ("waiting", "active", "finished")
+STATUSES = ("waiting", "active", "finished", "aborted")
 #: The form of a listing cursor (a keyset position, see persistence.cursor); any such string is valid.
 CURSOR_PATTERN = r"^[0-9]{1,17}~[A-Za-z0-9_-]{1,64}$"
 #: The largest version a query, header or body may name: versions are stored as 32-bit integers.
@@ -133,6 +133,9 @@ class SeatSchema(ma.Schema):
     name = fields.String(allow_none=True)
     bot = fields.String(allow_none=True, metadata={"description": f"{' or '.join(BOT_KINDS)} for a house bot"})
     taken = fields.Boolean()
+    bot_since = fields.Integer(allow_none=True, metadata={
+        "description": "The version from which a house bot plays the seat in its player's place (resigned, "
+                       "timed out or idle); null if its player still plays it"})
 
 
 class GameSummarySchema(ma.Schema):

@@ -12,8 +12,9 @@ import gc
 import os
 
 from api import create_app
+from domain.leaving import IdleLimits
 from service.bootstrap import open_service
-from service.sweeper import SWEEP_SECONDS, Sweeper
+from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS, Sweeper
 
 #: The app's settings an operator gives through the environment (``cardhall serve`` sets them from its options).
 FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS", "CARDHALL_RATE_LIMIT", "CARDHALL_CREATE_RATE_LIMIT",
@@ -23,9 +24,19 @@ games = open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1")
 app = create_app(games, CARDHALL_CORS_ORIGINS=os.environ.get("CARDHALL_CORS_ORIGINS", "").split(),
                  **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
 # Each worker sweeps for turns past their deadline (gunicorn imports this in the worker, after
-# the fork, so the thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off.
+# the fork, so the thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off. It ends
+# idle games too: CARDHALL_EXPIRE_WAITING_AFTER and CARDHALL_ABANDON_AFTER, in seconds (unset: never),
+# looked for every CARDHALL_IDLE_SWEEP_SECONDS.
+
+
+def _seconds(name: str) -> float | None:
+    return float(value) if (value := os.environ.get(name)) else None
+
+
 if (sweep_seconds := float(os.environ.get("CARDHALL_SWEEP_SECONDS", SWEEP_SECONDS))) > 0:
-    Sweeper(games, sweep_seconds).start()
+    Sweeper(games, sweep_seconds,
+            idle=IdleLimits(_seconds("CARDHALL_EXPIRE_WAITING_AFTER"), _seconds("CARDHALL_ABANDON_AFTER")),
+            idle_interval=_seconds("CARDHALL_IDLE_SWEEP_SECONDS") or IDLE_SWEEP_SECONDS).start()
 
 # The garbage collector, tuned for serving. A request allocates thousands of short-lived
 # objects (events, views, dicts), nearly all freed by reference counting; at CPython's

@@ -39,6 +39,29 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
                              f"(default {DEFAULT_MAX_FOLLOWERS:,}; each holds a socket, no thread)")
     parser.add_argument("--log-format", choices=["text", "json"], default="text",
                         help="log lines as text (the default) or as one JSON object each, with the request id")
+    parser.add_argument("--abandon-after", type=duration, default=duration("1d"), metavar="DURATION|off",
+                        help="hand a game under way nobody moved in for this long (e.g. 1h, 30m, 2d) to house "
+                             "bots, which play it to the end (default 1d)")
+    parser.add_argument("--expire-waiting-after", type=duration, default=duration("1d"), metavar="DURATION|off",
+                        help="end a game still waiting for players after this long with no one joining (default 1d)")
+
+
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(text: str) -> float | None:
+    """Seconds in a duration such as '90s', '30m', '1h', '2d' (a bare number: seconds); None for 'off'."""
+    spoken = text.strip().lower()
+    if spoken == "off":
+        return None
+    number, unit = (spoken[:-1], UNITS[spoken[-1]]) if spoken[-1:] in UNITS else (spoken, 1)
+    try:
+        seconds = float(number) * unit
+    except ValueError:
+        seconds = -1
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"not a duration (e.g. 90s, 30m, 1h, 2d, or off): {text!r}")
+    return seconds
 
 def _rate_limit(spec: str) -> str:
     """A flask-limiter limit string such as '50/second;1500/minute', or 'off'."""
@@ -84,6 +107,9 @@ def serve(args: argparse.Namespace) -> int:
     os.environ["CARDHALL_CORS_ORIGINS"] = " ".join(args.cors_origin)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(run)
     os.environ["CARDHALL_LOG_FORMAT"] = args.log_format
+    for name, seconds in (("CARDHALL_ABANDON_AFTER", args.abandon_after),
+                          ("CARDHALL_EXPIRE_WAITING_AFTER", args.expire_waiting_after)):
+        os.environ[name] = "" if seconds is None else str(seconds)
     sockets = raise_open_files_limit()
     if sockets < args.max_followers * args.workers:
         print(f"cardhall: warning: this process may open {sockets} files; --max-followers "

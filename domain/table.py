@@ -1,9 +1,11 @@
 r"""A table: one game's lifecycle around its rules.
 
 The log of a game opens with ``GameCreated`` and one ``SeatTaken`` per seat;
-every later event belongs to the game's own rules. A table is ``waiting`` until
-every seat is taken, ``active`` while the rules run, ``finished`` once they say
-the game is over. This module is what the service calls; it knows no game.
+every later event belongs to the game's own rules, to its clock or to leaving it
+(:mod:`domain.leaving`). A table is ``waiting`` until every seat is taken,
+``active`` while the rules run, ``finished`` once they say the game is over, and
+``aborted`` if it ended before it began. This module is what the service calls; it
+knows no game.
 
 A move is :func:`play`\ed: decided, then followed by everything the table does
 by itself — chance outcomes and house bots' turns — until a person must act or
@@ -22,8 +24,10 @@ from domain.clocks import ABANDON_AFTER, ABANDONED_TO, CLOCK_EVENTS, Clock, Seat
 from domain.errors import AbandonedSeat, GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
 from domain.events import Event, EventCatalog, event_data
 from domain.game import ChanceRequest, Game, all_games, get_game
+from domain.leaving import ABORTED, EXPIRED, LEAVING_EVENTS, RESIGNED_TO, GameAborted, IdleLimits, SeatResigned
 
 WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
+OVER = (FINISHED, ABORTED)  # a game in either status never changes again
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -71,14 +75,17 @@ class Table:
     state: Any
     version: int
     clock: Clock | None = None  # None: the game has no move_seconds
-    abandoned: frozenset[int] = frozenset()  # seats handed to a house bot after timing out (SeatAbandoned)
+    abandoned: frozenset[int] = frozenset()  # seats handed to a house bot (SeatAbandoned, SeatResigned)
+    handed_over: tuple[tuple[int, int], ...] = ()  # (seat, the version of the event that handed it over)
+    ended: str | None = None  # why a game that never began ended (GameAborted), else None
     _status: str | None = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     @property
     def status(self) -> str:
-        """``waiting``, ``active`` or ``finished`` (worked out once per table: a move asks it many times)."""
+        """``waiting``, ``active``, ``finished`` or ``aborted`` (worked out once per table: a move asks it many times)."""
         if self._status is None:
-            status = WAITING if None in self.seats else FINISHED if self.game.is_over(self.state) else ACTIVE
+            status = ABORTED if self.ended else WAITING if None in self.seats else \
+                FINISHED if self.game.is_over(self.state) else ACTIVE
             object.__setattr__(self, "_status", status)
             return status
         return self._status
@@ -130,6 +137,8 @@ def _catalog(game_name: str, type_name: str) -> EventCatalog:
         return LIFECYCLE
     if type_name in CLOCK_EVENTS:
         return CLOCK_EVENTS
+    if type_name in LEAVING_EVENTS:
+        return LEAVING_EVENTS
     return get_game(game_name).events
 
 
@@ -143,16 +152,20 @@ def evolve(table: Table | None, event: Event) -> Table:
     if isinstance(event, SeatTaken):
         after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, Seat(event.name, event.bot)),
                                     version=table.version + 1)
-    elif isinstance(event, SeatAbandoned):
+    elif isinstance(event, SeatAbandoned | SeatResigned):
         sitter = table.seats[event.seat]
         after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, Seat(sitter and sitter.name,
                                                                                        event.bot)),
-                                    abandoned=table.abandoned | {event.seat}, version=table.version + 1)
+                                    abandoned=table.abandoned | {event.seat},
+                                    handed_over=(*table.handed_over, (event.seat, table.version + 1)),
+                                    version=table.version + 1)
+    elif isinstance(event, GameAborted):
+        after = dataclasses.replace(table, ended=event.reason, version=table.version + 1)
     elif isinstance(event, TurnTimedOut):
         after = dataclasses.replace(table, version=table.version + 1)
     else:  # (the common case, spelt out: dataclasses.replace costs more than the game's own fold)
         after = Table(table.game, table.players, table.options, table.seats, table.game.evolve(table.state, event),
-                      table.version + 1, table.clock, table.abandoned)
+                      table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended)
     if after.clock is not None:  # (a game without a clock pays nothing for this)
         after = dataclasses.replace(after, clock=after.clock.after(event, after.version, to_act(after)))
     return after
@@ -166,7 +179,8 @@ def to_data(table: Table) -> dict[str, Any]:
     """The table as plain JSON data, its state by its game's own codec (see :func:`from_data`)."""
     return {"game": table.game.rules_version, "players": table.players, "options": codec.encode(table.options),
             "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
-            "version": table.version, "clock": codec.encode(table.clock), "abandoned": sorted(table.abandoned)}
+            "version": table.version, "clock": codec.encode(table.clock), "abandoned": sorted(table.abandoned),
+            "handed_over": codec.encode(table.handed_over), "ended": table.ended}
 
 
 def from_data(data: Mapping[str, Any]) -> Table:
@@ -175,7 +189,8 @@ def from_data(data: Mapping[str, Any]) -> Table:
     return Table(game, codec.decode(int, data["players"]), dict(data["options"]),
                  codec.decode(tuple[Seat | None, ...], data["seats"]), game.decode_state(data["state"]),
                  codec.decode(int, data["version"]), codec.decode(Clock | None, data["clock"]),
-                 frozenset(codec.decode(tuple[int, ...], data["abandoned"])))
+                 frozenset(codec.decode(tuple[int, ...], data["abandoned"])),
+                 codec.decode(tuple[tuple[int, int], ...], data["handed_over"]), data["ended"])
 
 
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:
@@ -227,11 +242,46 @@ def decide(table: Table, seat: int, move: Mapping[str, Any]) -> list[Event]:
     return game.decide(table.state, seat, game.parse_move(move))
 
 
+def resign(table: Table, seat: int) -> list[Event]:
+    """The events of ``seat`` leaving a game under way: the house bot RESIGNED_TO plays it on."""
+    if table.status != ACTIVE:
+        hint = "; a waiting game is aborted instead" if table.status == WAITING else ""
+        raise GameNotActive(f"the game is {table.status}: only a game under way can be resigned from{hint}")
+    _in_person(table, seat)
+    return [SeatResigned(seat, bot=RESIGNED_TO)]
+
+
+def abort(table: Table, seat: int) -> list[Event]:
+    """The event of a seated player ending a game that waits for players."""
+    if table.status != WAITING:
+        raise GameNotActive(f"the game is {table.status}: only a game waiting for players can be aborted")
+    return [GameAborted(seat, reason=ABORTED)]
+
+
+def idle(table: Table, idle_for: float, limits: IdleLimits) -> list[Event]:
+    """The events ending a game nobody changed for ``idle_for`` seconds, once past ``limits``: a waiting
+    game expires; an active one has every seat still played in person handed to the house bot
+    ABANDONED_TO, which plays it to the end. Nothing within the limits."""
+    if table.status == WAITING and limits.waiting is not None and idle_for >= limits.waiting:
+        return [GameAborted(None, reason=EXPIRED)]
+    if table.status == ACTIVE and limits.active is not None and idle_for >= limits.active:
+        return [SeatAbandoned(seat, bot=ABANDONED_TO) for seat in range(table.players)
+                if seat not in table.abandoned and table.seats[seat].bot is None]  # type: ignore[union-attr]
+    return []
+
+
+def _in_person(table: Table, seat: int) -> None:
+    """AbandonedSeat if a house bot plays ``seat`` now, in place of its token."""
+    if seat in table.abandoned:
+        sitter = table.seats[seat]
+        raise AbandonedSeat(f"seat {seat} is played by the house bot {sitter and sitter.bot!r} for the rest of the "
+                            f"game (it timed out {ABANDON_AFTER} turns in a row, resigned, or the game sat idle); "
+                            f"its token can no longer move")
+
+
 def decide_in_person(table: Table, seat: int, move: Mapping[str, Any]) -> list[Event]:
     """As :func:`decide`, for a move sent with the seat's token: refused once a house bot plays the seat."""
-    if seat in table.abandoned:
-        raise AbandonedSeat(f"seat {seat} timed out {ABANDON_AFTER} turns in a row and is played by the "
-                            f"house bot {ABANDONED_TO!r} for the rest of the game; its token can no longer move")
+    _in_person(table, seat)
     return decide(table, seat, move)
 
 
@@ -339,7 +389,7 @@ def _default_events(table: Table, seat: int) -> list[Event]:
 
 def reveal(table: Table) -> bool:
     """Whether everything in the record is public: once the game is over."""
-    return table.status == FINISHED
+    return table.status in OVER
 
 
 def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with_moves: bool = True) -> dict[str, Any]:
@@ -356,7 +406,7 @@ def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with
         "to_act": list(game.to_act(state)) if waits else [],
         "legal_moves": [move.as_dict() for move in game.legal_moves(state, seat)]
         if with_moves and waits and seat is not None else [],
-        "state": game.view(state, seat, reveal_all) if status != WAITING else None,
+        "state": game.view(state, seat, reveal_all) if status not in (WAITING, ABORTED) else None,
         "result": game.result(state) if status == FINISHED else None,
     }
 
@@ -380,6 +430,6 @@ def redact(table: Table, event: Event, seat: int | None, reveal_all: bool | None
         data = event_data(event)
         data["options"] = public_options(table, reveal_all)
         return data
-    if isinstance(event, SeatTaken | TurnTimedOut | SeatAbandoned):
+    if isinstance(event, SeatTaken | TurnTimedOut | SeatAbandoned | SeatResigned | GameAborted):
         return event_data(event)
     return table.game.redact(event, seat, reveal_all)

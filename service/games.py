@@ -143,7 +143,7 @@ class GameService:
 
     def is_over(self, game_id: str) -> bool:
         """Whether the game is finished: its log, and every view of it at a version, never change again."""
-        return self.table(game_id).status == tables.FINISHED
+        return self.table(game_id).status in tables.OVER
 
     def summary(
         self, game_id: str, table: tables.Table | None = None, created_at: dt.datetime | None = None
@@ -153,6 +153,7 @@ class GameService:
         if created_at is None:
             record = self.store.get_game(game_id)
             created_at = record.created_at if record else None
+        since = dict(table.handed_over)
         return {
             "id": game_id,
             "game": table.game.name,
@@ -161,7 +162,7 @@ class GameService:
             "options": tables.public_options(table),
             "seats": [
                 {"seat": index, "name": seat.name if seat else None, "bot": seat.bot if seat else None,
-                 "taken": seat is not None}
+                 "taken": seat is not None, "bot_since": since.get(index)}
                 for index, seat in enumerate(table.seats)
             ],
             "status": table.status,
@@ -245,7 +246,7 @@ class GameService:
         return {
             "events": [self.render_event(table, event, seat) for event in stored],
             "last_version": table.version,
-            "over": table.status == tables.FINISHED,
+            "over": table.status in tables.OVER,
         }
 
     def heard_nothing_after(self, game_id: str, token: str | None, after: int) -> bool:
@@ -428,6 +429,64 @@ class GameService:
             return False
         self.cache.put(game_id, after)
         return True
+
+    def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The token's seat leaves a game under way; a house bot plays it on (each game's rule L1)."""
+        return self._leave(game_id, token, tables.resign)
+
+    def abort(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The token's seat ends a game still waiting for players: it is ``aborted``."""
+        return self._leave(game_id, token, tables.abort)
+
+    def _leave(self, game_id: str, token: str | None, how: Callable[[tables.Table, int], list[Event]]) -> dict[str, Any]:
+        """The token's seat leaves the game as ``how`` decides, with everything that sets off (the house bot
+        now in the seat plays its turn): the seat's view after, and the events."""
+        seat = self._acting_seat(game_id, token)
+        for _ in range(MAX_ATTEMPTS):
+            table = self.table(game_id)
+            after, events = tables.settle(table, how(table, seat), self.house)
+            write = self._write(game_id, table, after, events)
+            try:
+                with self.store.transaction() as tx:
+                    write.apply(tx)
+            except VersionConflict:
+                self.cache.forget(game_id)
+                continue
+            self.cache.put(game_id, after)
+            return self._answer(write, seat, events)
+        raise StaleVersion("the game kept changing while leaving it; try again")
+
+    def end_idle(self, game_id: str, limits: tables.IdleLimits) -> bool:
+        """End game ``game_id`` if nobody changed it for longer than ``limits`` allow (a waiting game expires;
+        an active one is handed to house bots, which play it to the end): True if this call ended it. The
+        append's version check makes it happen once, and a move that came first wins."""
+        table = self.table(game_id)
+        last = self.store.read(game_id, after=table.version - 1, limit=1)[0].recorded_at
+        events = tables.idle(table, (self.clock() - last).total_seconds(), limits)
+        if not events:
+            return False
+        after, decided = tables.settle(table, events, self.house)
+        try:
+            with self.store.transaction() as tx:
+                self._write(game_id, table, after, decided).apply(tx)
+        except VersionConflict:
+            self.cache.forget(game_id)
+            return False
+        self.cache.put(game_id, after)
+        return True
+
+    def idle_games(self, limits: tables.IdleLimits, batch: int = 500) -> list[str]:
+        """The games waiting or active that nobody changed for longer than ``limits`` allow (by the listing)."""
+        now = self.clock()
+        found = []
+        for status, limit in ((tables.WAITING, limits.waiting), (tables.ACTIVE, limits.active)):
+            cursor = None
+            while limit is not None:
+                page = self.store.list_games(status=status, limit=batch, cursor=cursor)
+                found += [game.id for game in page.games if (now - game.updated_at).total_seconds() >= limit]
+                if (cursor := page.next_cursor) is None:
+                    break
+        return found
 
     def wait(self, game_id: str, after: int, timeout: float, gone: Callable[[], bool] = _never) -> bool:
         """Block until the game has an event after ``after`` (True), ``timeout`` passes, or ``gone()``

@@ -7,6 +7,13 @@ Sweepers of many processes and hosts may pick the same game: the append's
 version check lets exactly one of them record the timeout, and the others'
 appends are refused and dropped. Each sweeper takes its due games in its own
 random order, so two that wake together mostly work on different games.
+
+Given idle limits (``cardhall serve --abandon-after``, ``--expire-waiting-after``), it
+also ends, every ``idle_interval`` seconds, the games nobody changed for longer: a
+waiting game expires (``GameAborted``), an active one is handed to house bots
+(``SeatAbandoned``), which play it to the end. Those it finds through the listing of
+waiting and active games, which it pages through; the same version check makes each
+happen once.
 """
 
 from __future__ import annotations
@@ -14,23 +21,30 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 
+from domain.leaving import IdleLimits
 from service.errors import OUTAGES
 from service.games import GameService
 
 log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 0.5
+IDLE_SWEEP_SECONDS = 60.0  # how often idle games are looked for: the limits are minutes to days
 BATCH = 500  # due games read per query; a sweep reads again while a batch was full
 
 
 class Sweeper:
     """Times out due turns every ``interval`` seconds, in a thread of its own."""
 
-    def __init__(self, games: GameService, interval: float = SWEEP_SECONDS, batch: int = BATCH) -> None:
+    def __init__(self, games: GameService, interval: float = SWEEP_SECONDS, batch: int = BATCH,
+                 idle: IdleLimits | None = None, idle_interval: float = IDLE_SWEEP_SECONDS) -> None:
         self.games = games
         self.interval = interval
         self.batch = batch
+        self.idle = idle
+        self.idle_interval = idle_interval
+        self._idle_swept = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._order = random.Random()
@@ -46,13 +60,24 @@ class Sweeper:
             if len(due) < self.batch or not done:  # (a full batch others timed out: theirs to finish)
                 return timed_out
 
+    def sweep_idle(self) -> int:
+        """Every game idle past the limits ended (see the module docstring); how many this sweeper ended."""
+        if self.idle is None:
+            return 0
+        return sum(self._guarded(self.games.end_idle, game_id, self.idle)
+                   for game_id in self.games.idle_games(self.idle, self.batch))
+
     def _time_out(self, game_id: str, version: int) -> bool:
+        return self._guarded(self.games.time_out, game_id, version)
+
+    @staticmethod
+    def _guarded(action, game_id: str, argument) -> bool:  # type: ignore[no-untyped-def]
         try:
-            return self.games.time_out(game_id, version)
+            return action(game_id, argument)
         except OUTAGES:
             raise
-        except Exception:  # a bug in one game must not hold up the clocks of the others
-            log.exception("game %s: timing out version %d failed", game_id, version)
+        except Exception:  # a bug in one game must not hold up the others
+            log.exception("game %s: %s(%r) failed", game_id, action.__name__, argument)
             return False
 
     def start(self) -> Sweeper:
@@ -71,5 +96,8 @@ class Sweeper:
         while not self._stop.wait(self.interval):
             try:
                 self.sweep()
+                if self.idle is not None and time.monotonic() - self._idle_swept >= self.idle_interval:
+                    self._idle_swept = time.monotonic()
+                    self.sweep_idle()
             except OUTAGES as error:  # the database is out of reach: the next sweep tries again
                 log.warning("sweep skipped: %s", error)

@@ -206,5 +206,6 @@ def test_a_pickle_in_the_snapshots_table_is_never_loaded(store: EventStore) -> N
 def test_a_snapshot_is_plain_json_data_that_names_no_class(store: EventStore) -> None:
     _, game_id, _, _ = play(store, "scat", 3, until=3 * EVERY)
     data = json.loads(store.latest_snapshot(game_id).blob)
-    assert set(data) == {"game", "players", "options", "seats", "state", "version", "clock", "abandoned"}
+    assert set(data) == {"game", "players", "options", "seats", "state", "version", "clock", "abandoned",
+                         "handed_over", "ended"}
     assert "ScatState" not in json.dumps(data) and isinstance(data["state"]["hands"], list)

@@ -19,6 +19,8 @@ let syncing = null;
 let again = false;
 let wanted = 0; // the newest version heard of (a move's answer, the stream): catch-ups run until the page has it
 
+/** Whether the game is over (finished, or aborted before it began): its log never changes again. */
+const over = () => ["finished", "aborted"].includes(game.summary.status);
 const name = (seat) => (game.summary ? seatName(game.summary, seat) : `seat ${seat}`);
 const last = () => game.events.length;
 let working = 1; // loads and moves under way (the page opens busy, loading)
@@ -78,7 +80,7 @@ const views = new Map(); // version -> the view's promise
  * (the browser's cache keeps it too, but asking it costs a round trip between processes). */
 function viewAt(version) {
   const path = `/games/${gameId}/state?at=${version}`;
-  if (game.summary.status !== "finished") return call(path, { token });
+  if (!over()) return call(path, { token });
   if (!views.has(version)) {
     views.set(version, call(path, { token }).catch((error) => {
       views.delete(version);
@@ -94,7 +96,7 @@ function viewAt(version) {
 async function show(version) {
   const ticket = ++showing;
   const latest = version === last();
-  const live = latest && game.summary.status !== "finished";
+  const live = latest && !over();
   const view = await (live ? call(`/games/${gameId}/state`, { token }) : viewAt(version));
   if (ticket !== showing) return;
   const direction = Math.sign(version - game.shown);
@@ -135,7 +137,7 @@ function draw(view) {
 function showPosition() {
   $("slider").max = last();
   $("slider").value = game.shown;
-  const live = game.following && game.summary.status !== "finished";
+  const live = game.following && !over();
   $("position").textContent = `version ${game.shown} of ${last()}${live ? " · live" : ""}`;
   document.body.dataset.last = last();
 }
@@ -188,14 +190,14 @@ async function catchUp() {
   await loadEvents();
   if (game.following) await show(last());
   else showPosition();
-  if (game.summary.status === "finished") finish();
+  if (over()) finish();
 }
 
 /** Follow the game over its event stream (Server-Sent Events, read with fetch so the seat's token
  * goes along): each event that arrives brings the page up to date. Reconnects until the game is over. */
 async function follow() {
   const auth = token ? { Authorization: `Bearer ${token}` } : {};
-  while (game.summary.status !== "finished") {
+  while (!over()) {
     try {
       const response = await fetch(`/v1/games/${gameId}/events/stream?after=${last()}`, { headers: auth });
       if (!response.ok) throw new Error(`the stream answered ${response.status}`);
@@ -274,7 +276,7 @@ async function start() {
     const asked = Number(new URLSearchParams(window.location.search).get("v"));
     const version = asked >= 1 && asked <= last() ? asked : last();
     await show(version);
-    if (game.summary.status === "finished") finish();
+    if (over()) finish();
     else follow();
   } catch (error) {
     showProblem($("problem"), error);
