@@ -153,7 +153,9 @@ class GameSummarySchema(ma.Schema):
 
 
 class GameListQuerySchema(Strict):
-    status = fields.String(validate=validate.OneOf(STATUSES))
+    status = fields.List(fields.String(validate=validate.OneOf(STATUSES)), metadata={
+        "description": "Games of this status; repeat it for any of several (`status=waiting&status=active`: "
+                       "the games not over)"})
     game = fields.String(validate=validate.Regexp(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
     limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
     cursor = fields.String(

@@ -40,6 +40,9 @@ def _bot_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
                         help="an option of the new game, e.g. seed=7 or short=true (repeatable)")
     parser.add_argument("--name", default="bot", help="the name to sit under (default bot)")
+    parser.add_argument("--seat-token", metavar="TOKEN",
+                        help="with --game: play on in the seat this token acts for (the token a run printed "
+                             "when it sat down), e.g. after the bot stopped, instead of taking a new seat")
     parser.add_argument("--sse", action="store_true", help="wait for turns over Server-Sent Events, not long-polls")
 
 
@@ -50,14 +53,19 @@ def bot(args: argparse.Namespace) -> int:
     from client.loading import load_bot
     from client.runner import NewGame, play, start
 
+    if args.seat_token and not args.game:
+        print("cardhall: --seat-token resumes a seat of the game given with --game", file=sys.stderr)
+        return 2
     choose = load_bot(args.bot)
     new = None
     if args.new:
         new = NewGame(args.new, args.players, None if args.fill == "none" else args.fill, dict(args.option))
     with CardhallClient(args.server) as client:
         try:
-            game_id, me = start(client, args.name, game_id=args.game, new=new)
-            print(f"game {game_id}: {args.name} plays {args.bot}", flush=True)
+            game_id, me = start(client, args.name, game_id=args.game, new=new, seat_token=args.seat_token)
+            seat = me.state(game_id)["seat"]
+            print(f"game {game_id}: seat {seat}, token {me.token} (to resume: --game {game_id} --seat-token "
+                  f"{me.token}); {args.name} plays {args.bot}", flush=True)
             final = play(me, game_id, choose, lambda line: print(line, flush=True), sse=args.sse)
         except CardhallError as error:
             print(f"cardhall: {error}", file=sys.stderr)

@@ -126,6 +126,14 @@ class CardhallClient:
             headers["If-Match"] = f'"{if_match}"'
         return self._call("POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
 
+    def resign(self, game_id: str) -> MoveResult:
+        """Leave a game under way: a house bot plays this client's seat on; its view after, and the events."""
+        return self._call("POST", f"/v1/games/{game_id}/resign", safe=False)
+
+    def abort(self, game_id: str) -> MoveResult:
+        """End a game still waiting for players (any seated player may): it becomes ``aborted``."""
+        return self._call("POST", f"/v1/games/{game_id}/abort", safe=False)
+
     def events(self, game_id: str, after: int = 0, limit: int = 100, wait: float = 0) -> EventPage:
         """The log as this client may see it; ``wait`` (≤ 30 s) holds the request until an event after ``after``."""
         params = {"after": after, "limit": limit, "wait": wait or None}
@@ -175,7 +183,7 @@ class CardhallClient:
     # -- plumbing -------------------------------------------------------------
     def _caught_up(self, game_id: str, last: int) -> bool:
         summary = self.game(game_id)
-        return summary["status"] == "finished" and summary["version"] <= last
+        return summary["status"] in OVER and summary["version"] <= last
 
     def _stream_once(self, game_id: str, after: int) -> Iterator[Event]:
         headers = {**self._auth(), "Accept": "text/event-stream", "Last-Event-ID": str(after)}
@@ -216,9 +224,13 @@ class CardhallClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+#: The statuses of a game that never changes again: played to its end, or aborted before it began.
+OVER = ("finished", "aborted")
+
+
 def _my_turn_or_over(view: View) -> bool:
     """Whether the game waits for this seat or has ended (a waiting game is waited out: seats fill up)."""
-    return view["status"] == "finished" or (view["status"] == "active" and view["seat"] in view["to_act"])
+    return view["status"] in OVER or (view["status"] == "active" and view["seat"] in view["to_act"])
 
 
 #: The longest a client waits when a 429 or 503 says ``Retry-After``.

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from client.errors import IllegalMove, NotYourTurn, ValidationError, VersionConflict
-from client.http import CardhallClient
+from client.http import OVER, CardhallClient
 from client.loading import Choose
 from client.types import View
 
@@ -28,13 +28,14 @@ class NewGame:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
-def start(client: CardhallClient, name: str, *, game_id: str | None = None, new: NewGame | None = None
-          ) -> tuple[str, CardhallClient]:
-    """Join ``game_id`` or create ``new``: the game's id and a client acting for the seat taken."""
+def start(client: CardhallClient, name: str, *, game_id: str | None = None, new: NewGame | None = None,
+          seat_token: str | None = None) -> tuple[str, CardhallClient]:
+    """Join ``game_id`` (or, given ``seat_token``, go back to the seat it acts for there) or create ``new``:
+    the game's id and a client acting for the seat."""
     if new is not None:
         game_id = client.create_game(new.game, new.players, new.options)["id"]
     assert game_id is not None, "give a game id or a new game"
-    me = client.seated(client.join(game_id, name)["token"])
+    me = client.seated(seat_token or client.join(game_id, name)["token"])
     if new is not None and new.fill:
         for _ in range(new.players - 1):
             client.seat_bot(game_id, new.fill)
@@ -47,7 +48,7 @@ def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, 
     while True:
         view = me.wait_for_turn(game_id, sse=sse)
         reporter.update(view)
-        if view["status"] == "finished":
+        if view["status"] in OVER:
             return view
         _move(me, game_id, view, choose, say)
 

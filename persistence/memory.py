@@ -7,7 +7,7 @@ import dataclasses
 import datetime as dt
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 from persistence.cursor import decode_cursor, encode_cursor
@@ -145,10 +145,12 @@ class MemoryEventStore(EventStore):
         return self._state.games.get(game_id)
 
     def list_games(
-        self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
+        self, *, status: str | Collection[str] | None = None, game: str | None = None, limit: int = 50,
+        cursor: str | None = None
     ) -> GamePage:
         rows = sorted(self._state.games.values(), key=lambda r: (r.created_at, r.id), reverse=True)
-        rows = [r for r in rows if (status is None or r.status == status) and (game is None or r.game == game)]
+        statuses = (status,) if isinstance(status, str) else status
+        rows = [r for r in rows if (statuses is None or r.status in statuses) and (game is None or r.game == game)]
         if cursor is not None:
             after = decode_cursor(cursor)
             rows = [r for r in rows if (r.created_at, r.id) < after]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -190,9 +190,10 @@ class EventStore(abc.ABC):
 
     @abc.abstractmethod
     def list_games(
-        self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
+        self, *, status: str | Collection[str] | None = None, game: str | None = None, limit: int = 50,
+        cursor: str | None = None
     ) -> GamePage:
-        """Games newest first, filtered, paged by an opaque cursor."""
+        """Games newest first, filtered (``status``: one, or any of several), paged by an opaque cursor."""
 
     @abc.abstractmethod
     def due_games(self, now: dt.datetime, limit: int = 100) -> list[tuple[str, int]]:

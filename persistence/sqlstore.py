@@ -17,7 +17,7 @@ import datetime as dt
 import os
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, NoReturn, TypeVar
 
@@ -252,11 +252,14 @@ class SqlEventStore(EventStore):
         return None if row is None else GameRecord(*row)
 
     def list_games(
-        self, *, status: str | None = None, game: str | None = None, limit: int = 50, cursor: str | None = None
+        self, *, status: str | Collection[str] | None = None, game: str | None = None, limit: int = 50,
+        cursor: str | None = None
     ) -> GamePage:
         query = GAME_ROWS.order_by(games.c.created_at.desc(), games.c.id.desc()).limit(limit + 1)
-        if status is not None:
+        if isinstance(status, str):
             query = query.where(games.c.status == status)
+        elif status is not None:
+            query = query.where(games.c.status.in_(status))
         if game is not None:
             query = query.where(games.c.game == game)
         if cursor is not None:

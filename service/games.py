@@ -18,7 +18,7 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -172,9 +172,9 @@ class GameService:
         }
 
     def list_games(
-        self, *, status: str | None, game: str | None, limit: int, cursor: str | None
+        self, *, status: str | Collection[str] | None, game: str | None, limit: int, cursor: str | None
     ) -> dict[str, Any]:
-        """A page of game summaries, newest first."""
+        """A page of game summaries, newest first (``status``: one, or any of several)."""
         try:
             page = self.store.list_games(status=status, game=game, limit=limit, cursor=cursor)
         except ValueError as error:

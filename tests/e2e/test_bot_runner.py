@@ -108,3 +108,24 @@ def test_the_runner_warns_when_its_bot_takes_more_than_half_its_clock(live_serve
     warnings = [record for record in caplog.records if record.name == "cardhall.bot"]
     assert code == 0 and len(warnings) == 1
     assert "of the" in warnings[0].getMessage() and "clock had left" in warnings[0].getMessage()
+
+
+def test_the_runner_says_its_seat_and_token_and_resumes_a_seat_from_its_token(live_server, capsys):
+    with CardhallClient(live_server) as cardhall:
+        game_id = cardhall.create_game("craits", 2, {"short": True, "seed": 3})["id"]
+        token = cardhall.join(game_id, "ana")["token"]
+        cardhall.seat_bot(game_id, "greedy")
+        code = main(["bot", "run", str(EXAMPLES / "random_craits.py"), "--server", live_server, "--game", game_id,
+                     "--seat-token", token])
+        summary = cardhall.game(game_id)
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0 and summary["status"] == "finished"
+    assert lines[0].startswith(f"game {game_id}: seat 0, token {token} (to resume: --game {game_id} --seat-token {token})")
+    assert summary["seats"][0]["name"] == "ana" and summary["seats"][0]["bot"] is None
+
+
+def test_a_seat_token_without_a_game_is_refused_at_once(live_server, capsys):
+    code = main(["bot", "run", str(EXAMPLES / "random_craits.py"), "--server", live_server, "--new", "craits",
+                 "--seat-token", "whatever"])
+    assert code == 2
+    assert "--seat-token resumes a seat of the game given with --game" in capsys.readouterr().err

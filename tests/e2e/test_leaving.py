@@ -127,3 +127,17 @@ def test_cardhall_serve_abandon_after_ends_an_idle_game_by_itself(tmp_path, monk
             assert statuses == ["finished", "aborted"]
     finally:
         server.stop()
+
+
+def test_the_listing_takes_several_statuses_so_games_not_over_can_be_listed_alone(http):
+    aborted = http.create("craits", 2)
+    abort(http, aborted, http.join(aborted, "ana"))
+    finished = http.create("scat", 2)
+    http.bot(finished, "greedy"), http.bot(finished, "greedy")
+    active, _ = http.started("craits", 2)
+    waiting = http.create("scat", 3)
+    listed = http.client.get("/v1/games?status=waiting&status=active").json["games"]
+    assert [game["id"] for game in listed] == [waiting, active]
+    everything = http.client.get("/v1/games").json["games"]
+    assert [game["status"] for game in everything] == ["waiting", "active", "finished", "aborted"]
+    assert_problem(http.client.get("/v1/games?status=waiting&status=over"), 422, "validation_error")

@@ -68,7 +68,10 @@ function row(game) {
 async function showGames(page = cursors.length - 1) {
   const filters = new FormData($("filters"));
   const query = new URLSearchParams({ limit: PAGE });
-  for (const key of ["status", "game"]) if (filters.get(key)) query.set(key, filters.get(key));
+  // Finished and aborted games (an arena's hundreds among them) are listed only when asked for.
+  const status = filters.get("status");
+  for (const shown of status === "any" ? [] : status ? [status] : ["waiting", "active"]) query.append("status", shown);
+  if (filters.get("game")) query.set("game", filters.get("game"));
   if (cursors[page]) query.set("cursor", cursors[page]);
   const listed = await call(`/games?${query}`);
   $("game-rows").replaceChildren(...listed.games.map(row));

@@ -6,7 +6,7 @@ from tests.e2e.web.conftest import settled
 
 
 def test_the_lobby_loads_with_no_console_errors_and_no_request_leaving_the_server(page, api):
-    api.finished("scat", 2)
+    api.create("scat", 2)
     page.goto("/")
     settled(page)
     page.wait_for_load_state("networkidle")
@@ -75,3 +75,17 @@ def test_the_games_are_paged_and_filtered(page, api):
     page.click("#first-page")
     settled(page)
     assert page.locator("#game-rows tr").evaluate_all("rows => rows.map(row => row.dataset.game)") == first
+
+
+def test_finished_games_are_listed_only_when_asked_for(page, api):
+    finished = api.finished("craits", 2, short=True)
+    waiting = api.create("craits", 3)
+    page.goto("/")
+    settled(page)
+    listed = lambda: page.locator("#game-rows tr").evaluate_all("rows => rows.map(row => row.dataset.game)")  # noqa: E731
+    assert waiting in listed() and finished not in listed()
+    assert set(page.locator("#game-rows td[data-label=Status]").all_inner_texts()) <= {"waiting", "active"}
+    for asked in ("finished", "any"):
+        page.select_option("#filters select[name=status]", asked)
+        settled(page)
+        assert finished in listed()
