@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response
 from flask_smorest import Api
 
 from api import assets, errors, limits, metrics, parsing, requestlog
@@ -106,6 +106,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall"] = games
     app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]), metrics.followers_counted)
     app.url_map.converters["game_id"] = parsing.GameIdConverter
+    requestlog.install(app)  # (first: every answer has its id, a refusal by the checks below or the limiter too)
     app.before_request(parsing.refuse_oversized_head)
     api = CardhallApi(app)
     api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)
@@ -115,7 +116,6 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.register_blueprint(assets.blp)
     limits.install(app)
     metrics.install(app)
-    requestlog.install(app)
     app.register_blueprint(web.blueprint)
     _allow_origins(app, app.config.get("CARDHALL_CORS_ORIGINS") or [])
     return app
@@ -138,6 +138,15 @@ def _allow_origins(app: Flask, origins: list[str]) -> None:
 
     CORS(app, resources={r"/v1/*": {}, "/healthz": {}, "/openapi.*": {}}, origins=origins,
          allow_headers=CORS_REQUEST_HEADERS, expose_headers=CORS_RESPONSE_HEADERS, max_age=600)
+    app.after_request(_vary_by_origin)
+
+
+def _vary_by_origin(response: Response) -> Response:
+    """With origins allowed, every answer depends on the request's ``Origin`` (flask-cors says so only
+    on answers to an allowed one): a cache must not give one site's answer to another, or to a page of
+    this one, e.g. a finished game's log, which may be kept a year."""
+    response.vary.add("Origin")
+    return response
 
 
 def _add_links(spec: Any) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -285,11 +284,15 @@ async def _no_body() -> Message:
 SWITCH_INTERVAL = 0.001
 
 
-def _app() -> FollowingApp:
+def _app() -> Any:
+    """The app a worker serves: made from the settings of the environment, behind the guard (api.guard)."""
     from api import wsgi
+    from api.guard import guarded
+    from api.settings import Settings
 
+    settings = Settings.from_environment()
     sys.setswitchinterval(SWITCH_INTERVAL)
-    return FollowingApp(wsgi.app, int(os.environ.get("CARDHALL_THREADS", "32")))
+    return guarded(FollowingApp(wsgi.create(settings), settings.threads), settings.limits)
 
 
 def __getattr__(name: str) -> Any:

@@ -52,6 +52,7 @@ CODE_OF_STATUS = {
     409: "conflict",
     412: "precondition_failed",
     413: "payload_too_large",
+    408: "request_timeout",
     414: "uri_too_long",
     415: "unsupported_media_type",
     422: "validation_error",
@@ -61,9 +62,9 @@ CODE_OF_STATUS = {
 }
 
 
-def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
-    """A problem+json response."""
-    body = {
+def problem_document(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """A problem+json document."""
+    return {
         "type": f"https://cardhall.dev/problems/{code.replace('_', '-')}",
         "title": http.HTTPStatus(status).phrase,
         "status": status,
@@ -71,6 +72,11 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
         "code": code,
         **{key: value for key, value in extra.items() if value is not None},
     }
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
+    """A problem+json response."""
+    body = problem_document(status, code, detail, **extra)
     headers = {"WWW-Authenticate": 'Bearer realm="cardhall"'} if status == 401 else {}
     return Response(json.dumps(body), status=status, mimetype=PROBLEM, headers=headers)
 

@@ -5,10 +5,11 @@ Every answer under a limit carries ``RateLimit-Limit``, ``RateLimit-Remaining`` 
 (the problem itself is made in ``api.errors``, like every other).
 
 - ``CARDHALL_RATE_LIMIT``: each client's requests, all routes together (a flask-limiter
-  string, e.g. ``50/second;1500/minute``), or ``off`` (benchmarks, tests). A token is
-  a client of its own, so that several bots behind one address each get the limit;
-  so that inventing tokens buys nothing, each address also has
-  :data:`ADDRESS_FACTOR` times the limit across all its tokens.
+  string, e.g. ``50/second;1500/minute``), or ``off`` (benchmarks, tests). A token this
+  server gave out is a client of its own, so that several bots behind one address each get
+  the limit; any other token (invented, mistyped) counts as no token, against its address,
+  so that inventing tokens buys nothing; and each address also has :data:`ADDRESS_FACTOR`
+  times the limit across all its tokens.
 - ``CARDHALL_CREATE_RATE_LIMIT``: games a client may create.
 - ``CARDHALL_RATE_LIMIT_STORAGE``: where counters live: ``memory://`` (one process) or
   ``cardhall+sqlite:///path`` (several workers on one host; ``cardhall serve`` picks it).
@@ -22,13 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 import time
+from collections import OrderedDict
 
-from flask import Flask, Response, request
-from flask_limiter import ApplicationLimit, Limiter
+from flask import Flask, Response, g, request
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 
+from api.context import service
 from api.followers import woken
 
 #: A fair bot's rate is a few requests a second, bursts of its moves' answers included.
@@ -40,11 +44,35 @@ UNLIMITED_ENDPOINTS = ("health.Health", "health.OpenApiYaml", "api-docs.openapi_
 
 
 def client_key() -> str:
-    """The client a request counts against: its bearer token (hashed), else its address."""
+    """The client a request counts against: its bearer token (hashed) if this server gave it out, else its address."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return "token:" + hashlib.sha256(token.strip().encode()).hexdigest()[:32]
+    if scheme.lower() == "bearer" and (token := token.strip()) and _given_out(token):
+        return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
     return "address:" + get_remote_address()
+
+
+#: Tokens found not to be this server's, a while: asking again for each request of one who invents
+#: tokens would be a read of the database each (a token given out since is a client of its own once
+#: its entry is past UNKNOWN_SECONDS).
+_unknown: OrderedDict[str, float] = OrderedDict()
+_unknown_lock = threading.Lock()
+UNKNOWN_SECONDS, UNKNOWN_KEPT = 10.0, 10_000
+
+
+def _given_out(token: str) -> bool:
+    now = time.monotonic()
+    with _unknown_lock:
+        seen = _unknown.get(token)
+        if seen is not None and now - seen < UNKNOWN_SECONDS:
+            return False
+    if service().is_token(token):
+        return True
+    with _unknown_lock:
+        _unknown[token] = now
+        _unknown.move_to_end(token)
+        while len(_unknown) > UNKNOWN_KEPT:
+            _unknown.popitem(last=False)
+    return False
 
 
 def address_key() -> str:
@@ -85,20 +113,40 @@ def install(app: Flask) -> Limiter | None:
     create = app.view_functions["games.Games"]
     app.view_functions["games.Games"] = limiter.limit(app.config["CARDHALL_CREATE_RATE_LIMIT"], methods=["POST"],
                                                       key_func=client_key)(create)
+    app.before_request(lambda: _keep_limits(limiter))  # (after the limiter's own check, which passed)
     app.after_request(lambda response: _headers(limiter, response))
     return limiter
 
 
+def _keep_limits(limiter: Limiter) -> None:
+    """The application's limits this request was counted against (the create limit, checked in its view,
+    replaces them in the limiter's own record)."""
+    g.rate_limits = list(limiter.current_limits)
+
+
 def _headers(limiter: Limiter, response: Response) -> Response:
-    """The limit nearest to being met: ``RateLimit-Limit``, ``-Remaining``, ``-Reset`` (seconds until
-    the window starts again); on a 429, ``Retry-After`` (the same seconds)."""
-    current = limiter.current_limit
-    if current is None:
+    """``RateLimit-Limit``, ``-Remaining``, ``-Reset`` (whole seconds until its window starts again) of
+    the limit that refused the request, else of the limit nearest to being met (the fewest requests
+    left); on a 429, ``Retry-After`` (the same seconds: when the refusing limit lets requests in again)."""
+    counted = {(item.limit, tuple(item.request_args)): item for item in (*g.get("rate_limits", ()),
+                                                                         *limiter.current_limits)}
+    if not counted:
         return response
-    reset = max(1, math.ceil(current.reset_at - time.time()))
-    response.headers["RateLimit-Limit"] = str(current.limit.amount)
-    response.headers["RateLimit-Remaining"] = str(current.remaining)
+    now = time.time()
+    refusing = [item for item in counted.values() if item.breached]
+    if refusing:
+        chosen = max(refusing, key=lambda item: _reset(item, now))
+    else:
+        chosen = min(counted.values(), key=lambda item: (item.remaining, _reset(item, now)))
+    reset = _reset(chosen, now)
+    response.headers["RateLimit-Limit"] = str(chosen.limit.amount)
+    response.headers["RateLimit-Remaining"] = str(0 if chosen.breached else chosen.remaining)
     response.headers["RateLimit-Reset"] = str(reset)
     if response.status_code == 429:
         response.headers["Retry-After"] = str(reset)
     return response
+
+
+def _reset(item: RequestLimit, now: float) -> int:
+    """Whole seconds until ``item``'s window starts again (at least 1; a window of 1 s: 1)."""
+    return max(1, math.ceil(item.window[0] - now))

@@ -110,6 +110,24 @@ class RequestIdFilter(logging.Filter):
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 
 
+#: What could end or forge a line of the text log: control characters and Unicode's line separators.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class TextFormatter(logging.Formatter):
+    """The text log: one line a record, whatever its message holds (a path with an encoded newline,
+    a client's text): control characters and line separators are written escaped (``\\n``, ``\\x1b``);
+    a trace, which follows, keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        line = super().formatMessage(record)
+        return _UNPRINTABLE.sub(_escaped, line) if _UNPRINTABLE.search(line) else line
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object a line: time, level, logger, message, request id, the record's extras, any trace."""
 
@@ -193,7 +211,8 @@ class LineWriter(logging.Handler):
 def logging_config(log_format: str) -> dict[str, Any]:
     """The logging set-up of a server (``logging.config.dictConfig``; gunicorn's ``logconfig_dict``)."""
     formatter = ({"()": "api.requestlog.JsonFormatter"} if log_format == "json"
-                 else {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"})
+                 else {"()": "api.requestlog.TextFormatter",
+                       "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"})
     handler = {"class": "api.requestlog.LineWriter", "stream": "ext://sys.stderr", "formatter": "default",
                "filters": ["request_id"]}
     return {

@@ -1,49 +1,60 @@
-"""The WSGI entry point for gunicorn: ``api.wsgi:app`` (database from CARDHALL_DATABASE_URL; the
-origins whose scripts may call the API, space-separated, from CARDHALL_CORS_ORIGINS).
+"""The app's factory for a server's worker: ``create()`` (gunicorn: ``'api.wsgi:create()'``; uvicorn: ``--factory``).
 
-``cardhall serve`` migrates the schema before it starts the workers, so the
-workers do not (CARDHALL_SKIP_MIGRATIONS=1); started another way, each worker
-migrates, which is safe and quick when the schema is current.
+``create(settings)`` opens the database the settings name, migrating it first unless
+``skip_migrations`` (``cardhall serve`` migrates once, before it starts its workers, and
+tells them to skip it), makes the Flask app and starts the worker's sweeper of turn clocks.
+Importing this module does none of that: it opens no database and starts no thread.
+``api.wsgi:app`` is still there for a WSGI server, made (from the environment) when first asked for.
 """
 
 from __future__ import annotations
 
 import gc
-import os
+from typing import Any
+
+from flask import Flask
 
 from api import create_app
+from api.settings import Settings
 from domain.leaving import IdleLimits
 from service.bootstrap import open_service
-from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS, Sweeper
-
-#: The app's settings an operator gives through the environment (``cardhall serve`` sets them from its options).
-FROM_ENVIRONMENT = ("CARDHALL_MAX_FOLLOWERS", "CARDHALL_RATE_LIMIT", "CARDHALL_CREATE_RATE_LIMIT",
-                    "CARDHALL_RATE_LIMIT_STORAGE")
-
-games = open_service(migrate=os.environ.get("CARDHALL_SKIP_MIGRATIONS") != "1")
-app = create_app(games, CARDHALL_CORS_ORIGINS=os.environ.get("CARDHALL_CORS_ORIGINS", "").split(),
-                 **{name: os.environ[name] for name in FROM_ENVIRONMENT if os.environ.get(name)})
-# Each worker sweeps for turns past their deadline (gunicorn imports this in the worker, after
-# the fork, so the thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off. It ends
-# idle games too: CARDHALL_EXPIRE_WAITING_AFTER and CARDHALL_ABANDON_AFTER, in seconds (unset: never),
-# looked for every CARDHALL_IDLE_SWEEP_SECONDS.
+from service.sweeper import Sweeper
 
 
-def _seconds(name: str) -> float | None:
-    return float(value) if (value := os.environ.get(name)) else None
+def create(settings: Settings | None = None) -> Flask:
+    """The app a worker serves, its service and its sweeper (``settings``: the environment's, by default)."""
+    settings = settings or Settings.from_environment()
+    games = open_service(settings.database_url, migrate=not settings.skip_migrations,
+                         shuffle_secret=settings.shuffle_secret)
+    app = create_app(games, **settings.app_config())
+    # Each worker sweeps for turns past their deadline (made in the worker, after the fork, so the
+    # thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off. It ends idle games too:
+    # expire_waiting_after and abandon_after, in seconds (None: never), looked for every idle_sweep_seconds.
+    if settings.sweep_seconds > 0:
+        Sweeper(games, settings.sweep_seconds, idle=IdleLimits(settings.expire_waiting_after, settings.abandon_after),
+                idle_interval=settings.idle_sweep_seconds).start()
+    tune_collector()
+    return app
 
 
-if (sweep_seconds := float(os.environ.get("CARDHALL_SWEEP_SECONDS", SWEEP_SECONDS))) > 0:
-    Sweeper(games, sweep_seconds,
-            idle=IdleLimits(_seconds("CARDHALL_EXPIRE_WAITING_AFTER"), _seconds("CARDHALL_ABANDON_AFTER")),
-            idle_interval=_seconds("CARDHALL_IDLE_SWEEP_SECONDS") or IDLE_SWEEP_SECONDS).start()
+def tune_collector() -> None:
+    """The garbage collector, tuned for serving.
 
-# The garbage collector, tuned for serving. A request allocates thousands of short-lived
-# objects (events, views, dicts), nearly all freed by reference counting; at CPython's
-# default (a young collection every 700 allocations, an older one every 10 of those) the
-# collector ran several times a request. Measured (bench/http.py, PostgreSQL, one worker,
-# 128 clients, two A/B pairs): game requests/s 496 -> 560 and 524 -> 586, /healthz unchanged.
-gc.set_threshold(50_000, 20, 20)
-# The modules, the app and its schemas live as long as the process: out of the collector's
-# sight, a full collection no longer walks them all again, at any point of a request.
-gc.freeze()
+    A request allocates thousands of short-lived objects (events, views, dicts), nearly all freed
+    by reference counting; at CPython's default (a young collection every 700 allocations, an older
+    one every 10 of those) the collector ran several times a request. Measured (bench/http.py,
+    PostgreSQL, one worker, 128 clients, two A/B pairs): game requests/s 496 -> 560 and 524 -> 586,
+    /healthz unchanged. The modules, the app and its schemas live as long as the process: frozen out
+    of the collector's sight, a full collection no longer walks them all again, at any point of a request.
+    """
+    gc.set_threshold(50_000, 20, 20)
+    gc.freeze()
+
+
+def __getattr__(name: str) -> Any:
+    """``api.wsgi:app``, made from the environment's settings when a server first asks for it."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    global app
+    app = create()
+    return app

@@ -10,6 +10,7 @@ the server stops.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import shutil
@@ -19,16 +20,25 @@ from typing import Any, ClassVar
 from prometheus_client import multiprocess
 from uvicorn_worker import UvicornWorker
 
+from api import connections
 from api.requestlog import logging_config
-from cardhall_cli.server import RUN_DIRECTORY, redacted
+from api.settings import Settings
+from cardhall_cli.server import redacted
+
+_settings = Settings.from_environment()
 
 
 class Worker(UvicornWorker):
     """uvicorn in a gunicorn worker, without lifespan events (the app has none) and without
-    uvicorn's access log (``api.requestlog`` logs each request, with its id)."""
+    uvicorn's access log (``api.requestlog`` logs each request, with its id); its connections
+    served within the operator's limits (:mod:`api.connections`). uvicorn's own proxy-headers
+    middleware is off: it would believe ``X-Forwarded-For`` from ``FORWARDED_ALLOW_IPS`` (127.0.0.1
+    unless set); the app's guard has it with the operator's list alone (:mod:`api.guard`)."""
 
     CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
         **UvicornWorker.CONFIG_KWARGS,
+        "http": connections.protocol(_settings.limits),
+        "proxy_headers": False,
         "lifespan": "off",
         "access_log": False,
         "timeout_graceful_shutdown": 10,
@@ -38,7 +48,7 @@ class Worker(UvicornWorker):
 worker_class = f"{__name__}.Worker"
 #: Newer gunicorns open a control socket at one path per user: servers on other ports would contend for it.
 control_socket_disable = True
-logconfig_dict = logging_config(os.environ.get("CARDHALL_LOG_FORMAT", "text"))
+logconfig_dict = logging_config(_settings.log_format)
 # The server's log records skip what none of its lines shows (the logging HOWTO's "Optimization"): the
 # caller's file and line (a walk up the stack for every access line), thread and process names. Set here,
 # in the server's own process (its workers are forked from it), never where the app is imported.
@@ -52,7 +62,7 @@ def on_starting(server: Any) -> None:
     import persistence
     from persistence.engine import normalise_url
 
-    url = normalise_url(None)
+    url = normalise_url(_settings.database_url)
     try:
         persistence.upgrade(url)
     except Exception as error:  # (gunicorn prints a RuntimeError's message alone, and exits 1)
@@ -66,7 +76,17 @@ def child_exit(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid)
 
 
+def _remove_run_directory(master: int) -> None:
+    """The server ends (stopped, or failed to start: a port in use, a database out of reach): remove the
+    temporary files ``cardhall serve`` made for this run. Only the master's exit does (a worker forked
+    from it inherits this hook)."""
+    if os.getpid() == master and _settings.run_directory:
+        shutil.rmtree(_settings.run_directory, ignore_errors=True)
+
+
+atexit.register(_remove_run_directory, os.getpid())
+
+
 def on_exit(server: Any) -> None:
     """The server stops: remove the temporary files ``cardhall serve`` made for this run."""
-    if directory := os.environ.get(RUN_DIRECTORY):
-        shutil.rmtree(directory, ignore_errors=True)
+    _remove_run_directory(os.getpid())

@@ -8,12 +8,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from api.guard import Limits
+from api.settings import DEFAULT_MAX_FOLLOWERS, DEFAULT_THREADS, Settings
 from cardhall_cli import command
-
-#: Followers are cheap now (a socket and a coroutine each): thousands per process.
-DEFAULT_MAX_FOLLOWERS = 10_000
-#: The environment variable naming the directory of a run's temporary files (removed on exit).
-RUN_DIRECTORY = "CARDHALL_RUN_DIRECTORY"
 
 
 def _serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,8 +18,8 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--database", help="database URL (default CARDHALL_DATABASE_URL or sqlite:///cardhall.db)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--threads", type=int, default=32,
-                        help="threads per worker serving requests; followers waiting hold none (default 32)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help=f"threads per worker serving requests; followers waiting hold none (default {DEFAULT_THREADS})")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="let scripts of this site (e.g. https://example.org) call the API and its "
                              "streams; repeatable (default: none)")
@@ -34,11 +31,28 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sqlite-synchronous", choices=["full", "normal"], default=None,
                         help="SQLite durability: full (the default) never loses an acknowledged move; normal "
                              "commits faster but a power loss or OS crash may drop the last moves acknowledged")
-    parser.add_argument("--max-followers", type=int, default=DEFAULT_MAX_FOLLOWERS,
+    parser.add_argument("--max-followers", type=int, default=None,
                         help="long-polls and streams a worker follows at once; past it they get 503 "
                              f"(default {DEFAULT_MAX_FOLLOWERS:,}; each holds a socket, no thread)")
-    parser.add_argument("--log-format", choices=["text", "json"], default="text",
+    parser.add_argument("--log-format", choices=["text", "json"], default=None,
                         help="log lines as text (the default) or as one JSON object each, with the request id")
+    limits = Limits()
+    parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
+                        help="comma-separated addresses or networks of the reverse proxies whose X-Forwarded-For "
+                             "names the client (default: none; every client is its TCP peer)")
+    parser.add_argument("--max-headers", type=int, default=None, metavar="N",
+                        help=f"headers a request may have; more is 431 (default {limits.max_headers})")
+    parser.add_argument("--max-head-bytes", type=int, default=None, metavar="BYTES",
+                        help=f"bytes of a request's line and headers; more is 431 (default {limits.max_head_bytes})")
+    parser.add_argument("--head-timeout", type=float, default=None, metavar="SECONDS",
+                        help=f"a request's head must arrive within this, from its first byte (default {limits.head_timeout:g})")
+    parser.add_argument("--body-timeout", type=float, default=None, metavar="SECONDS",
+                        help=f"a request's body must arrive within this, from its head (default {limits.body_timeout:g})")
+    parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS",
+                        help=f"a connection without a request is closed after this (default {limits.idle_timeout:g})")
+    parser.add_argument("--max-connections-per-address", type=int, default=None, metavar="N",
+                        help="connections one address may hold open to a worker; more are refused 429 "
+                             f"(default {limits.max_connections_per_address}; trusted proxies are not counted)")
     parser.add_argument("--abandon-after", type=duration, default=duration("1d"), metavar="DURATION|off",
                         help="hand a game under way nobody moved in for this long (e.g. 1h, 30m, 2d) to house "
                              "bots, which play it to the end (default 1d)")
@@ -63,6 +77,7 @@ def duration(text: str) -> float | None:
         raise argparse.ArgumentTypeError(f"not a duration (e.g. 90s, 30m, 1h, 2d, or off): {text!r}")
     return seconds
 
+
 def _rate_limit(spec: str) -> str:
     """A flask-limiter limit string such as '50/second;1500/minute', or 'off'."""
     from limits import parse_many
@@ -80,40 +95,31 @@ def _rate_limit(spec: str) -> str:
 def serve(args: argparse.Namespace) -> int:
     """Start the HTTP server (gunicorn's workers running uvicorn, the app in a thread pool), migrating
     the database first."""
-    if args.max_followers < 1 or args.threads < 1:
+    try:
+        settings = _settings(Settings.from_environment(), args)
+    except ValueError as error:
+        print(f"cardhall: {error}", file=sys.stderr)
+        return 2
+    if settings.max_followers < 1 or settings.threads < 1:
         print("cardhall: --max-followers and --threads must be at least 1", file=sys.stderr)
         return 2
-    if args.sqlite_synchronous is not None:  # (the migrations' connections too)
-        os.environ["CARDHALL_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
     # gunicorn's master migrates the database, then says what it serves, before it starts a worker
-    # (gunicorn_conf.on_starting): this process imports none of the service, which the exec would throw away.
-    if args.database:
-        os.environ["CARDHALL_DATABASE_URL"] = args.database
-    os.environ["CARDHALL_SKIP_MIGRATIONS"] = "1"
-    os.environ["CARDHALL_MAX_FOLLOWERS"] = str(args.max_followers)
-    os.environ["CARDHALL_THREADS"] = str(args.threads)
-    if args.rate_limit is not None:
-        os.environ["CARDHALL_RATE_LIMIT"] = args.rate_limit
-    run = Path(tempfile.mkdtemp(prefix=f"cardhall-{args.port}-"))  # (gunicorn_conf removes it on exit)
-    os.environ[RUN_DIRECTORY] = str(run)
+    # (gunicorn_conf.on_starting); the workers skip it. Made here, the run's directory is removed by
+    # the master when it ends, however it ends (gunicorn_conf: a start that fails too).
+    run = Path(tempfile.mkdtemp(prefix=f"cardhall-{args.port}-"))
+    settings = settings.replace(skip_migrations=True, run_directory=str(run))
     if args.workers > 1 and "CARDHALL_RATE_LIMIT_STORAGE" not in os.environ:  # (one worker: its memory)
-        os.environ["CARDHALL_RATE_LIMIT_STORAGE"] = f"cardhall+sqlite://{run / 'ratelimits.db'}"
+        settings = settings.replace(rate_limit_storage=f"cardhall+sqlite://{run / 'ratelimits.db'}")
+    os.environ.update(settings.environment())  # (the workers read their settings back: api.settings)
     # glibc gives each thread that allocates its own malloc arena (up to 8 per core), and arenas
     # seldom give memory back, so a worker's RSS creeps up as more of its threads serve; two
     # arenas bound that (docs/performance.md, "Soak"), and under the GIL their lock is no contention.
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
-    if args.shuffle_secret:  # (handed to the workers as they start; never printed)
-        os.environ["CARDHALL_SHUFFLE_SECRET"] = args.shuffle_secret
-    os.environ["CARDHALL_CORS_ORIGINS"] = " ".join(args.cors_origin)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(run)
-    os.environ["CARDHALL_LOG_FORMAT"] = args.log_format
-    for name, seconds in (("CARDHALL_ABANDON_AFTER", args.abandon_after),
-                          ("CARDHALL_EXPIRE_WAITING_AFTER", args.expire_waiting_after)):
-        os.environ[name] = "" if seconds is None else str(seconds)
     sockets = raise_open_files_limit()
-    if sockets < args.max_followers * args.workers:
+    if sockets < settings.max_followers * args.workers:
         print(f"cardhall: warning: this process may open {sockets} files; --max-followers "
-              f"{args.max_followers} × {args.workers} workers needs more", file=sys.stderr)
+              f"{settings.max_followers} × {args.workers} workers needs more", file=sys.stderr)
     argv = [
         "gunicorn", "api.asgi:app",
         "--config", "python:cardhall_cli.gunicorn_conf",  # (uvicorn's worker class, the hooks, the logging)
@@ -122,10 +128,32 @@ def serve(args: argparse.Namespace) -> int:
         "--backlog", "4096",
         "--timeout", "120",
         "--graceful-timeout", "10",
-        "--keep-alive", "5",
+        "--keep-alive", f"{max(1, round(settings.limits.idle_timeout))}",
     ]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
+
+
+#: ``cardhall serve``'s options that set a setting: option (its argparse name) -> the setting.
+OPTIONS = {
+    "database": "database_url", "threads": "threads", "max_followers": "max_followers", "rate_limit": "rate_limit",
+    "shuffle_secret": "shuffle_secret", "sqlite_synchronous": "sqlite_synchronous", "log_format": "log_format",
+    "max_headers": "max_headers", "max_head_bytes": "max_head_bytes", "head_timeout": "head_timeout",
+    "body_timeout": "body_timeout", "idle_timeout": "idle_timeout",
+    "max_connections_per_address": "max_connections_per_address",
+}
+
+
+def _settings(settings: Settings, args: argparse.Namespace) -> Settings:
+    """``settings`` (the environment's) with what the command line gives: an option wins over its variable."""
+    changes = {setting: getattr(args, option) for option, setting in OPTIONS.items()
+               if getattr(args, option) is not None}
+    if args.cors_origin:
+        changes["cors_origins"] = tuple(args.cors_origin)
+    changes["abandon_after"], changes["expire_waiting_after"] = args.abandon_after, args.expire_waiting_after
+    if args.forwarded_allow_ips is not None:
+        changes["forwarded_allow_ips"] = tuple(args.forwarded_allow_ips.replace(",", " ").split())
+    return settings.replace(**changes)
 
 
 def raise_open_files_limit() -> int:

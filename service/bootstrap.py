@@ -15,14 +15,14 @@ def database_url(url: str | None = None) -> str:
     return url or os.environ.get("CARDHALL_DATABASE_URL") or DEFAULT_URL
 
 
-def open_service(url: str | None = None, *, migrate: bool = True, max_wait: float = 30.0) -> GameService:
+def open_service(url: str | None = None, *, migrate: bool = True, max_wait: float = 30.0,
+                 shuffle_secret: str | None = None) -> GameService:
     """A game service on the database at ``url``, its schema migrated first unless told not to.
 
-    Seeded shuffles are keyed with ``CARDHALL_SHUFFLE_SECRET`` when the operator sets it (every
-    server of a deployment must then set the same), else with the secret kept in the database.
+    Seeded shuffles are keyed with ``shuffle_secret`` when the operator gives one (every server of
+    a deployment must then give the same), else with the secret kept in the database.
     """
     url = database_url(url)
     if migrate:
         persistence.upgrade(url)
-    secret = os.environ.get("CARDHALL_SHUFFLE_SECRET") or None
-    return GameService(persistence.open_store(url), max_wait=max_wait, shuffle_secret=secret)
+    return GameService(persistence.open_store(url), max_wait=max_wait, shuffle_secret=shuffle_secret or None)

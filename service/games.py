@@ -187,6 +187,10 @@ class GameService:
             "next_cursor": page.next_cursor,
         }
 
+    def is_token(self, token: str) -> bool:
+        """Whether this server gave out ``token`` (for any seat of any game)."""
+        return self.token_seats.get(hash_token(token)) is not None
+
     def seat_of(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat a bearer token acts for in this game (None for a spectator)."""
         if token is None:

@@ -7,11 +7,28 @@ scripts: a page offers only the moves the server listed in ``legal_moves``.
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, Response, render_template, request
 
 blueprint = Blueprint(
     "web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets"
 )
+
+#: What a page may load and run: its own scripts, styles and API, nothing inline, nothing from elsewhere.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                           "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'")
+
+
+@blueprint.after_request
+def _page_headers(response: Response) -> Response:
+    """Every page and asset: the policy above. Only a table shown ``?embed=1`` may be framed, by any
+    site; the lobby and a table with its seat's move buttons by none (clickjacking)."""
+    embedded = request.endpoint == "web.table" and request.args.get("embed") == "1"
+    ancestors = "*" if embedded else "'none'"
+    response.headers["Content-Security-Policy"] = f"{CONTENT_SECURITY_POLICY}; frame-ancestors {ancestors}"
+    if not embedded:
+        response.headers["X-Frame-Options"] = "DENY"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @blueprint.get("/")

@@ -28,16 +28,36 @@ def test_under_the_limit_answers_carry_the_ratelimit_headers_and_past_it_the_cli
     assert 1 <= int(answers[0].headers["RateLimit-Reset"]) <= 61 and "Retry-After" not in answers[0].headers
 
 
-def test_each_token_is_a_client_of_its_own_and_liveness_is_never_limited():
-    http = limited_app("2/minute").test_client()
-    for token in ("a", "b", "c"):
-        assert http.get("/v1/game-types", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+def _tokens(app, count: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """``count`` tokens the app gave out (seats of a game), taken with limits lifted for the set-up."""
+    games, tokens = app.extensions["cardhall"], []
+    while len(tokens) < count:
+        game_id = games.create_game("craits", 5, {})["id"]
+        tokens += [games.join(game_id, name=f"p{n}")["token"] for n in range(min(4, count - len(tokens)))]
+    return tokens
+
+
+def test_each_token_given_out_is_a_client_of_its_own_and_liveness_is_never_limited():
+    app = limited_app("2/minute")
+    http = app.test_client()
+    for token in _tokens(app, 3):
+        codes = [http.get("/v1/game-types", headers={"Authorization": f"Bearer {token}"}).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
     assert [http.get("/healthz").status_code for _ in range(10)] == [200] * 10
 
 
-def test_inventing_tokens_does_not_lift_an_address_past_five_times_the_limit():
+def test_invented_tokens_share_their_addresss_budget():
     http = limited_app("2/minute").test_client()
-    codes = [http.get("/v1/game-types", headers={"Authorization": f"Bearer token-{n}"}).status_code for n in range(12)]
+    codes = [http.get("/v1/game-types", headers={"Authorization": f"Bearer token-{n}"}).status_code for n in range(4)]
+    assert codes == [200, 200, 429, 429]
+    assert http.get("/v1/game-types").status_code == 429  # (and the address, without a token, is spent too)
+
+
+def test_tokens_given_out_do_not_lift_an_address_past_five_times_the_limit():
+    app = limited_app("2/minute")
+    http = app.test_client()
+    codes = [http.get("/v1/game-types", headers={"Authorization": f"Bearer {token}"}).status_code
+             for token in _tokens(app, 12)]
     assert codes == [200] * 10 + [429] * 2
 
 

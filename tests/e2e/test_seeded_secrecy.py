@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 import persistence
+from api.settings import Settings
 from domain import table as tables
 from service.bootstrap import open_service
 from service.games import GameService
@@ -79,9 +80,9 @@ def test_the_same_seed_on_the_same_deployment_gives_the_same_cards_and_elsewhere
     assert truth(LocalGame("craits", 2, {"seed": SEED}, secret=elsewhere))["hands"] != hands[0]
 
 
-def test_an_operators_secret_keys_the_seeded_shuffles(tmp_path, monkeypatch):
-    monkeypatch.setenv("CARDHALL_SHUFFLE_SECRET", "the operator's own")
-    service = open_service(f"sqlite:///{tmp_path / 'cardhall.db'}")
+def test_an_operators_secret_keys_the_seeded_shuffles(tmp_path):
+    settings = Settings.from_environment({"CARDHALL_SHUFFLE_SECRET": "the operator's own"})
+    service = open_service(f"sqlite:///{tmp_path / 'cardhall.db'}", shuffle_secret=settings.shuffle_secret)
     try:
         created = service.create_game("scat", 2, {"seed": SEED})
         for _ in range(2):

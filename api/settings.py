@@ -1,0 +1,132 @@
+"""Every setting of a server, in one object read once, at the entry point.
+
+``cardhall serve`` makes a :class:`Settings` from its options (each falls back to its
+``CARDHALL_*`` variable, then to its default) and hands it to the workers it starts as
+those variables (:meth:`Settings.environment`); a worker reads them back, once, where its
+app is made (:meth:`Settings.from_environment`, in ``api.wsgi.create`` / ``api.asgi``).
+Nothing else in the server reads a ``CARDHALL_*`` variable (the database layer takes its
+pool and durability from :meth:`Settings.apply_to_database`). :data:`VARIABLES` is the one
+list of them, which docs/deploy.md's table ("Settings") must match (a test holds it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from api.guard import Limits
+from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS
+
+DEFAULT_DATABASE_URL = "sqlite:///cardhall.db"
+DEFAULT_RATE_LIMIT = "50/second;1500/minute"
+DEFAULT_CREATE_RATE_LIMIT = "120/minute"
+DEFAULT_MAX_FOLLOWERS = 10_000
+DEFAULT_THREADS = 32
+
+#: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
+#: and how its text is read. The table "Settings" of docs/deploy.md lists exactly these.
+VARIABLES: dict[str, tuple[str, Any]] = {
+    "CARDHALL_DATABASE_URL": ("database_url", str),
+    "CARDHALL_SKIP_MIGRATIONS": ("skip_migrations", lambda text: text == "1"),
+    "CARDHALL_THREADS": ("threads", int),
+    "CARDHALL_MAX_FOLLOWERS": ("max_followers", int),
+    "CARDHALL_RATE_LIMIT": ("rate_limit", str),
+    "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", str),
+    "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", str),
+    "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
+    "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
+    "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", float),
+    "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", float),
+    "CARDHALL_ABANDON_AFTER": ("abandon_after", float),
+    "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", float),
+    "CARDHALL_LOG_FORMAT": ("log_format", str),
+    "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", str),
+    "CARDHALL_DB_POOL_SIZE": ("db_pool_size", int),
+    "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", int),
+    "CARDHALL_RUN_DIRECTORY": ("run_directory", str),
+    "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", lambda text: tuple(text.replace(",", " ").split())),
+    "CARDHALL_MAX_HEADERS": ("limits.max_headers", int),
+    "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", int),
+    "CARDHALL_HEAD_TIMEOUT": ("limits.head_timeout", float),
+    "CARDHALL_BODY_TIMEOUT": ("limits.body_timeout", float),
+    "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", float),
+    "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", int),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """A server's settings (docs/deploy.md, "Settings", says what each does)."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    skip_migrations: bool = False
+    threads: int = DEFAULT_THREADS
+    max_followers: int = DEFAULT_MAX_FOLLOWERS
+    rate_limit: str = DEFAULT_RATE_LIMIT
+    create_rate_limit: str = DEFAULT_CREATE_RATE_LIMIT
+    rate_limit_storage: str = "memory://"
+    cors_origins: tuple[str, ...] = ()
+    shuffle_secret: str | None = None
+    sweep_seconds: float = SWEEP_SECONDS
+    expire_waiting_after: float | None = None
+    abandon_after: float | None = None
+    idle_sweep_seconds: float = IDLE_SWEEP_SECONDS
+    log_format: str = "text"
+    sqlite_synchronous: str = "full"
+    db_pool_size: int | None = None
+    db_max_overflow: int = 0
+    run_directory: str | None = None
+    limits: Limits = dataclasses.field(default_factory=Limits)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings the ``CARDHALL_*`` variables of ``environ`` (default: the process's) give; defaults elsewhere."""
+        environ = os.environ if environ is None else environ
+        given: dict[str, Any] = {}
+        limits: dict[str, Any] = {}
+        for variable, (field, read) in VARIABLES.items():
+            text = environ.get(variable)
+            if text is None or (text == "" and field != "cors_origins"):
+                continue
+            try:
+                value = read(text)
+            except ValueError as error:
+                raise ValueError(f"{variable}={text!r}: {error}") from error
+            if field.startswith("limits."):
+                limits[field.removeprefix("limits.")] = value
+            else:
+                given[field] = value
+        return cls(**given, limits=Limits(**limits))
+
+    def replace(self, **changes: Any) -> Settings:
+        """These settings with ``changes`` (``limits`` fields by their own names)."""
+        limit_fields = {field.name for field in dataclasses.fields(Limits)}
+        limits = {name: changes.pop(name) for name in list(changes) if name in limit_fields}
+        return dataclasses.replace(self, **changes, limits=dataclasses.replace(self.limits, **limits))
+
+    def environment(self) -> dict[str, str]:
+        """The variables that give these settings (to hand them to the workers a server starts)."""
+        variables: dict[str, str] = {}
+        for variable, (field, _) in VARIABLES.items():
+            value: Any = getattr(self.limits, field.removeprefix("limits.")) if field.startswith("limits.") \
+                else getattr(self, field)
+            if value is None:  # (unset: the default; "" clears a variable the server was started with)
+                value = ""
+            elif isinstance(value, bool):
+                value = "1" if value else "0"
+            elif isinstance(value, tuple):
+                value = " ".join(value)
+            variables[variable] = str(value)
+        return variables
+
+    def app_config(self) -> dict[str, Any]:
+        """The Flask app's settings (``api.create_app``'s config)."""
+        return {
+            "CARDHALL_MAX_FOLLOWERS": self.max_followers,
+            "CARDHALL_RATE_LIMIT": self.rate_limit,
+            "CARDHALL_CREATE_RATE_LIMIT": self.create_rate_limit,
+            "CARDHALL_RATE_LIMIT_STORAGE": self.rate_limit_storage,
+            "CARDHALL_CORS_ORIGINS": list(self.cors_origins),
+        }
