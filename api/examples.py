@@ -48,7 +48,7 @@ PROBLEM_TEXT = {
     415: "unsupported_media_type: the body is not sent as application/json",
     422: "validation_error, illegal_move (with the rule id) or idempotency_conflict",
     429: "rate_limited: too many requests from this client; see Retry-After",
-    431: "headers_too_large: a header line over 8,190 bytes, or more than 100 headers",
+    431: "headers_too_large: more than 100 headers, a header line over 8,190 bytes, or a head over 32 KiB",
     503: "unavailable: the database cannot be reached, or (a long-poll or stream) the server follows as many "
          "games as it can; see Retry-After",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -169,8 +170,31 @@ class GameListSchema(ma.Schema):
     next_cursor = fields.String(allow_none=True, metadata={"description": "Pass as cursor for the next page"})
 
 
+def person_name(name: str) -> None:
+    """A person's name must be seen and cannot be taken for someone else: something visible (a letter,
+    digit, mark or sign), no invisible or format characters, no line or paragraph separator, no space
+    at either end, and not a house bot's name as the pages show it ("greedy bot 1")."""
+    if name != name.strip() or not any(unicodedata.category(char)[0] in "LNPS" for char in name):
+        raise ma.ValidationError("a name must have something visible, and no space at either end")
+    if any(unicodedata.category(char) in _INVISIBLE or (char.isspace() and char != " ") for char in name):
+        raise ma.ValidationError("a name may not hold invisible, format or line-separating characters")
+    if _BOT_NAME.search(unicodedata.normalize("NFKC", name).casefold()):
+        raise ma.ValidationError("a person's name may not read as a house bot's")
+
+
+#: Categories of characters that show nothing (format, control, private use, unassigned, separators
+#: other than the space).
+_INVISIBLE = {"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"}
+#: What the pages call a house bot ("greedy bot 2"), in any case or spacing.
+_BOT_NAME = re.compile(rf"\b(?:{'|'.join(BOT_KINDS)}|house)\W*bot\b")
+
+
 class JoinSchema(Strict):
-    name = fields.String(validate=validate.Regexp(NAME_PATTERN), metadata={"example": "alice", "pattern": NAME_PATTERN})
+    name = fields.String(validate=[validate.Regexp(NAME_PATTERN), person_name],
+                         metadata={"example": "alice", "pattern": NAME_PATTERN,
+                                   "description": "A person's name: something visible, no invisible or line-separating "
+                                                  "characters, no space at either end, not a house bot's name "
+                                                  "('greedy bot 1')"})
     bot = fields.String(validate=validate.OneOf(BOT_KINDS), metadata={"example": "greedy"})
 
     @ma.validates_schema

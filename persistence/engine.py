@@ -28,6 +28,7 @@ PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_eng
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import Any
@@ -121,9 +122,20 @@ def _postgres_engine(url: sa.URL, *, autocommit: bool) -> sa.Engine:
     return sa.create_engine(url, pool_recycle=1800, json_serializer=JSON_SERIALIZER, **_pool_options())
 
 
+def _create_private(path: str) -> None:
+    """Create the SQLite file ``path``, if there is none, readable and writable by its owner alone: it
+    holds every hidden card and the shuffle secret. (SQLite gives its WAL and shared-memory files the
+    mode of the database's; an existing file keeps the mode its owner gave it.)"""
+    if path.startswith("file:"):  # (a URI filename: SQLite's to open)
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
 def _sqlite_engine(url: sa.URL, *, foreign_keys: bool, autocommit: bool) -> sa.Engine:
     if url.database in (None, "", ":memory:"):
         raise ValueError("an SQLite store needs a file (use memory:// for an in-memory store)")
+    _create_private(url.database)
     # The store's engine (``autocommit``), as on PostgreSQL: SQLAlchemy neither begins nor resets a
     # connection (no rollback on its return to the pool), which was a third of a read's cost.
     unmanaged = {"isolation_level": "AUTOCOMMIT", "pool_reset_on_return": None} if autocommit else {}
