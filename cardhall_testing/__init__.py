@@ -10,6 +10,7 @@ interface alone, drawing every chance outcome itself, and checks at every step:
   seat with a legal move; ``result`` is None until the end, then names the winners;
 * **default moves are legal**: for each seat to act, the moves a timed-out turn plays
   (``default_moves``) are each listed when played, with no chance outcome between;
+* **house bots move legally**: the game's own bots (``house_bot``) pick a listed move;
 * **snapshots round-trip**: ``decode_state(encode_state(state))``, through JSON, is the state;
 * **replay is the fold**: the log, through its stored JSON form, folds to the state reached
   step by step;
@@ -43,6 +44,8 @@ __all__ = ["ConformanceError", "Report", "check_game"]
 
 #: How often a seat offered a move out of turn takes it instead of the seat to act.
 OUT_OF_TURN = 0.2
+#: The kinds of house bot a game may bring its own play for (the API's ``{"bot": …}``).
+BOT_KINDS = ("random", "greedy")
 #: Pairs of unseen cards swapped at each leak check.
 SWAPS = 3
 #: A JSON string without escapes (a card's code is one), its text in the group.
@@ -151,6 +154,9 @@ class _Run:
             if not offered[seat]:
                 raise self.fail(f"seat {seat} is to act but has no legal move")
             self.check_default_moves(seat)
+        for seat, moves in offered.items():
+            if moves:
+                self.check_house_bots(seat, to_act, moves)
         others = [seat for seat in range(self.players) if seat not in to_act and offered[seat]]
         if not to_act and not others:
             raise self.fail("the game is not over, waits for no chance outcome and offers nobody a move")
@@ -278,6 +284,19 @@ class _Run:
             if move.as_dict() not in listed:
                 raise self.fail(f"seat {seat}'s default move {move.as_dict()} is not among its legal moves {listed}")
             state = self.evolved(state, self.decided(seat, move.as_dict(), state))
+
+    def check_house_bots(self, seat: int, to_act: Sequence[int], moves: list[dict[str, Any]]) -> None:
+        """The game's own house bots (``house_bot``) pick one of the moves listed in the view they are shown."""
+        for kind in BOT_KINDS:
+            bot = self.game.house_bot(kind)
+            if bot is None:
+                continue
+            view = {"version": len(self.log), "status": "active", "seat": seat, "to_act": list(to_act),
+                    "legal_moves": [dict(move) for move in moves], "state": self.game.view(self.state, seat, False),
+                    "result": None}
+            chosen = bot(view, self.rng)
+            if chosen not in moves:
+                raise self.fail(f"the {kind} house bot of seat {seat} chose {chosen}, not one of its legal moves {moves}")
 
     def check_replay(self) -> None:
         """The log, through its stored JSON form, folds from the start to the state played step by step."""

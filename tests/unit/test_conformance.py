@@ -3,7 +3,8 @@
 Every game an entry point registers is checked, Higher-Lower (``tests/plugins``, the test-only
 third game) included: the games are found from the entry points, Cardhall's own and those of the
 distributions under ``tests/plugins``, so a game registered later is checked without a change
-here. Then broken copies of Craits show that each check fails when its rule is broken.
+here (their house bots with them). Then broken copies of Craits show that each check fails
+when its rule is broken.
 """
 
 from __future__ import annotations
@@ -146,3 +147,10 @@ def test_a_fold_that_depends_on_more_than_the_log_is_found():
 
     assert "the stored log folds to another state than the one played step by step" in refusal(
         craits_but(evolve=evolve), every=10**12)
+
+
+def test_a_house_bot_choosing_a_move_not_listed_is_found():
+    def house_bot(self, kind: str) -> Any:
+        return (lambda view, rng: {"type": "draw"}) if kind == "greedy" else None
+
+    assert "the greedy house bot of seat" in refusal(craits_but(house_bot=house_bot))
