@@ -1,0 +1,45 @@
+"""Cardhall's games as local environments: the server's own rules, no server (``docs/env.md``).
+
+``make("craits", players=4)`` is a PettingZoo AEC environment, one agent a seat;
+``single("scat", players=3, opponents="greedy")`` a Gymnasium environment of one
+seat against house bots; ``from_log(events)`` an AEC environment that starts a
+server game's logged game and steps through it. Every game registered under the
+``cardhall.games`` entry point is offered. This package imports the domain and the
+house bots, never the server's layers; PettingZoo and Gymnasium come with
+``pip install -e '.[env]'`` and are imported only when an environment is made
+(``cardhall simulate`` plays :class:`cardhall_env.match.Match` without them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardhall_env.aec import CardhallEnv
+    from cardhall_env.single import SingleSeatEnv
+
+
+def make(game: str, players: int = 2, render_mode: str | None = None, **options: Any) -> CardhallEnv:
+    """The PettingZoo AEC environment of ``game`` for ``players`` seats, with the game's ``options``."""
+    from cardhall_env.aec import CardhallEnv
+
+    return CardhallEnv(game, players, options, render_mode)
+
+
+def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Sequence[str] = "random",
+           **options: Any) -> SingleSeatEnv:
+    """The Gymnasium environment of ``seat`` against house bots (``random`` or ``greedy``, or one a seat)."""
+    from cardhall_env.single import SingleSeatEnv
+
+    return SingleSeatEnv(game, players, options, seat=seat, opponents=opponents)
+
+
+def from_log(events: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> CardhallEnv:
+    """The AEC environment of a finished server game's log: the API's events list (or a whole events page,
+    or a file's JSON of either), every seat an agent, its chance the log's own shuffles."""
+    from cardhall_env.aec import CardhallEnv
+    from cardhall_env.match import decode_log
+
+    created = decode_log(events)[0]
+    return CardhallEnv(created.game, created.players, created.options, log=events)

@@ -1,0 +1,135 @@
+"""Fixed action ids: every move a game can ever offer, numbered once, plus ``pass``.
+
+A game's table is built from its move classes alone (``Game.move_classes``), so a
+game added through the ``cardhall.games`` entry point gets one too: each move
+class in turn, and within it every combination of its fields' values, the first
+field varying slowest. A field's values are those its kind allows: a card's the
+52 cards (``AC 2C … KS``, suits in ``CDHS`` order), a suit's the four suits, a
+seat's ``0 … max_players - 1``, a choice's its choices, a boolean's ``false, true``;
+an optional field's default comes first (``null``: the field left out). Most ids
+are never legal (an 8 played without naming a suit); the action mask says which
+are now. The last id, ``pass``, lets a moment pass: it is legal only when a seat
+is offered moves out of turn (an announce, a call-out, a declared 31).
+
+``python3 -m cardhall_env.actions`` prints the tables that ``docs/env.md`` shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from domain.game import Game, all_games
+from domain.moves import SEAT, Move, kind_of
+
+PASS = "pass"
+
+
+def _field_values(spec: dataclasses.Field, game: Game) -> tuple[Any, ...]:
+    """Every value the move field ``spec`` may hold in ``game``, its default first."""
+    kind = kind_of(spec)
+    if kind is SEAT:
+        values: tuple[Any, ...] = tuple(range(game.max_players))
+    elif "enum" in kind.schema:
+        values = tuple(kind.schema["enum"])
+    elif kind.schema.get("type") == "boolean":
+        values = (False, True)
+    else:
+        raise ValueError(f"{game.name}: the move field {spec.name!r} takes values that cannot be listed")
+    if spec.default is dataclasses.MISSING:
+        return values
+    return (spec.default, *(value for value in values if value != spec.default))
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveBlock:
+    """The ids of one move class: ``first`` to ``first + size - 1``, its fields' values in order."""
+
+    type: str
+    first: int
+    fields: tuple[tuple[str, tuple[Any, ...]], ...]
+
+    @property
+    def size(self) -> int:
+        size = 1
+        for _, values in self.fields:
+            size *= len(values)
+        return size
+
+
+class ActionTable:
+    """The fixed action ids of one game: ``moves[id]`` is the move an id stands for; ``pass_id`` is last."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game.name
+        moves: list[Move] = []
+        blocks: list[MoveBlock] = []
+        for cls in game.move_classes:
+            specs = dataclasses.fields(cls)
+            fields = tuple((spec.name, _field_values(spec, game)) for spec in specs)
+            blocks.append(MoveBlock(cls.type, len(moves), fields))
+            names = [name for name, _ in fields]
+            moves.extend(cls(**dict(zip(names, combination)))
+                         for combination in itertools.product(*(values for _, values in fields)))
+        self.moves: tuple[Move, ...] = tuple(moves)
+        self.blocks = tuple(blocks)
+        self.ids: dict[Move, int] = {move: index for index, move in enumerate(moves)}
+        self.pass_id = len(moves)
+        self.size = len(moves) + 1
+
+    def id_of(self, move: Move) -> int:
+        """The id of ``move`` (a move object of this game)."""
+        return self.ids[move]
+
+    def move_of(self, action: int) -> dict[str, Any] | None:
+        """The API move object ``action`` stands for; None for ``pass``."""
+        return None if action == self.pass_id else self.moves[action].as_dict()
+
+    def name(self, action: int) -> str:
+        """``action`` in words: its move object as JSON, or ``pass``."""
+        return PASS if action == self.pass_id else json.dumps(self.moves[action].as_dict())
+
+    def markdown(self) -> str:
+        """The table as ``docs/env.md`` shows it."""
+        lines = ["| ids | move | fields, first varying slowest |", "|---|---|---|"]
+        for block in self.blocks:
+            fields = " × ".join(f"`{name}` ({_values_text(values)})" for name, values in block.fields) or "—"
+            lines.append(f"| {_range(block.first, block.size)} | `{block.type}` | {fields} |")
+        lines.append(f"| {self.pass_id} | `pass` | — (only out of turn) |")
+        return "\n".join(lines)
+
+
+def _range(first: int, size: int) -> str:
+    return str(first) if size == 1 else f"{first}–{first + size - 1}"
+
+
+def _values_text(values: Sequence[Any]) -> str:
+    shown = [json.dumps(value) for value in values]
+    if len(shown) > 6:
+        shown = [*shown[:3], "…", shown[-1]]
+    return ", ".join(shown) + f"; {len(values)}"
+
+
+_TABLES: dict[str, ActionTable] = {}
+
+
+def action_table(game: str) -> ActionTable:
+    """The action table of the registered game ``game`` (built once)."""
+    found = _TABLES.get(game)
+    if found is None:
+        found = _TABLES[game] = ActionTable(all_games()[game])
+    return found
+
+
+def main() -> None:
+    """Print every registered game's table."""
+    for name in sorted(all_games()):
+        table = action_table(name)
+        print(f"### {name}: {table.size} actions\n\n{table.markdown()}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""The PettingZoo AEC environment of a game and player count (``cardhall_env.make``)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from cardhall_env.actions import action_table
+from cardhall_env.match import Match, from_log
+from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
+from domain.events import Event
+from domain.game import all_games
+
+
+def agent_name(seat: int) -> str:
+    """The agent of ``seat``: ``seat_0``, ``seat_1``…"""
+    return f"seat_{seat}"
+
+
+class CardhallEnv(AECEnv):
+    """A Cardhall game as a PettingZoo AEC environment: one agent a seat.
+
+    ``observe(agent)`` is ``{"observation": vector, "action_mask": mask}``; the
+    API's JSON view of the seat is ``view(agent)``. Rewards come once, when the
+    game ends: +1 to each winner, -1 to every other seat.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None,
+                 render_mode: str | None = None, *, log: Sequence[Mapping[str, Any]] | None = None) -> None:
+        super().__init__()
+        games = all_games()
+        if game not in games:
+            raise ValueError(f"unknown game {game!r}; registered: {', '.join(sorted(games))}")
+        if game not in VECTORS:
+            raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
+        self.game, self.players, self.options = game, players, dict(options or {})
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": f"cardhall_{game}_{players}p_v0"}
+        self.possible_agents = [agent_name(seat) for seat in range(players)]
+        self.actions = action_table(game)
+        self._vector = VECTORS[game][0]
+        observation = spaces.Box(LOW, HIGH, (vector_size(game),), np.float32)
+        mask = spaces.Box(0, 1, (self.actions.size,), np.int8)
+        self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
+        self._action_space = spaces.Discrete(self.actions.size)
+        self._log = log
+        self.logged: list[Event] = []
+        self.match: Match | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # -- the AEC loop ---------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game (the logged one's start, for an environment made from a log), seeded by ``seed``."""
+        rng = random.Random(seed)
+        if self._log is not None:
+            self.match, self.logged = from_log(self._log, rng=rng)
+        else:
+            self.match = Match(self.game, self.players, self.options, rng=rng)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._select()
+
+    def step(self, action: int | None) -> None:
+        """The selected agent acts (an id of its action table); ValueError for an action not legal now."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.match.step(int(action))
+        if self.match.over:
+            self.rewards = {agent_name(seat): reward for seat, reward in enumerate(self.match.rewards())}
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self._clear_rewards()
+        self._select()
+        self._accumulate_rewards()
+
+    def _select(self) -> None:
+        seat = self.match.seat
+        if seat is not None:
+            self.agent_selection = agent_name(seat)
+        elif self.agent_selection not in self.agents or not self.terminations.get(self.agent_selection):
+            self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's vector and its action mask (all zeros unless it is the agent to act)."""
+        seat = int(agent.rsplit("_", 1)[1])
+        mask = np.zeros(self.actions.size, np.int8)
+        if seat == self.match.seat:
+            mask[self.match.legal_actions()] = 1
+        return {"observation": self._vector(self.match.table.state, seat), "action_mask": mask}
+
+    def view(self, agent: str, **how: Any) -> dict[str, Any]:
+        """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""
+        return self.match.view(int(agent.rsplit("_", 1)[1]), **how)
+
+    def next_logged_action(self) -> int | None:
+        """For an environment made from a log: the action that carries on the logged game from here (a
+        seat asked out of turn that did not act there passes), None once the log is played out."""
+        return self.match.next_logged_action(self.logged)
+
+    def log(self) -> list[dict[str, Any]]:
+        """The game so far as a log the server reads: the API's events list of a finished game."""
+        return self.match.log()
+
+    def render(self) -> str | None:
+        """``ansi``: the spectator's view of the table, in short."""
+        if self.render_mode != "ansi":
+            return None
+        view = self.match.view(None)
+        return f"version {view['version']} {view['status']}, to act {view['to_act']}: {view['state']}"
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,260 @@
+"""One game in the environment: the server's own table (:mod:`domain.table`) and who decides next.
+
+A :class:`Match` plays the domain exactly as the server does — a move is decided,
+then :func:`domain.table.settle` runs everything it sets off: chance outcomes, and
+the turns of any house bot at the table — with its chance and its bots' choices
+drawn from one seeded ``random.Random``, so a seed replays a game exactly.
+
+Decisions come one at a time. A seat offered moves out of turn (an announce, a
+call-out, a declared 31) is asked first, in seat order, and may ``pass``; then
+the seat on turn. A seat that passed is not asked again until the next event.
+
+A match can also be started from a server game's log (:func:`from_log`): its
+chance outcomes are then the log's own shuffles, in order, every seat (a house
+bot's too) is the environment's to play, and :meth:`Match.next_logged_action` gives,
+one by one, the action ids that replay the log's moves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import bots
+from cardhall_env.actions import ActionTable, action_table
+from domain import table as tables
+from domain.clocks import CLOCK_EVENTS
+from domain.events import Event, event_data
+from domain.fairness import Shuffled
+from domain.game import ChanceRequest
+from domain.moves import Move
+
+#: Options the environment does not take: it seeds on reset, and keeps no clock.
+NOT_OFFLINE = {"seed": "seed the environment instead (reset(seed=...))",
+               "move_seconds": "the environment keeps no clock",
+               "decks": "stack the deck on a server, then start the environment from its log"}
+
+
+class SeededHouse:
+    """Chance and house bots from one random source (:class:`domain.table.House`)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
+        """A shuffle of the requested cards, committed under a salt from the same source."""
+        order = list(request.cards)
+        self.rng.shuffle(order)
+        return request.outcome(order, f"{self.rng.getrandbits(128):032x}")
+
+    def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
+        """The house bot's move, from its seat's view, as the server's house plays it."""
+        kind = table.seats[seat].bot
+        return bots.choose(table.game.name, kind, _bot_view(table, seat, kind), self.rng)
+
+    def bot_out_of_turn(self, table: tables.Table, seat: int) -> Mapping[str, Any] | None:
+        """The house bot's out-of-turn move, or None."""
+        moves = tables.legal_moves(table, seat)
+        if not moves:
+            return None
+        kind = table.seats[seat].bot
+        return bots.out_of_turn(table.game.name, kind, _bot_view(table, seat, kind, moves), self.rng)
+
+
+def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    if bots.needs_view(kind):
+        return tables.view(table, seat)
+    return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
+
+
+class LoggedHouse(SeededHouse):
+    """Chance from a log's own shuffles, in order; once they run out, from the random source."""
+
+    def __init__(self, rng: random.Random, shuffles: Iterable[Shuffled]) -> None:
+        super().__init__(rng)
+        self.shuffles = list(shuffles)
+        self.used = 0
+
+    def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
+        """The log's next shuffle (it must be the kind requested), else a new one."""
+        if self.used < len(self.shuffles):
+            event = self.shuffles[self.used]
+            self.used += 1
+            if not isinstance(event, request.event):
+                raise ValueError(f"the log has {type(event).__name__} where the game waits for "
+                                 f"{request.event.__name__}")
+            return event
+        return super().draw(table, request)
+
+
+class Match:
+    """A game and the decision it waits for: ``seat`` chooses among ``moves`` (and may pass if ``may_pass``)."""
+
+    def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None, *,
+                 rng: random.Random | None = None, bots_at: Mapping[int, str] | None = None,
+                 names: Sequence[str] | None = None, house: SeededHouse | None = None, history: bool = False) -> None:
+        options = dict(options or {})
+        for name, why in NOT_OFFLINE.items():
+            if name in options:
+                raise ValueError(f"the option {name!r} is not offered offline: {why}")
+        bots_at = dict(bots_at or {})
+        self.house = house or SeededHouse(rng or random.Random())
+        created = tables.create(game, players, options)
+        seats = [tables.SeatTaken(seat, name=None if seat in bots_at else (names[seat] if names else f"seat {seat}"),
+                                  bot=bots_at.get(seat)) for seat in range(players)]
+        self._start([created, *seats], history)
+
+    @classmethod
+    def _bare(cls) -> Match:
+        return cls.__new__(cls)
+
+    def _start(self, opening: list[Event], history: bool) -> None:
+        self.history: list[tables.Table] | None = [] if history else None
+        self.events: list[Event] = []
+        self.table: tables.Table = None  # type: ignore[assignment]
+        self.actions: ActionTable = action_table(opening[0].game)
+        self._record(opening)
+
+    # -- the decision ---------------------------------------------------------------
+    def _record(self, events: list[Event]) -> None:
+        """Fold ``events`` and all they set off, then find the next decision."""
+        before = self.table
+        self.table, played = tables.settle(self.table, events, self.house)
+        self.events += played
+        if self.history is not None:
+            for event in played:
+                before = tables.evolve(before, event)
+                self.history.append(before)
+        self.declined: set[int] = set()
+        self._decide_next()
+
+    def _decide_next(self) -> None:
+        self.seat: int | None = None
+        self.moves: list[Move] = []
+        self.may_pass = False
+        table = self.table
+        if table.status != tables.ACTIVE:
+            return
+        game, state = table.game, table.state
+        to_act = game.to_act(state)
+        for seat, sitter in enumerate(table.seats):
+            if seat in to_act or seat in self.declined or sitter.bot is not None:
+                continue
+            moves = game.legal_moves(state, seat)
+            if moves:
+                self.seat, self.moves, self.may_pass = seat, moves, True
+                return
+        for seat in to_act:
+            if table.seats[seat].bot is None:
+                self.seat, self.moves = seat, game.legal_moves(state, seat)
+                return
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.table.status == tables.FINISHED
+
+    def legal_actions(self) -> list[int]:
+        """The ids of the moves the deciding seat may make now (``pass`` last when it may pass)."""
+        ids = self.actions.ids
+        legal = [ids[move] for move in self.moves]
+        if self.may_pass:
+            legal.append(self.actions.pass_id)
+        return legal
+
+    def step(self, action: int) -> None:
+        """The deciding seat takes ``action`` (an id of :attr:`actions`); ValueError if it is not legal now."""
+        seat = self.seat
+        if seat is None:
+            raise ValueError("no seat decides now: the game is over")
+        if action == self.actions.pass_id and self.may_pass:
+            self.declined.add(seat)
+            self._decide_next()
+            return
+        move = self.actions.moves[action] if 0 <= action < self.actions.pass_id else None
+        if move is None or move not in self.moves:
+            raise ValueError(f"action {action} ({self.actions.name(action) if move else 'no such id'}) is not "
+                             f"legal for seat {seat} now; legal: {self.legal_actions()}")
+        self._record(self.table.game.decide(self.table.state, seat, move))
+
+    def play(self, move: Mapping[str, Any]) -> None:
+        """The deciding seat makes ``move``, an API move object."""
+        self.step(self.actions.id_of(self.table.game.parse_move(move)))
+
+    # -- what a seat sees -----------------------------------------------------------
+    def view(self, seat: int | None, **how: Any) -> dict[str, Any]:
+        """The API's view of ``seat`` (``GET /v1/games/{id}/state``): :func:`domain.table.view` itself."""
+        return tables.view(self.table, seat, **how)
+
+    def rewards(self) -> list[float]:
+        """Once the game is over: +1 to each winner, -1 to every other seat; else zeros."""
+        result = self.table.game.result(self.table.state) if self.over else None
+        if result is None:
+            return [0.0] * self.table.players
+        return [1.0 if seat in result["winners"] else -1.0 for seat in range(self.table.players)]
+
+    # -- records ----------------------------------------------------------------------
+    def log(self) -> list[dict[str, Any]]:
+        """The game's log as the API's events list shows a finished game: version, type, seat, data."""
+        return [{"version": version, "type": event.type_name(), "seat": event.seat, "data": event_data(event)}
+                for version, event in enumerate(self.events, start=1)]
+
+    def next_logged_action(self, log: Sequence[Event]) -> int | None:
+        """The action that carries on ``log`` (a log this match started from) from where the match stands:
+        the logged move of the deciding seat, or ``pass`` for a seat asked out of turn that did not act
+        there; None once the log is played out."""
+        at = len(self.events)
+        if at >= len(log) or self.seat is None:
+            return None
+        event = log[at]
+        if event.seat is None or event.type_name() in CLOCK_EVENTS:
+            raise ValueError(f"event {at + 1} ({event.type_name()}) is no move: a log with turn clocks "
+                             "cannot be stepped through")
+        if self.seat != event.seat:
+            if not self.may_pass:
+                raise ValueError(f"event {at + 1}: seat {event.seat} moved where seat {self.seat} was on turn")
+            return self.actions.pass_id
+        return self._action_for(log, at)
+
+    def _action_for(self, log: Sequence[Event], at: int) -> int:
+        """The legal move of the deciding seat whose events are the log's from ``at`` on."""
+        game, state = self.table.game, self.table.state
+        for move in self.moves:
+            decided = game.decide(state, self.seat, move)
+            if list(log[at : at + len(decided)]) == decided:
+                return self.actions.id_of(move)
+        raise ValueError(f"event {at + 1} ({log[at].type_name()}) is no move seat {self.seat} could make")
+
+
+def decode_log(records: Iterable[Mapping[str, Any]]) -> list[Event]:
+    """A log as the API's events list holds it (``type``, ``seat``, ``data``; a finished game's, so that
+    every shuffle shows its order) as events; or the ``events`` of a whole events page."""
+    if isinstance(records, Mapping):
+        records = records["events"]
+    events: list[Event] = []
+    rules = None
+    for record in records:
+        data = record["data"]
+        if rules is None:
+            rules = data.get("rules_version") or data["game"]
+        event = tables.decode(rules, record["type"], record["seat"], data)
+        if isinstance(event, Shuffled) and not event.order:
+            raise ValueError(f"event {len(events) + 1} is a shuffle without its order: only a finished game's "
+                             "log shows every shuffle")
+        events.append(event)
+    return events
+
+
+def from_log(records: Iterable[Mapping[str, Any]], *, rng: random.Random | None = None,
+             history: bool = False) -> tuple[Match, list[Event]]:
+    """A match at the start of a logged game, its chance the log's own shuffles; and the decoded log."""
+    log = decode_log(records)
+    # (every seat is the environment's to play, a house bot's too: its moves come from the log)
+    opening = [tables.SeatTaken(event.seat, name=event.name or event.bot, bot=None)
+               if isinstance(event, tables.SeatTaken) else event
+               for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
+    match = Match._bare()
+    match.house = LoggedHouse(rng or random.Random(), (event for event in log if isinstance(event, Shuffled)))
+    match._start(opening, history)
+    return match, log

@@ -1,0 +1,165 @@
+"""Observation vectors: what one seat sees, as numbers (``docs/env.md`` lists every slot).
+
+Each vector holds only what the seat's JSON view shows (the API's ``state``; C17,
+S13), read from the game's state directly because that is cheaper than rendering
+the view first. Seats are counted from the observer: slot ``r`` of a per-seat
+block is the seat ``r`` places to its left, ``(seat + r) % players``, so slot 0
+is always itself; blocks are as long as the game's largest table. A card's slot
+is its index in ``AC 2C … KS`` (suits ``CDHS``, ranks ``A23456789TJQK``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from domain.cards import DECK, SUITS
+from domain.games.scat.rules import DISCARD, DRAW
+from domain.games.scat.state import value_of
+
+CARD = {card: index for index, card in enumerate(DECK)}
+SUIT = {suit: index for index, suit in enumerate(SUITS)}
+#: Every slot's value lies within these bounds (Craits' totals stay well inside them).
+LOW, HIGH = -10_000.0, 10_000.0
+
+# -- Craits (at most 5 players) ------------------------------------------------------
+CRAITS_SEATS = 5
+CRAITS_LAYOUT = (
+    ("hand", 52, "1 for each card in the seat's own hand"),
+    ("top_card", 52, "1 for the discard pile's top card"),
+    ("discard", 52, "1 for each card in the discard pile below its top"),
+    ("active_suit", 4, "1 for the suit in force"),
+    ("hand_sizes", CRAITS_SEATS, "cards held, by relative seat"),
+    ("scores", CRAITS_SEATS, "total points so far, by relative seat"),
+    ("unannounced", CRAITS_SEATS, "1 for a seat that may be called out (C12)"),
+    ("announced", CRAITS_SEATS, "1 for a seat that announced its last card"),
+    ("skip_next", CRAITS_SEATS, "1 for a seat that loses its next turn"),
+    ("turn", CRAITS_SEATS, "1 for the seat on turn"),
+    ("dealer", CRAITS_SEATS, "1 for the dealer"),
+    ("choosing_suit", 1, "1 while the dealer names the suit of an 8 or 9 up-card (C6)"),
+    ("crank", 1, "the cards a crank makes the next seat draw (C11)"),
+    ("direction", 1, "1 clockwise, -1 after a ten (C10)"),
+    ("draw_pile", 1, "cards in the draw pile"),
+    ("round", 1, "the round being played, from 1"),
+    ("rounds", 1, "rounds in the game (8 or 15)"),
+)
+
+
+def _offsets(layout: tuple[tuple[str, int, str], ...]) -> dict[str, int]:
+    offsets, at = {}, 0
+    for name, size, _ in layout:
+        offsets[name] = at
+        at += size
+    offsets["size"] = at
+    return offsets
+
+
+_C = _offsets(CRAITS_LAYOUT)
+
+
+def craits_vector(state: Any, seat: int) -> np.ndarray:
+    """The vector of a Craits seat (``CRAITS_LAYOUT``)."""
+    obs = np.zeros(_C["size"], np.float32)
+    players = state.players
+    for card in state.hands[seat]:
+        obs[CARD[card]] = 1
+    discard = state.discard
+    if discard:
+        obs[_C["top_card"] + CARD[discard[-1]]] = 1
+        for card in discard[:-1]:
+            obs[_C["discard"] + CARD[card]] = 1
+    if state.active_suit is not None:
+        obs[_C["active_suit"] + SUIT[state.active_suit]] = 1
+    for other in range(players):
+        relative = (other - seat) % players
+        obs[_C["hand_sizes"] + relative] = len(state.hands[other])
+        obs[_C["scores"] + relative] = state.scores[other]
+    for name, seats in (("unannounced", state.unannounced), ("announced", state.announced),
+                        ("skip_next", state.skip_next)):
+        for other in seats:
+            obs[_C[name] + (other - seat) % players] = 1
+    for name, other in (("turn", state.turn), ("dealer", state.dealer)):
+        if other is not None:
+            obs[_C[name] + (other - seat) % players] = 1
+    obs[_C["choosing_suit"]] = state.choosing
+    obs[_C["crank"]] = state.crank
+    obs[_C["direction"]] = state.direction
+    obs[_C["draw_pile"]] = len(state.pile)
+    obs[_C["round"]] = state.round
+    obs[_C["rounds"]] = state.rounds
+    return obs
+
+
+# -- Scat (at most 9 players) --------------------------------------------------------
+SCAT_SEATS = 9
+SCAT_LAYOUT = (
+    ("hand", 52, "1 for each card in the seat's own hand"),
+    ("top_card", 52, "1 for the discard pile's top card"),
+    ("discard", 52, "1 for each card in the discard pile below its top"),
+    ("taken_from_discard", 52, "1 for the card just taken from the discard pile, which may not be discarded (S5)"),
+    ("lives", SCAT_SEATS, "lives left, by relative seat (0: on the county)"),
+    ("out", SCAT_SEATS, "1 for a seat out of the game"),
+    ("turn", SCAT_SEATS, "1 for the seat on turn"),
+    ("knocker", SCAT_SEATS, "1 for the seat that knocked"),
+    ("dealer", SCAT_SEATS, "1 for the dealer"),
+    ("stock", 1, "cards in the stock"),
+    ("drawing", 1, "1 when the seat on turn is to draw (or knock)"),
+    ("discarding", 1, "1 when the seat on turn is to discard"),
+    ("hand_value", 1, "the own hand's value (S8, S9)"),
+    ("hand_number", 1, "hands dealt so far"),
+)
+_S = _offsets(SCAT_LAYOUT)
+
+
+def scat_vector(state: Any, seat: int) -> np.ndarray:
+    """The vector of a Scat seat (``SCAT_LAYOUT``)."""
+    obs = np.zeros(_S["size"], np.float32)
+    players = state.rules.players
+    hand = state.hands[seat]
+    for card in hand:
+        obs[CARD[card]] = 1
+    discard = state.discard
+    if discard:
+        obs[_S["top_card"] + CARD[discard[-1]]] = 1
+        for card in discard[:-1]:
+            obs[_S["discard"] + CARD[card]] = 1
+    if state.taken is not None:
+        obs[_S["taken_from_discard"] + CARD[state.taken]] = 1
+    for other in range(players):
+        relative = (other - seat) % players
+        obs[_S["lives"] + relative] = state.lives[other]
+        obs[_S["out"] + relative] = state.out[other]
+    for name, other in (("turn", state.turn), ("knocker", state.knocker), ("dealer", state.dealer)):
+        if other is not None:
+            obs[_S[name] + (other - seat) % players] = 1
+    obs[_S["stock"]] = len(state.stock)
+    obs[_S["drawing"]] = state.phase == DRAW
+    obs[_S["discarding"]] = state.phase == DISCARD
+    obs[_S["hand_value"]] = value_of(state, hand) if hand else 0
+    obs[_S["hand_number"]] = state.hand_number
+    return obs
+
+
+#: By game: (the vector of a seat, its layout).
+VECTORS: dict[str, tuple[Callable[[Any, int], np.ndarray], tuple[tuple[str, int, str], ...]]] = {
+    "craits": (craits_vector, CRAITS_LAYOUT),
+    "scat": (scat_vector, SCAT_LAYOUT),
+}
+
+
+def vector_size(game: str) -> int:
+    """How many numbers a seat's vector of ``game`` holds."""
+    return sum(size for _, size, _ in VECTORS[game][1])
+
+
+def markdown(game: str) -> str:
+    """The layout of ``game``'s vector as ``docs/env.md`` shows it."""
+    lines = ["| slots | name | what |", "|---|---|---|"]
+    at = 0
+    for name, size, what in VECTORS[game][1]:
+        slots = str(at) if size == 1 else f"{at}–{at + size - 1}"
+        lines.append(f"| {slots} | `{name}` | {what} |")
+        at += size
+    return "\n".join(lines)

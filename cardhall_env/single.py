@@ -1,0 +1,81 @@
+"""The Gymnasium single-agent environment: one seat against the house bots (``cardhall_env.single``)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+import bots
+from cardhall_env.actions import action_table
+from cardhall_env.match import Match
+from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
+
+
+class SingleSeatEnv(gymnasium.Env):
+    """``seat`` is the agent; every other seat is a house bot (``random`` or ``greedy``), played as the server's
+    house plays it. An observation is ``{"observation": vector, "action_mask": mask}``; ``action_masks()`` gives
+    the mask alone and ``view()`` the API's JSON view of the seat. The reward comes when the game ends: +1 if the
+    agent's seat is among the winners, else -1.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+
+    def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None, *, seat: int = 0,
+                 opponents: str | Sequence[str] = "random") -> None:
+        if game not in VECTORS:
+            raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
+        others = [other for other in range(players) if other != seat]
+        kinds = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
+        if len(kinds) != len(others) or any(kind not in bots.BOT_KINDS for kind in kinds):
+            raise ValueError(f"opponents: one of {', '.join(bots.BOT_KINDS)}, or one such name for each of the "
+                             f"{len(others)} other seats")
+        if not 0 <= seat < players:
+            raise ValueError(f"seat must be from 0 to {players - 1}")
+        self.game, self.players, self.options, self.seat = game, players, dict(options or {}), seat
+        self.bots_at = dict(zip(others, kinds))
+        self.actions = action_table(game)
+        self._vector = VECTORS[game][0]
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(LOW, HIGH, (vector_size(game),), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.actions.size,), np.int8),
+        })
+        self.action_space = spaces.Discrete(self.actions.size)
+        self.match: Match | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """A new game, seeded by ``seed`` (the deal and the bots' choices alike)."""
+        super().reset(seed=seed)
+        rng = random.Random(seed if seed is not None else int(self.np_random.integers(2**63)))
+        self.match = Match(self.game, self.players, self.options, rng=rng, bots_at=self.bots_at)
+        return self._observation(), {}
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """The agent acts; the bots play until the agent must act again or the game is over. An action the mask
+        forbids ends the game there for the agent (reward -1, ``info["illegal_action"]``), as any action of
+        the space must be taken."""
+        if not self.action_masks()[action]:
+            return self._observation(), -1.0, True, False, {"illegal_action": self.actions.name(int(action))}
+        self.match.step(int(action))
+        over = self.match.over
+        reward = self.match.rewards()[self.seat] if over else 0.0
+        return self._observation(), reward, over, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, as a 0/1 mask (what sb3-contrib's MaskablePPO asks for)."""
+        mask = np.zeros(self.actions.size, np.int8)
+        if self.match.seat == self.seat:
+            mask[self.match.legal_actions()] = 1
+        return mask
+
+    def view(self, **how: Any) -> dict[str, Any]:
+        """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""
+        return self.match.view(self.seat, **how)
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return {"observation": self._vector(self.match.table.state, self.seat), "action_mask": self.action_masks()}
