@@ -12,12 +12,12 @@ house bots, never the server's layers; PettingZoo and Gymnasium come with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cardhall_env.aec import CardhallEnv
-    from cardhall_env.single import SingleSeatEnv
+    from cardhall_env.one_seat import SingleSeatEnv
 
 
 def make(game: str, players: int = 2, render_mode: str | None = None, **options: Any) -> CardhallEnv:
@@ -30,16 +30,18 @@ def make(game: str, players: int = 2, render_mode: str | None = None, **options:
 def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Sequence[str] = "random",
            **options: Any) -> SingleSeatEnv:
     """The Gymnasium environment of ``seat`` against house bots (``random`` or ``greedy``, or one a seat)."""
-    from cardhall_env.single import SingleSeatEnv
+    from cardhall_env.one_seat import SingleSeatEnv
 
     return SingleSeatEnv(game, players, options, seat=seat, opponents=opponents)
 
 
-def from_log(events: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> CardhallEnv:
-    """The AEC environment of a finished server game's log: the API's events list (or a whole events page,
-    or a file's JSON of either), every seat an agent, its chance the log's own shuffles."""
+def from_log(events: Any, *, history: bool = False) -> CardhallEnv:
+    """The AEC environment of a finished server game's log: the API's events list, or a whole events page, or
+    the path of a JSON file holding either. Every seat is an agent; its chance is the log's own shuffles, and
+    ``next_logged_action()`` steps through the logged moves. ``history``: keep every version, for ``view_at``."""
     from cardhall_env.aec import CardhallEnv
     from cardhall_env.match import decode_log
 
-    created = decode_log(events)[0]
-    return CardhallEnv(created.game, created.players, created.options, log=events)
+    log = decode_log(events)
+    created = log[0]
+    return CardhallEnv(created.game, created.players, created.options, log=log, history=history)

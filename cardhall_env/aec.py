@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,7 +33,7 @@ class CardhallEnv(AECEnv):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None,
-                 render_mode: str | None = None, *, log: Sequence[Mapping[str, Any]] | None = None) -> None:
+                 render_mode: str | None = None, *, log: Any = None, history: bool = False) -> None:
         super().__init__()
         games = all_games()
         if game not in games:
@@ -50,7 +50,7 @@ class CardhallEnv(AECEnv):
         mask = spaces.Box(0, 1, (self.actions.size,), np.int8)
         self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
         self._action_space = spaces.Discrete(self.actions.size)
-        self._log = log
+        self._log, self._history = log, history
         self.logged: list[Event] = []
         self.match: Match | None = None
 
@@ -65,9 +65,9 @@ class CardhallEnv(AECEnv):
         """A new game (the logged one's start, for an environment made from a log), seeded by ``seed``."""
         rng = random.Random(seed)
         if self._log is not None:
-            self.match, self.logged = from_log(self._log, rng=rng)
+            self.match, self.logged = from_log(self._log, rng=rng, history=self._history)
         else:
-            self.match = Match(self.game, self.players, self.options, rng=rng)
+            self.match = Match(self.game, self.players, self.options, rng=rng, history=self._history)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -110,6 +110,10 @@ class CardhallEnv(AECEnv):
     def view(self, agent: str, **how: Any) -> dict[str, Any]:
         """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""
         return self.match.view(int(agent.rsplit("_", 1)[1]), **how)
+
+    def view_at(self, version: int, agent: str, **how: Any) -> dict[str, Any]:
+        """The agent's view as it stood after event ``version`` (an environment made with ``history=True``)."""
+        return self.match.view_at(version, int(agent.rsplit("_", 1)[1]), **how)
 
     def next_logged_action(self) -> int | None:
         """For an environment made from a log: the action that carries on the logged game from here (a

@@ -10,13 +10,15 @@ call-out, a declared 31) is asked first, in seat order, and may ``pass``; then
 the seat on turn. A seat that passed is not asked again until the next event.
 
 A match can also be started from a server game's log (:func:`from_log`): its
-chance outcomes are then the log's own shuffles, in order, every seat (a house
-bot's too) is the environment's to play, and :meth:`Match.next_logged_action` gives,
+chance outcomes and house bots' moves are then the log's own, and :meth:`Match.next_logged_action` gives,
 one by one, the action ids that replay the log's moves.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import pathlib
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -69,23 +71,50 @@ def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, A
 
 
 class LoggedHouse(SeededHouse):
-    """Chance from a log's own shuffles, in order; once they run out, from the random source."""
+    """A log's own chance outcomes and house bots' moves, in order; once the log runs out, new ones."""
 
-    def __init__(self, rng: random.Random, shuffles: Iterable[Shuffled]) -> None:
+    def __init__(self, rng: random.Random, log: Sequence[Event]) -> None:
         super().__init__(rng)
-        self.shuffles = list(shuffles)
-        self.used = 0
+        self.log = log
 
     def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
-        """The log's next shuffle (it must be the kind requested), else a new one."""
-        if self.used < len(self.shuffles):
-            event = self.shuffles[self.used]
-            self.used += 1
-            if not isinstance(event, request.event):
-                raise ValueError(f"the log has {type(event).__name__} where the game waits for "
-                                 f"{request.event.__name__}")
-            return event
-        return super().draw(table, request)
+        """The log's next event, the shuffle the game waits for; past the log's end a new one."""
+        if table.version >= len(self.log):
+            return super().draw(table, request)
+        event = self.log[table.version]
+        if not isinstance(event, request.event):
+            raise ValueError(f"event {table.version + 1} is {event.type_name()} where the game waits for "
+                             f"{request.event.__name__}")
+        return event
+
+    def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
+        """The bot's logged move; past the log's end a new one."""
+        if table.version >= len(self.log):
+            return super().bot_move(table, seat)
+        move = logged_move(table, seat, self.log)
+        if move is None:
+            raise ValueError(f"event {table.version + 1} is no move of the house bot in seat {seat}, on turn")
+        return move.as_dict()
+
+    def bot_out_of_turn(self, table: tables.Table, seat: int) -> Mapping[str, Any] | None:
+        """The bot's logged move if the log's next event is its own; past the log's end a new choice."""
+        if table.version >= len(self.log):
+            return super().bot_out_of_turn(table, seat)
+        move = logged_move(table, seat, self.log)
+        return None if move is None else move.as_dict()
+
+
+def logged_move(table: tables.Table, seat: int, log: Sequence[Event]) -> Move | None:
+    """The legal move of ``seat`` that sets off the log's next events, if the next is ``seat``'s."""
+    at = table.version
+    if at >= len(log) or log[at].seat != seat:
+        return None
+    game, state = table.game, table.state
+    for move in game.legal_moves(state, seat):
+        decided = game.decide(state, seat, move)
+        if list(log[at : at + len(decided)]) == decided:
+            return move
+    return None
 
 
 class Match:
@@ -187,6 +216,12 @@ class Match:
         """The API's view of ``seat`` (``GET /v1/games/{id}/state``): :func:`domain.table.view` itself."""
         return tables.view(self.table, seat, **how)
 
+    def view_at(self, version: int, seat: int | None, **how: Any) -> dict[str, Any]:
+        """The view of ``seat`` as it stood after event ``version`` (a match made with ``history``)."""
+        if self.history is None:
+            raise ValueError("this match keeps no history: make it with history=True")
+        return tables.view(self.history[version - 1], seat, **how)
+
     def rewards(self) -> list[float]:
         """Once the game is over: +1 to each winner, -1 to every other seat; else zeros."""
         result = self.table.game.result(self.table.state) if self.over else None
@@ -215,23 +250,23 @@ class Match:
             if not self.may_pass:
                 raise ValueError(f"event {at + 1}: seat {event.seat} moved where seat {self.seat} was on turn")
             return self.actions.pass_id
-        return self._action_for(log, at)
-
-    def _action_for(self, log: Sequence[Event], at: int) -> int:
-        """The legal move of the deciding seat whose events are the log's from ``at`` on."""
-        game, state = self.table.game, self.table.state
-        for move in self.moves:
-            decided = game.decide(state, self.seat, move)
-            if list(log[at : at + len(decided)]) == decided:
-                return self.actions.id_of(move)
-        raise ValueError(f"event {at + 1} ({log[at].type_name()}) is no move seat {self.seat} could make")
+        move = logged_move(self.table, self.seat, log)
+        if move is None:
+            raise ValueError(f"event {at + 1} ({event.type_name()}) is no move seat {self.seat} could make")
+        return self.actions.id_of(move)
 
 
-def decode_log(records: Iterable[Mapping[str, Any]]) -> list[Event]:
+def decode_log(records: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.PathLike | str) -> list[Event]:
     """A log as the API's events list holds it (``type``, ``seat``, ``data``; a finished game's, so that
-    every shuffle shows its order) as events; or the ``events`` of a whole events page."""
+    every shuffle shows its order) as events; or the ``events`` of a whole events page; or either as a
+    JSON file's path."""
+    if isinstance(records, str | os.PathLike):
+        records = json.loads(pathlib.Path(records).read_text(encoding="utf-8"))
     if isinstance(records, Mapping):
         records = records["events"]
+    records = list(records)
+    if all(isinstance(record, Event) for record in records):
+        return records
     events: list[Event] = []
     rules = None
     for record in records:
@@ -246,15 +281,12 @@ def decode_log(records: Iterable[Mapping[str, Any]]) -> list[Event]:
     return events
 
 
-def from_log(records: Iterable[Mapping[str, Any]], *, rng: random.Random | None = None,
+def from_log(records: Any, *, rng: random.Random | None = None,
              history: bool = False) -> tuple[Match, list[Event]]:
     """A match at the start of a logged game, its chance the log's own shuffles; and the decoded log."""
     log = decode_log(records)
-    # (every seat is the environment's to play, a house bot's too: its moves come from the log)
-    opening = [tables.SeatTaken(event.seat, name=event.name or event.bot, bot=None)
-               if isinstance(event, tables.SeatTaken) else event
-               for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
+    opening = [event for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
     match = Match._bare()
-    match.house = LoggedHouse(rng or random.Random(), (event for event in log if isinstance(event, Shuffled)))
+    match.house = LoggedHouse(rng or random.Random(), log)
     match._start(opening, history)
     return match, log

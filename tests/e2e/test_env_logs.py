@@ -1,0 +1,144 @@
+"""Records in and out: server games stepped through the environment from their logs show every seat the view the
+server shows at every version, and a game played in the environment reads back into a server (docs/env.md)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import cardhall_env
+import persistence
+from api import create_app
+from cardhall_env.aec import CardhallEnv
+from domain.events import Event
+from service.games import GameService
+from tests.e2e.conftest import Http
+
+#: (game, options, seats: None for a person, else the house bot sitting there)
+TABLES = [
+    ("craits", {"short": True}, [None, "greedy"]),
+    ("craits", {"short": True}, [None, None, "random", None]),
+    ("craits", {"short": True, "first_dealer": 2}, [None, None, None]),
+    ("scat", {}, [None, "greedy", None]),
+    ("scat", {"lives": 2, "throw_down": True}, [None, None, None, None, "random"]),
+    ("scat", {"lives": 1}, [None, None]),
+]
+
+
+@pytest.fixture
+def service() -> Iterator[GameService]:
+    games = GameService(persistence.open_store("memory://"), max_wait=2.0)
+    yield games
+    games.store.close()
+
+
+@pytest.fixture
+def http(service: GameService) -> Http:
+    return Http(create_app(service, CARDHALL_RATE_LIMIT="off").test_client(use_cookies=False))
+
+
+def seat_everyone(http: Http, game: str, options: dict[str, Any], seats: list[str | None], seed: int) -> tuple[str, dict]:
+    """A game with people (tokens by seat) and house bots in their seats, started."""
+    game_id = http.create(game, len(seats), seed=seed, **options)
+    tokens = {}
+    for seat, bot in enumerate(seats):
+        if bot is None:
+            tokens[seat] = http.join(game_id, f"p{seat}")
+        else:
+            assert http.bot(game_id, bot).status_code == 201
+    return game_id, tokens
+
+
+def whole_log(http: Http, game_id: str) -> list[dict[str, Any]]:
+    """Every event of a finished game, page by page, as the API lists them."""
+    events: list[dict[str, Any]] = []
+    while True:
+        page = http.events(game_id, after=len(events), limit=1000).json
+        events += page["events"]
+        if len(events) == page["last_version"]:
+            return events
+
+
+def step_through(log: list[dict[str, Any]]) -> CardhallEnv:
+    """An environment made from ``log``, stepped through all its moves; it must reproduce every event."""
+    env = cardhall_env.from_log(log, history=True)
+    env.reset()
+    while (action := env.next_logged_action()) is not None:
+        env.step(action)
+    played: list[Event] = env.match.events
+    assert len(played) == len(log) and env.log() == [{key: event[key] for key in ("version", "type", "seat", "data")}
+                                                      for event in log]
+    assert env.match.over and all(env.terminations.values())
+    return env
+
+
+@pytest.mark.parametrize(("game", "options", "seats"), TABLES)
+def test_a_server_game_stepped_through_the_environment_shows_each_seat_the_servers_view_at_every_version(
+        http: Http, game: str, options: dict[str, Any], seats: list[str | None]) -> None:
+    rng = random.Random(f"{game}{len(seats)}")
+    game_id, tokens = seat_everyone(http, game, options, seats, seed=rng.randrange(10**6))
+    live: dict[tuple[int, int], dict[str, Any]] = {}  # each person's view as the game went, by (version, seat)
+    while True:
+        views = {seat: http.state(game_id, token).json for seat, token in tokens.items()}
+        live.update({(view["version"], seat): view for seat, view in views.items()})
+        offered = [(seat, move) for seat, view in views.items() for move in view["legal_moves"]]
+        if not offered:
+            break
+        seat, move = rng.choice(offered)
+        assert http.move(game_id, tokens[seat], move).status_code == 201
+    log = whole_log(http, game_id)
+    env = step_through(log)
+    for version in range(1, len(log) + 1):
+        assert env.view_at(version, "seat_0", reveal_all=True, with_moves=False)["version"] == version
+        for seat, token in tokens.items():
+            assert env.view_at(version, f"seat_{seat}", reveal_all=True, with_moves=False) == \
+                http.state(game_id, token, at=version).json
+        assert env.match.view_at(version, None, reveal_all=True, with_moves=False) == \
+            http.state(game_id, at=version).json
+    for (version, seat), view in live.items():
+        assert env.view_at(version, f"seat_{seat}") == view
+
+
+def play_randomly_in_the_service(service: GameService, game: str, players: int, options: dict[str, Any],
+                                 number: int) -> tuple[str, dict[int, str]]:
+    """A finished game of people playing random legal moves (and one house bot), through the service."""
+    rng = random.Random(number)
+    game_id = service.create_game(game, players, {**options, "seed": number})["id"]
+    tokens = {}
+    bot_seat = number % players
+    for seat in range(players):
+        joined = service.join(game_id, bot=("greedy", "random")[number % 2] if seat == bot_seat else None,
+                              name=None if seat == bot_seat else f"p{seat}")
+        if joined["token"]:
+            tokens[seat] = joined["token"]
+    while offered := [(seat, move) for seat, token in tokens.items()
+                      for move in service.view(game_id, token)["legal_moves"]]:
+        seat, move = rng.choice(offered)
+        service.move(game_id, tokens[seat], move)
+    return game_id, tokens
+
+
+@pytest.mark.slow
+def test_many_server_games_of_both_games_step_through_the_environment_to_the_servers_views(
+        service: GameService) -> None:
+    tables = [("craits", players, {"short": True}) for players in (2, 3, 4, 5)] + \
+             [("scat", players, {}) for players in (2, 3, 5, 9)]
+    for number in range(GAMES):
+        game, players, options = tables[number % len(tables)]
+        game_id, tokens = play_randomly_in_the_service(service, game, players, options, number)
+        log = []
+        while not log or len(log) < service.table(game_id).version:
+            log += service.events(game_id, None, after=len(log), limit=1000)["events"]
+        env = step_through([{**event, "recorded_at": None} for event in log])
+        for version in range(1, len(log) + 1):
+            for seat, token in (*tokens.items(), (None, None)):
+                assert env.match.view_at(version, seat, reveal_all=True, with_moves=False) == \
+                    service.view(game_id, token, at=version)
+
+
+#: Server games the test above steps through, two of each table: each version's past view is a replay on the
+#: server, so a game of 1,000 events costs seconds (a longer run's count is in docs/env.md).
+GAMES = 16

@@ -1,0 +1,169 @@
+"""The local environments (cardhall_env, docs/env.md): PettingZoo's and Gymnasium's own checks, fixed action
+ids, masks, seeding, rewards, and vectors that show a seat only what it may see."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import cardhall_env
+from cardhall_env.actions import action_table
+from cardhall_env.observations import VECTORS
+from cardhall_env.observations import markdown as vector_markdown
+from domain.game import all_games
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERY_TABLE = [(name, players) for name, game in sorted(all_games().items()) if name in VECTORS
+               for players in range(game.min_players, game.max_players + 1)]
+
+
+def play_randomly(env, rng: random.Random) -> int:  # type: ignore[no-untyped-def]
+    """Play the selected agent's random legal action until the game ends; the decisions taken."""
+    decisions = 0
+    while not env.match.over:
+        env.step(rng.choice(env.match.legal_actions()))
+        decisions += 1
+    return decisions
+
+
+@pytest.mark.parametrize(("game", "players"), EVERY_TABLE)
+def test_every_game_and_player_count_passes_pettingzoos_api_test(game: str, players: int) -> None:
+    api_test(cardhall_env.make(game, players), num_cycles=300)
+
+
+@pytest.mark.parametrize(("game", "players"), EVERY_TABLE)
+def test_every_game_and_player_count_passes_pettingzoos_seed_test(game: str, players: int) -> None:
+    seed_test(lambda: cardhall_env.make(game, players), num_cycles=300)
+
+
+@pytest.mark.parametrize("game", sorted(VECTORS))
+def test_the_single_seat_environment_passes_gymnasiums_checker(game: str) -> None:
+    check_env(cardhall_env.single(game, 3, opponents="greedy"), skip_render_check=True)
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [("craits", 3, {"short": True}), ("scat", 4, {})])
+def test_a_seed_replays_a_game_exactly_and_another_seed_deals_another(game: str, players: int, options: dict) -> None:
+    logs = []
+    for seed in (11, 11, 12):
+        env = cardhall_env.make(game, players, **options)
+        env.reset(seed=seed)
+        play_randomly(env, random.Random(0))
+        logs.append(env.log())
+    assert logs[0] == logs[1]
+    assert logs[0][players + 1:players + 3] != logs[2][players + 1:players + 3]  # the first shuffles differ
+
+
+@pytest.mark.parametrize(("game", "players"), [("craits", 2), ("scat", 5)])
+def test_the_rewards_are_the_games_result_plus_one_to_each_winner_minus_one_to_the_rest(game: str, players: int) -> None:
+    env = cardhall_env.make(game, players)
+    env.reset(seed=3)
+    rng = random.Random(3)
+    while not env.match.over:
+        env.step(rng.choice(env.match.legal_actions()))
+    winners = env.view("seat_0")["result"]["winners"]
+    assert env.rewards == {f"seat_{seat}": 1.0 if seat in winners else -1.0 for seat in range(players)}
+    assert all(env.terminations.values())
+
+
+@pytest.mark.parametrize(("game", "players"), [("craits", 4), ("scat", 3)])
+def test_only_the_selected_agent_has_legal_actions_and_it_may_pass_only_out_of_turn(game: str, players: int) -> None:
+    env = cardhall_env.make(game, players)
+    env.reset(seed=5)
+    rng = random.Random(5)
+    out_of_turn = 0
+    for _ in range(400):
+        selected = env.agent_selection
+        view = env.view(selected)
+        legal = np.flatnonzero(env.observe(selected)["action_mask"]).tolist()
+        assert legal == sorted(env.match.legal_actions())
+        seat = int(selected.removeprefix("seat_"))
+        offered = sorted(env.actions.id_of(env.match.table.game.parse_move(move)) for move in view["legal_moves"])
+        passing = [env.actions.pass_id] if seat not in view["to_act"] else []
+        out_of_turn += bool(passing)
+        assert legal == offered + passing  # the mask is the API's legal moves, and pass out of turn alone
+        for other in env.agents:
+            if other != selected:
+                assert not env.observe(other)["action_mask"].any()
+        env.step(rng.choice(legal))
+        if env.match.over:
+            env.reset(seed=rng.randrange(100))
+    assert out_of_turn  # (call-outs and announces, declared 31s were offered)
+
+
+def test_an_action_that_is_not_legal_now_is_refused_with_the_legal_ones_named() -> None:
+    env = cardhall_env.make("craits", 2)
+    env.reset(seed=1)
+    illegal = next(action for action in range(env.actions.size) if action not in env.match.legal_actions())
+    with pytest.raises(ValueError, match="is not legal for seat"):
+        env.step(illegal)
+
+
+def test_the_action_tables_and_the_vectors_are_those_docs_env_md_shows() -> None:
+    docs = (ROOT / "docs" / "env.md").read_text(encoding="utf-8")
+    for game in VECTORS:
+        assert action_table(game).markdown() in docs, game
+        assert vector_markdown(game) in docs, game
+
+
+def test_the_fixed_ids_name_each_card_draw_announce_and_suit_and_stand_for_the_same_move_every_time() -> None:
+    craits, scat = action_table("craits"), action_table("scat")
+    assert craits.move_of(0) == {"type": "play", "card": "AC"}
+    assert craits.move_of(craits.size - 2) == {"type": "call", "target": 4}
+    assert craits.move_of(craits.pass_id) is None
+    assert scat.move_of(2) == {"type": "discard", "card": "AC"}
+    assert [scat.move_of(action)["type"] for action in (54, 55, 56)] == ["knock", "declare_31", "throw_down"]
+    every = {craits.name(action) for action in range(craits.size)}
+    assert len(every) == craits.size  # no two ids for one move
+
+
+@pytest.mark.parametrize(("game", "players"), [("craits", 4), ("scat", 4)])
+def test_a_seats_vector_shows_nothing_of_the_other_hands_but_their_sizes(game: str, players: int) -> None:
+    env = cardhall_env.make(game, players)
+    env.reset(seed=9)
+    rng = random.Random(9)
+    for _ in range(30):
+        env.step(rng.choice(env.match.legal_actions()))
+    state = env.match.table.state
+    others = [hand for seat, hand in enumerate(state.hands) if seat != 0]
+    unseen = [card for card in state.pile if card not in state.hands[0]] if game == "craits" else list(state.stock)
+    swapped = [tuple(unseen.pop() for _ in hand) for hand in others]
+    changed = dataclasses.replace(state, hands=(state.hands[0], *swapped))
+    assert changed.hands != state.hands
+    vector = VECTORS[game][0]
+    assert np.array_equal(vector(changed, 0), vector(state, 0))
+    assert not np.array_equal(vector(changed, 1), vector(state, 1))
+
+
+@pytest.mark.parametrize("game", sorted(VECTORS))
+def test_the_single_seat_plays_against_house_bots_until_a_result(game: str) -> None:
+    env = cardhall_env.single(game, 3, opponents=["greedy", "random"], short=True) if game == "craits" \
+        else cardhall_env.single(game, 3, opponents=["greedy", "random"])
+    observation, _ = env.reset(seed=4)
+    rng = random.Random(4)
+    over, reward = False, 0.0
+    while not over:
+        assert np.array_equal(observation["action_mask"], env.action_masks())
+        observation, reward, over, _, info = env.step(rng.choice(np.flatnonzero(env.action_masks()).tolist()))
+    assert "illegal_action" not in info
+    assert reward == (1.0 if 0 in env.view()["result"]["winners"] else -1.0)
+
+
+def test_a_single_seat_action_the_mask_forbids_ends_the_game_for_it_with_minus_one() -> None:
+    env = cardhall_env.single("scat", 2)
+    env.reset(seed=2)
+    forbidden = int(np.flatnonzero(env.action_masks() == 0)[0])
+    _, reward, over, _, info = env.step(forbidden)
+    assert (reward, over) == (-1.0, True) and info["illegal_action"]
+
+
+def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:
+    with pytest.raises(ValueError, match="reset\\(seed"):
+        cardhall_env.make("craits", 2, seed=4).reset()
+    with pytest.raises(ValueError, match="unknown game"):
+        cardhall_env.make("poker", 2)
