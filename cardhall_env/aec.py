@@ -13,7 +13,6 @@ from pettingzoo import AECEnv
 from cardhall_env.actions import action_table
 from cardhall_env.match import Match, from_log
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
-from domain.events import Event
 from domain.game import all_games
 
 
@@ -51,7 +50,6 @@ class CardhallEnv(AECEnv):
         self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
         self._action_space = spaces.Discrete(self.actions.size)
         self._log, self._history = log, history
-        self.logged: list[Event] = []
         self.match: Match | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -65,7 +63,7 @@ class CardhallEnv(AECEnv):
         """A new game (the logged one's start, for an environment made from a log), seeded by ``seed``."""
         rng = random.Random(seed)
         if self._log is not None:
-            self.match, self.logged = from_log(self._log, rng=rng, history=self._history)
+            self.match, _ = from_log(self._log, rng=rng, history=self._history)
         else:
             self.match = Match(self.game, self.players, self.options, rng=rng, history=self._history)
         self.agents = self.possible_agents[:]
@@ -118,7 +116,7 @@ class CardhallEnv(AECEnv):
     def next_logged_action(self) -> int | None:
         """For an environment made from a log: the action that carries on the logged game from here (a
         seat asked out of turn that did not act there passes), None once the log is played out."""
-        return self.match.next_logged_action(self.logged)
+        return self.match.next_logged_action()
 
     def log(self) -> list[dict[str, Any]]:
         """The game so far as a log the server reads: the API's events list of a finished game."""

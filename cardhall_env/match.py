@@ -26,7 +26,6 @@ from typing import Any
 import bots
 from cardhall_env.actions import ActionTable, action_table
 from domain import table as tables
-from domain.clocks import CLOCK_EVENTS
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
 from domain.game import ChanceRequest
@@ -53,7 +52,7 @@ class SeededHouse:
     def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
         """The house bot's move, from its seat's view, as the server's house plays it."""
         kind = table.seats[seat].bot
-        return bots.choose(table.game.name, kind, _bot_view(table, seat, kind), self.rng)
+        return bots.choose(table.game, kind, _bot_view(table, seat, kind), self.rng)
 
     def bot_out_of_turn(self, table: tables.Table, seat: int) -> Mapping[str, Any] | None:
         """The house bot's out-of-turn move, or None."""
@@ -61,7 +60,7 @@ class SeededHouse:
         if not moves:
             return None
         kind = table.seats[seat].bot
-        return bots.out_of_turn(table.game.name, kind, _bot_view(table, seat, kind, moves), self.rng)
+        return bots.out_of_turn(table.game, kind, _bot_view(table, seat, kind, moves), self.rng)
 
 
 def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -138,7 +137,8 @@ class Match:
     def _bare(cls) -> Match:
         return cls.__new__(cls)
 
-    def _start(self, opening: list[Event], history: bool) -> None:
+    def _start(self, opening: list[Event], history: bool, logged: Sequence[Event] = ()) -> None:
+        self.logged = logged
         self.history: list[tables.Table] | None = [] if history else None
         self.events: list[Event] = []
         self.table: tables.Table = None  # type: ignore[assignment]
@@ -148,15 +148,28 @@ class Match:
     # -- the decision ---------------------------------------------------------------
     def _record(self, events: list[Event]) -> None:
         """Fold ``events`` and all they set off, then find the next decision."""
-        before = self.table
-        self.table, played = tables.settle(self.table, events, self.house)
-        self.events += played
-        if self.history is not None:
-            for event in played:
-                before = tables.evolve(before, event)
-                self.history.append(before)
+        while events:
+            before = self.table
+            self.table, played = tables.settle(self.table, events, self.house)
+            self.events += played
+            if self.history is not None:
+                for event in played:
+                    before = tables.evolve(before, event)
+                    self.history.append(before)
+            events = self._logged_by_the_server()
         self.declined: set[int] = set()
         self._decide_next()
+
+    def _logged_by_the_server(self) -> list[Event]:
+        """The logged game's next event when the server decided it, not a seat's move: a resignation, a timeout,
+        a seat abandoned (then a house bot plays the seat from the log)."""
+        at = len(self.events)
+        if at >= len(self.logged):
+            return []
+        event = self.logged[at]
+        if event.type_name() in self.table.game.events:
+            return []
+        return [event]
 
     def _decide_next(self) -> None:
         self.seat: int | None = None
@@ -235,17 +248,14 @@ class Match:
         return [{"version": version, "type": event.type_name(), "seat": event.seat, "data": event_data(event)}
                 for version, event in enumerate(self.events, start=1)]
 
-    def next_logged_action(self, log: Sequence[Event]) -> int | None:
-        """The action that carries on ``log`` (a log this match started from) from where the match stands:
+    def next_logged_action(self) -> int | None:
+        """For a match made from a log: the action that carries the logged game on from where the match stands,
         the logged move of the deciding seat, or ``pass`` for a seat asked out of turn that did not act
         there; None once the log is played out."""
-        at = len(self.events)
+        log, at = self.logged, len(self.events)
         if at >= len(log) or self.seat is None:
             return None
         event = log[at]
-        if event.seat is None or event.type_name() in CLOCK_EVENTS:
-            raise ValueError(f"event {at + 1} ({event.type_name()}) is no move: a log with turn clocks "
-                             "cannot be stepped through")
         if self.seat != event.seat:
             if not self.may_pass:
                 raise ValueError(f"event {at + 1}: seat {event.seat} moved where seat {self.seat} was on turn")
@@ -288,5 +298,5 @@ def from_log(records: Any, *, rng: random.Random | None = None,
     opening = [event for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
     match = Match._bare()
     match.house = LoggedHouse(rng or random.Random(), log)
-    match._start(opening, history)
+    match._start(opening, history, log)
     return match, log

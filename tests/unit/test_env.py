@@ -16,6 +16,7 @@ import cardhall_env
 from cardhall_env.actions import action_table
 from cardhall_env.observations import VECTORS
 from cardhall_env.observations import markdown as vector_markdown
+from domain.cards import DECK
 from domain.game import all_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,7 +132,8 @@ def test_a_seats_vector_shows_nothing_of_the_other_hands_but_their_sizes(game: s
         env.step(rng.choice(env.match.legal_actions()))
     state = env.match.table.state
     others = [hand for seat, hand in enumerate(state.hands) if seat != 0]
-    unseen = [card for card in state.pile if card not in state.hands[0]] if game == "craits" else list(state.stock)
+    unseen = sorted(set(DECK) - set(state.hands[0]) - set(state.discard))  # others' hands, the pile, the stock
+    random.Random(1).shuffle(unseen)
     swapped = [tuple(unseen.pop() for _ in hand) for hand in others]
     changed = dataclasses.replace(state, hands=(state.hands[0], *swapped))
     assert changed.hands != state.hands
