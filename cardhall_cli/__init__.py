@@ -25,6 +25,7 @@ def parser() -> argparse.ArgumentParser:
     from cardhall_cli import (
         bots,  # noqa: F401  (registers bot and arena)
         server,  # noqa: F401  (registers serve and db)
+        simulate,  # noqa: F401  (registers simulate)
     )
     top = argparse.ArgumentParser(prog="cardhall", description="Cardhall: card games as a service.")
     sub = top.add_subparsers(dest="command", required=True)

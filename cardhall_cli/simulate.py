@@ -1,0 +1,158 @@
+"""``cardhall simulate``: many games between local bot files and house bots, over processes, with no server.
+
+Each game is a :class:`cardhall_env.match.Match`: the server's rules, its shuffles and
+house bots drawn from ``random.Random`` seeded with ``SEED:number``. Entrants take the
+seats in the arena's rotation (:func:`client.arena.seating`). A house entrant sits as a
+house bot, played as the server plays one (out of turn too); a file bot is asked for
+its move when it is on turn, with its seat's view as ``cardhall bot run`` gets it, and
+lets out-of-turn moves pass, as the in-memory arena does. A move a file bot gets wrong
+is replaced by its first legal one and counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import json
+import math
+import random
+import sys
+import time
+from typing import Any
+
+from cardhall_cli import command
+from cardhall_cli.bots import _option
+from domain.errors import DomainError
+
+Z95 = 1.959963984540054
+
+
+@dataclasses.dataclass(frozen=True)
+class Finished:
+    """One game: who sat where (entrant indexes), the winners' seats, and each seat's refused moves."""
+
+    seats: list[int]
+    winners: list[int]
+    illegal: list[int]
+
+
+_entrants: list[Any] = []
+
+
+def _load(specs: list[str]) -> None:
+    """A worker's entrants, loaded once (a bot file is imported in each process)."""
+    from client.arena import entrant, unique
+
+    _entrants[:] = unique([entrant(spec) for spec in specs])
+
+
+def play_one(game: str, players: int, number: int, seed: int, options: dict[str, Any]) -> Finished:
+    """Game ``number`` of a simulation seeded ``seed``."""
+    from cardhall_env.match import Match
+    from client.arena import seating
+
+    seats = seating(_entrants, players, number)
+    sitting = [_entrants[index] for index in seats]
+    random.seed(f"{seed}:{number}")  # (file bots that use the random module replay the same)
+    match = Match(game, players, options, rng=random.Random(f"{seed}:{number}"),
+                  bots_at={seat: one.house for seat, one in enumerate(sitting) if one.house})
+    illegal = [0] * players
+    while not match.over:
+        if match.may_pass:
+            match.step(match.actions.pass_id)
+            continue
+        view = match.view(match.seat)
+        try:
+            match.play(sitting[match.seat].choose(view))
+        except (DomainError, ValueError, KeyError, TypeError):
+            illegal[match.seat] += 1
+            match.play(view["legal_moves"][0])
+    return Finished(seats, match.view(None)["result"]["winners"], illegal)
+
+
+def _play_many(game: str, players: int, numbers: range, seed: int, options: dict[str, Any]) -> list[Finished]:
+    return [play_one(game, players, number, seed, options) for number in numbers]
+
+
+def simulate(game: str, players: int, specs: list[str], games: int, seed: int, options: dict[str, Any],
+             processes: int) -> tuple[list[Finished], float]:
+    """Play ``games`` games over ``processes`` processes; the games (in order) and the seconds they took."""
+    chunk = max(1, min(50, games // (processes * 4) or 1))
+    started = time.perf_counter()
+    with concurrent.futures.ProcessPoolExecutor(processes, initializer=_load, initargs=(specs,)) as pool:
+        parts = [pool.submit(_play_many, game, players, range(first, min(first + chunk, games)), seed, options)
+                 for first in range(0, games, chunk)]
+        finished = [one for part in parts for one in part.result()]
+    return finished, time.perf_counter() - started
+
+
+def wilson(wins: float, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a win rate of ``wins`` in ``n``."""
+    if n == 0:
+        return (math.nan, math.nan)
+    rate, z2 = wins / n, Z95 * Z95
+    centre = (rate + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (centre - half, centre + half)
+
+
+def standings(names: list[str], players: int, finished: list[Finished]) -> list[dict[str, Any]]:
+    """Per entrant: seats played, wins (a tie's shared), the win rate, its 95 % interval, and chance."""
+    rows = []
+    for index, name in enumerate(names):
+        seats = wins = illegal = 0
+        for one in finished:
+            for seat, sitter in enumerate(one.seats):
+                if sitter == index:
+                    seats += 1
+                    wins += 1 / len(one.winners) if seat in one.winners else 0
+                    illegal += one.illegal[seat]
+        low, high = wilson(wins, seats)
+        rows.append({"name": name, "seats": seats, "wins": wins, "win_rate": wins / seats if seats else math.nan,
+                     "ci95": [low, high], "chance": 1 / players, "illegal_moves": illegal})
+    return rows
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, help="the game to play (craits, scat, or any registered game)")
+    parser.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
+    parser.add_argument("--bot", action="append", required=True, metavar="[NAME=]BOT",
+                        help="an entrant: random, greedy, path.py:function or name=path.py:function (repeatable)")
+    parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--seed", type=int, help="game n is seeded SEED:n (default: random, printed)")
+    parser.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                        help="a game option for every game, e.g. short=true (repeatable)")
+    parser.add_argument("--json", metavar="FILE", help="also write the standings as JSON to FILE")
+
+
+@command("simulate", _arguments)
+def run(args: argparse.Namespace) -> int:
+    """Simulate many games between bot files and house bots, over processes, no server; print win rates."""
+    from cardhall_env.match import Match
+    from client.arena import entrant, unique
+
+    try:
+        Match(args.game, args.players, dict(args.option))  # (the game, the player count and the options hold)
+    except (DomainError, ValueError) as error:
+        print(f"cardhall: {error}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000_000)
+    names = [one.name for one in unique([entrant(spec) for spec in args.bot])]  # (checks every file loads)
+    finished, seconds = simulate(args.game, args.players, args.bot, args.games, seed, dict(args.option),
+                                 args.processes)
+    rows = standings(names, args.players, finished)
+    print(f"{args.game}, {args.players} players, {args.games} games, seed {seed}: "
+          f"{args.games / seconds:,.1f} games/s over {args.processes} processes")
+    print(f"{'entrant':<24}{'seats':>7}{'wins':>9}{'win rate':>10}{'95 % interval':>18}{'chance':>8}{'illegal':>9}")
+    for row in rows:
+        low, high = row["ci95"]
+        print(f"{row['name']:<24}{row['seats']:>7}{row['wins']:>9.1f}{row['win_rate']:>10.3f}"
+              f"{f'{low:.3f}–{high:.3f}':>18}{row['chance']:>8.3f}{row['illegal_moves']:>9}")
+    if args.json:
+        about = {"game": args.game, "players": args.players, "games": args.games, "seed": seed,
+                 "options": dict(args.option), "games_per_second": args.games / seconds, "standings": rows}
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(about, out, indent=2)
+    return 0

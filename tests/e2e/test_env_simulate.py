@@ -1,0 +1,33 @@
+"""``cardhall simulate``: bot files against house bots over processes, no server; win rates with 95 % intervals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cardhall_cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(("game", "options"), [("craits", ["--option", "short=true"]), ("scat", [])])
+def test_a_greedy_bot_file_beats_random_house_bots_above_chance(game: str, options: list[str], tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "standings.json"
+    assert main(["simulate", "--game", game, "--players", "3", "--bot", str(ROOT / "examples" / f"greedy_{game}.py"),
+                 "--bot", "random", "--bot", "random", "--games", "90", "--processes", "2", "--seed", "44",
+                 "--json", str(out), *options]) == 0
+    printed = capsys.readouterr().out
+    assert "games/s over 2 processes" in printed and "95 % interval" in printed
+    standings = {row["name"]: row for row in json.loads(out.read_text())["standings"]}
+    greedy = standings[f"greedy_{game}"]
+    assert greedy["seats"] == 90 and greedy["illegal_moves"] == 0
+    assert greedy["ci95"][0] > greedy["chance"] == 1 / 3  # above chance, with 95 % confidence
+    assert sum(row["wins"] for row in standings.values()) == pytest.approx(90)
+
+
+def test_a_simulation_of_options_the_game_has_not_is_refused_before_it_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--game", "scat", "--bot", "random", "--games", "5", "--option", "short=true"]) == 2
+    assert "unknown option(s): short" in capsys.readouterr().err
