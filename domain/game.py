@@ -213,7 +213,8 @@ def register(game: Game) -> Game:
     """Add a rules version of a game; the highest version of a name is the one new games get.
 
     TypeError if ``game`` is no game object (a :class:`Game` subclass's instance: one that leaves
-    out a rule cannot be made) or does not say what it is (a name, players, a version).
+    out a rule cannot be made), does not say what it is (a name, players, a version) or leaves
+    its snapshots nothing to be rebuilt as (``start`` annotates no state type).
     """
     if not isinstance(game, Game):
         raise TypeError(f"a game is an instance of a domain.game.Game subclass, not {game!r}")
@@ -223,11 +224,22 @@ def register(game: Game) -> Game:
         raise TypeError(f"{type(game).__name__}.version must be a whole number from 1, not {game.version!r}")
     if not 1 <= game.min_players <= game.max_players:
         raise TypeError(f"{type(game).__name__} is for {game.min_players} to {game.max_players} players")
+    if type(game).decode_state is Game.decode_state and _state_type(type(game)) in (None, Any):
+        raise TypeError(f"{type(game).__name__}.start must annotate the state's type (snapshots are rebuilt as "
+                        f"it), or the game override decode_state")
     RULES[game.rules_version] = game
     current = GAMES.get(game.name)
     if current is None or current.version < game.version:
         GAMES[game.name] = game
     return game
+
+
+def _state_type(cls: type[Game]) -> Any:
+    """The type ``cls.start`` is annotated to return, or None."""
+    try:
+        return typing.get_type_hints(cls.start).get("return")
+    except NameError as error:
+        raise TypeError(f"{cls.__name__}.start's annotations name what its module does not: {error}") from error
 
 
 def get_game(name: str) -> Game:

@@ -70,12 +70,17 @@ def test_an_entry_point_naming_a_game_without_default_moves_fails_when_the_games
     assert "forgetful" not in registry.GAMES
 
 
+def unannotated_start(self, players, options):  # (the return annotation left out on purpose)
+    return Craits.start(self, players, options)
+
+
 @pytest.mark.parametrize(("thing", "complaint"), [
     (Craits, "not <class"),  # the class, not a game object
     (type("Named", (Craits,), {"name": ""})(), "lower-case identifier"),
     (type("Named", (Craits,), {"name": "two/words"})(), "lower-case identifier"),
     (type("Versioned", (Craits,), {"name": "versioned", "version": 0})(), "whole number from 1"),
     (type("Crowded", (Craits,), {"name": "crowded", "min_players": 5, "max_players": 2})(), "5 to 2 players"),
+    (type("Vague", (Craits,), {"name": "vague", "start": unannotated_start})(), "must annotate the state's type"),
 ])
 def test_registering_what_is_no_proper_game_is_refused_saying_why(thing, complaint, fresh_registry):
     registered = dict(registry.RULES)
