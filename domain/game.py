@@ -18,11 +18,12 @@ is. A game is decided and evolved purely:
 * ``default_moves(state, seat)`` is what the server plays for a seat whose turn
   timed out (option ``move_seconds``, :mod:`domain.clocks`).
 
-Those are abstract: a game leaving one out cannot be made, so fails to register.
-A game may also bring its own house bots: ``house_bot(kind)`` gives its play for
-the ``greedy`` bot (a :data:`HouseBot`); without one, its greedy bots play at
-random. ``docs/games.md`` says what a game's views must hold for the web pages,
-and :func:`cardhall_testing.check_game` checks a game against this interface.
+Each of those but ``redact`` is abstract: a game leaving one out cannot be made,
+so it fails to register. A game may also bring its own house bots:
+``house_bot(kind)`` gives its play for the ``greedy`` bot (a :data:`HouseBot`);
+without one, its greedy bots play at random. ``docs/games.md`` lists the view keys
+the web pages read, and :func:`cardhall_testing.check_game` checks a game against
+this interface.
 
 A game is a package that names its :class:`Game` object in an entry point of the
 group ``cardhall.games`` (``craits = "domain.games.craits:GAME"`` in
