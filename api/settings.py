@@ -4,8 +4,8 @@
 ``CARDHALL_*`` variable, then to its default) and hands it to the workers it starts as
 those variables (:meth:`Settings.environment`); a worker reads them back, once, where its
 app is made (:meth:`Settings.from_environment`, in ``api.wsgi.create`` / ``api.asgi``).
-Nothing else in the server reads a ``CARDHALL_*`` variable (the database layer takes its
-pool and durability from :meth:`Settings.apply_to_database`). :data:`VARIABLES` is the one
+Nothing else in the server reads a ``CARDHALL_*`` variable: the database layer is given its
+pool and durability (:meth:`Settings.database_options`). :data:`VARIABLES` is the one
 list of them, which docs/deploy.md's table ("Settings") must match (a test holds it).
 """
 
@@ -120,6 +120,11 @@ class Settings:
                 value = " ".join(value)
             variables[variable] = str(value)
         return variables
+
+    def database_options(self) -> dict[str, Any]:
+        """How the worker's database engines are made (``service.bootstrap.open_service``'s options)."""
+        return {"pool_size": self.db_pool_size, "max_overflow": self.db_max_overflow,
+                "sqlite_synchronous": self.sqlite_synchronous}
 
     def app_config(self) -> dict[str, Any]:
         """The Flask app's settings (``api.create_app``'s config)."""

@@ -25,7 +25,7 @@ def create(settings: Settings | None = None) -> Flask:
     """The app a worker serves, its service and its sweeper (``settings``: the environment's, by default)."""
     settings = settings or Settings.from_environment()
     games = open_service(settings.database_url, migrate=not settings.skip_migrations,
-                         shuffle_secret=settings.shuffle_secret)
+                         shuffle_secret=settings.shuffle_secret, **settings.database_options())
     app = create_app(games, **settings.app_config())
     # Each worker sweeps for turns past their deadline (made in the worker, after the fork, so the
     # thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off. It ends idle games too:

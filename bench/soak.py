@@ -1,7 +1,7 @@
-"""Soak: does the server's memory stay put under a long game workload?
+"""Soak: does the server's memory stay put under a long game workload, and do hostile clients slow the players?
 
 Usage: ``python3 bench/soak.py [--minutes 30] [--database sqlite|postgresql] [--clients 4] [--workers 1]
-[--sample 60]``
+[--sample 60] [--hostile]``
 
 A real server (``cardhall serve``, limits off) and ``--clients`` threads, each
 playing games without end: it creates a Craits or Scat game (2-5 players, some
@@ -13,6 +13,14 @@ follows games with long-polls and short SSE streams. Every ``--sample`` seconds 
 prints the server's resident memory (its gunicorn master and workers, from
 ``/proc``) with the games and moves done so far. At the end it compares the last
 sample with the one at 5 minutes: the target is within 10 %.
+
+``--hostile``: halfway through, a hostile mix joins the players (issue 37): header bombs (a
+header repeated 300,000 times, 4.5 MB, on a new connection every half second), slow clients
+(20 connections trickling a head a byte every half second, reconnecting when dropped) and
+long-game readers (two threads reading a long game of house bots from its start, a page of
+1,000 events and a view at a past version in turn). The players' move latency is reported for
+each half (p50, p99: a move's POST as a normal client sees it); the target is the second half's
+p99 within 2x the first's.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import argparse
 import contextlib
 import pathlib
 import random
+import socket
 import sys
 import threading
 import time
@@ -62,12 +71,17 @@ class Counts:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.games = self.moves = self.errors = 0
+        self.hostile = self.refused = 0
+        self.phase = "alone"
+        self.latencies: dict[str, list[float]] = {"alone": [], "hostile": []}
 
-    def add(self, games: int = 0, moves: int = 0, errors: int = 0) -> None:
+    def add(self, games: int = 0, moves: int = 0, errors: int = 0, seconds: float | None = None) -> None:
         with self.lock:
             self.games += games
             self.moves += moves
             self.errors += errors
+            if seconds is not None:
+                self.latencies[self.phase].append(seconds)
 
 
 def new_game(http: httpx.Client, rng: random.Random, humans: int) -> tuple[str, str | None]:
@@ -100,8 +114,9 @@ def play(base_url: str, seed: int, stop: threading.Event, counts: Counts, follow
                 if not moves:
                     http.get(f"/v1/games/{game_id}/events", params={"after": view["version"], "wait": 1})
                     continue
+                started = time.perf_counter()
                 answer = http.post(f"/v1/games/{game_id}/moves", json=rng.choice(moves), headers=auth)
-                counts.add(moves=1, errors=answer.status_code >= 500)
+                counts.add(moves=1, errors=answer.status_code >= 500, seconds=time.perf_counter() - started)
                 http.get(f"/v1/games/{game_id}/events", params={"after": max(0, view["version"] - 20)}, headers=auth)
             counts.add(games=1)
 
@@ -124,6 +139,76 @@ def follow(base_url: str, stop: threading.Event, followed: list[str]) -> None:
                         pass
 
 
+BOMB = b"GET /v1/game-types HTTP/1.1\r\nHost: soak\r\n" + b"X-Bomb: boom\r\n" * 300_000 + b"\r\n"
+
+
+def header_bombs(port: int, stop: threading.Event, counts: Counts) -> None:
+    """A header bomb on a new connection every half second; what the server answers is counted."""
+    while not stop.wait(0.5):
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+            with contextlib.suppress(OSError):
+                connection.sendall(BOMB)
+            answer = connection.recv(64)
+            with counts.lock:
+                counts.hostile += 1
+                counts.refused += answer.startswith(b"HTTP/1.1 431")
+
+
+def slow_clients(port: int, stop: threading.Event, counts: Counts, connections: int = 20) -> None:
+    """``connections`` connections each trickling a head a byte every half second, opened again when dropped."""
+    open_: list[socket.socket | None] = [None] * connections
+    while not stop.wait(0.5):
+        for index, connection in enumerate(open_):
+            try:
+                if connection is None:
+                    connection = open_[index] = socket.create_connection(("127.0.0.1", port), timeout=5)
+                    connection.sendall(b"GET /v1/game-types HTTP/1.1\r\nHost: soak\r\nX-Slow: ")
+                    with counts.lock:
+                        counts.hostile += 1
+                connection.sendall(b"y")
+            except OSError:  # (dropped: its head timed out)
+                if connection is not None:
+                    connection.close()
+                open_[index] = None
+                with counts.lock:
+                    counts.refused += 1
+    for connection in open_:
+        if connection is not None:
+            connection.close()
+
+
+def long_game(http: httpx.Client) -> str:
+    """A long game of house bots alone: Scat for five, with as many lives as it takes."""
+    for lives in (9, 5, 3):
+        created = http.post("/v1/games", json={"game": "scat", "players": 5, "options": {"lives": lives}})
+        if created.status_code == 201:
+            game_id = created.json()["id"]
+            for _ in range(5):
+                http.post(f"/v1/games/{game_id}/seats", json={"bot": "greedy"})
+            return game_id
+    raise SystemExit(f"soak: no long game could be made: {created.status_code} {created.text[:200]}")
+
+
+def long_game_readers(base_url: str, stop: threading.Event, counts: Counts, game_id: str) -> None:
+    """Read a long game from its start, a page of events and a view at a past version in turn."""
+    rng = random.Random(game_id)
+    with httpx.Client(base_url=base_url, timeout=120) as http:
+        while not stop.is_set():
+            version = http.get(f"/v1/games/{game_id}").json().get("version", 1)
+            http.get(f"/v1/games/{game_id}/events", params={"after": 0, "limit": 1000})
+            http.get(f"/v1/games/{game_id}/state", params={"at": rng.randint(1, max(1, version))})
+            with counts.lock:
+                counts.hostile += 2
+
+
+def _percentiles(seconds: list[float]) -> str:
+    if not seconds:
+        return "no moves"
+    ordered = sorted(seconds)
+    return (f"{len(ordered)} moves, p50 {ordered[len(ordered) // 2] * 1000:.1f} ms, "
+            f"p99 {ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000:.1f} ms")
+
+
 def soak(args: argparse.Namespace) -> None:
     with contextlib.ExitStack() as stack:
         databases = _common.Databases(stack)
@@ -140,16 +225,38 @@ def soak(args: argparse.Namespace) -> None:
         start, samples = time.monotonic(), []
         print(f"soak: {args.database}, {args.workers} worker(s), {args.clients} players, {args.minutes} min",
               flush=True)
-        print(f"{'minute':>7} {'RSS MiB':>8} {'games':>6} {'moves':>7} {'5xx':>4}", flush=True)
+        print(f"{'minute':>7} {'RSS MiB':>8} {'games':>6} {'moves':>7} {'5xx':>4} {'hostile':>8} {'refused':>8}",
+              flush=True)
+        hostile_from = args.minutes * 60 / 2 if args.hostile else None
         while time.monotonic() - start < args.minutes * 60:
-            time.sleep(min(args.sample, max(0.0, args.minutes * 60 - (time.monotonic() - start))))
+            due = args.minutes * 60 if hostile_from is None else hostile_from
+            time.sleep(min(args.sample, max(0.0, due - (time.monotonic() - start))))
             elapsed = time.monotonic() - start
+            if hostile_from is not None and elapsed >= hostile_from:
+                hostile_from = None
+                with httpx.Client(base_url=server.base_url, timeout=300) as http:
+                    game_id = long_game(http)
+                port = int(server.base_url.rsplit(":", 1)[1])
+                hostile = [threading.Thread(target=header_bombs, args=(port, stop, counts), daemon=True),
+                           threading.Thread(target=slow_clients, args=(port, stop, counts), daemon=True),
+                           *(threading.Thread(target=long_game_readers, args=(server.base_url, stop, counts, game_id),
+                                              daemon=True) for _ in range(2))]
+                for thread in hostile:
+                    thread.start()
+                threads += hostile
+                with counts.lock:
+                    counts.phase = "hostile"
+                print(f"{elapsed / 60:7.1f} hostile mix joins (long game {game_id})", flush=True)
+                continue
             samples.append((elapsed, rss_kib(server.process.pid) / 1024))
-            print(f"{elapsed / 60:7.1f} {samples[-1][1]:8.1f} {counts.games:6d} {counts.moves:7d} {counts.errors:4d}",
-                  flush=True)
+            print(f"{elapsed / 60:7.1f} {samples[-1][1]:8.1f} {counts.games:6d} {counts.moves:7d} {counts.errors:4d}"
+                  f" {counts.hostile:8d} {counts.refused:8d}", flush=True)
         stop.set()
         for thread in threads:
             thread.join(timeout=70)
+    print(f"soak: moves alone: {_percentiles(counts.latencies['alone'])}")
+    if args.hostile:
+        print(f"soak: moves beside the hostile mix: {_percentiles(counts.latencies['hostile'])}")
     baseline = next((rss for elapsed, rss in samples if elapsed >= BASELINE_SECONDS - 1), None)
     if baseline is None:
         print("soak: shorter than 5 minutes: no baseline to compare with")
@@ -166,6 +273,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clients", type=int, default=4, help="player threads (default 4)")
     parser.add_argument("--workers", type=int, default=1, help="gunicorn workers (default 1)")
     parser.add_argument("--sample", type=float, default=60.0, help="seconds between samples (default 60)")
+    parser.add_argument("--hostile", action="store_true",
+                        help="halfway through, add header bombs, slow clients and long-game readers")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.sample <= 0 or args.clients < 1:
         parser.error("--minutes, --sample and --clients must be positive")

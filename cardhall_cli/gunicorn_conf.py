@@ -63,6 +63,7 @@ def on_starting(server: Any) -> None:
     from persistence.engine import normalise_url
 
     url = normalise_url(_settings.database_url)
+    persistence.configure(persistence.DatabaseOptions(**_settings.database_options()))
     try:
         persistence.upgrade(url)
     except Exception as error:  # (gunicorn prints a RuntimeError's message alone, and exits 1)

@@ -194,9 +194,10 @@ def _db_arguments(parser: argparse.ArgumentParser) -> None:
 def db(args: argparse.Namespace) -> int:
     """Manage the database schema (``cardhall db upgrade``)."""
     import persistence
-    from service.bootstrap import database_url
 
-    url = database_url(args.database)
+    settings = Settings.from_environment()
+    persistence.configure(persistence.DatabaseOptions(**settings.database_options()))
+    url = persistence.normalise_url(args.database or settings.database_url)
     persistence.upgrade(url)
     print(f"cardhall: {redacted(url)} is at the latest schema", file=sys.stderr)
     return 0

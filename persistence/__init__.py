@@ -6,18 +6,21 @@
 - ``sqlite:///path/cardhall.db`` or a plain path — an SQLite file (the default,
   ``cardhall.db`` in the working directory);
 - ``postgresql+psycopg://user:password@host/db`` (``postgresql://`` is accepted) — PostgreSQL;
-- None — ``CARDHALL_DATABASE_URL``, else the default SQLite file.
+- None — the default SQLite file.
+
+How the engines are made (pools, SQLite's durability) is the process's, set once at its start:
+``configure(DatabaseOptions(...))``.
 
 SQL stores need their schema: call ``upgrade(url)`` first (the server does at start).
 """
 
 from __future__ import annotations
 
-from persistence.engine import normalise_url
+from persistence.engine import DatabaseOptions, configure, normalise_url
 from persistence.migrate import upgrade
 from persistence.port import EventStore
 
-__all__ = ["open_store", "upgrade"]
+__all__ = ["DatabaseOptions", "configure", "open_store", "upgrade"]
 
 
 def open_store(url: str | None = None) -> EventStore:

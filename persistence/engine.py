@@ -6,8 +6,8 @@ SQLite (one file, one host):
   blocks readers;
 - ``busy_timeout`` 30 s: a writer waiting for the write lock queues instead of
   failing with "database is locked";
-- ``synchronous=FULL`` (``CARDHALL_SQLITE_SYNCHRONOUS``, ``cardhall serve
-  --sqlite-synchronous``): every commit reaches the disk before it is
+- ``synchronous=FULL`` (:class:`DatabaseOptions`, which the server's settings give:
+  ``cardhall serve --sqlite-synchronous``, ``CARDHALL_SQLITE_SYNCHRONOUS``): every commit reaches the disk before it is
   acknowledged, so not even a power loss or an OS crash loses an acknowledged
   move. ``normal`` is the operator's other choice: in WAL mode a commit is then
   durable against a crash of the process and atomic always, but a power loss or
@@ -23,12 +23,16 @@ SQLite (one file, one host):
   atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 
 PostgreSQL (``postgresql+psycopg://``): a pool (no pre-ping, see ``_postgres_engine``), sized by
-``CARDHALL_DB_POOL_SIZE`` (default 4; SQLite 32) and ``CARDHALL_DB_MAX_OVERFLOW`` (default 0).
+:class:`DatabaseOptions` (``CARDHALL_DB_POOL_SIZE``, default 4, SQLite 32; ``CARDHALL_DB_MAX_OVERFLOW``, default 0).
+
+The options are the process's, set once where it starts (:func:`configure`); nothing here reads
+the environment.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from typing import Any
@@ -52,20 +56,40 @@ SQLITE_PAGE_SIZE = 2048
 JSON_SERIALIZER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
+@dataclasses.dataclass(frozen=True)
+class DatabaseOptions:
+    """How this process's engines are made (a server's settings give them: docs/deploy.md, "Settings")."""
+
+    #: Connections each engine's pool keeps (None: 4 on PostgreSQL, 32 on SQLite).
+    pool_size: int | None = None
+    #: Connections past the pool, each closed when handed back.
+    max_overflow: int = 0
+    #: SQLite's ``synchronous``: ``full`` or ``normal``.
+    sqlite_synchronous: str = "full"
+
+
+_options = DatabaseOptions()
+
+
+def configure(options: DatabaseOptions) -> None:
+    """Make this process's engines from now on with ``options``."""
+    global _options
+    if options.sqlite_synchronous.strip().upper() not in ("FULL", "NORMAL"):
+        raise ValueError(f"SQLite's synchronous setting must be full or normal, not {options.sqlite_synchronous!r}")
+    _options = options
+
+
 def sqlite_synchronous() -> str:
-    """The SQLite ``synchronous`` setting: ``CARDHALL_SQLITE_SYNCHRONOUS`` (full or normal), FULL by default."""
-    value = (os.environ.get("CARDHALL_SQLITE_SYNCHRONOUS") or "full").strip().upper()
-    if value not in ("FULL", "NORMAL"):
-        raise ValueError(f"CARDHALL_SQLITE_SYNCHRONOUS must be full or normal, not {value.lower()!r}")
-    return value
+    """The SQLite ``synchronous`` setting (FULL or NORMAL): FULL unless configured otherwise."""
+    return _options.sqlite_synchronous.strip().upper()
 
 
 def normalise_url(url: str | None) -> str:
-    """The store URL to use: ``url``, else ``CARDHALL_DATABASE_URL``, else ``cardhall.db`` here.
+    """The store URL to use: ``url``, else ``cardhall.db`` here.
 
     A plain path means an SQLite file; ``postgres://`` and ``postgresql://`` mean psycopg 3.
     """
-    url = url or os.environ.get("CARDHALL_DATABASE_URL") or DEFAULT_URL
+    url = url or DEFAULT_URL
     if "://" not in url:
         return f"sqlite:///{url}"
     scheme, rest = url.split("://", 1)
@@ -90,10 +114,6 @@ def create_engine(url: str, *, foreign_keys: bool = True, autocommit: bool = Fal
     raise ValueError(f"unsupported database URL: {parsed.render_as_string()}")
 
 
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name) or default)
-
-
 # PostgreSQL: at most 4 connections a worker, all kept once opened, and no overflow:
 # SQLAlchemy closes an overflow connection when it is handed back, so with overflow a busy
 # worker opened and closed PostgreSQL sessions without end. Far fewer than the 32 threads,
@@ -106,8 +126,8 @@ POSTGRES_POOL_SIZE = 4
 
 def _pool_options(size: int = POSTGRES_POOL_SIZE) -> dict[str, Any]:
     return {
-        "pool_size": _env_int("CARDHALL_DB_POOL_SIZE", size),
-        "max_overflow": _env_int("CARDHALL_DB_MAX_OVERFLOW", 0),
+        "pool_size": size if _options.pool_size is None else _options.pool_size,
+        "max_overflow": _options.max_overflow,
         "pool_timeout": 30,
     }
 

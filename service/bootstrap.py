@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import persistence
 import persistence.ratelimits
 from persistence.engine import DEFAULT_URL
@@ -11,17 +9,20 @@ from service.games import GameService
 
 
 def database_url(url: str | None = None) -> str:
-    """The URL given, else ``CARDHALL_DATABASE_URL``, else ``cardhall.db`` in the working directory."""
-    return url or os.environ.get("CARDHALL_DATABASE_URL") or DEFAULT_URL
+    """The URL given, else ``cardhall.db`` in the working directory."""
+    return url or DEFAULT_URL
 
 
 def open_service(url: str | None = None, *, migrate: bool = True, max_wait: float = 30.0,
-                 shuffle_secret: str | None = None) -> GameService:
+                 shuffle_secret: str | None = None, pool_size: int | None = None, max_overflow: int = 0,
+                 sqlite_synchronous: str = "full") -> GameService:
     """A game service on the database at ``url``, its schema migrated first unless told not to.
 
     Seeded shuffles are keyed with ``shuffle_secret`` when the operator gives one (every server of
-    a deployment must then give the same), else with the secret kept in the database.
+    a deployment must then give the same), else with the secret kept in the database. The pool's
+    size and overflow and SQLite's durability are the operator's too (``persistence.DatabaseOptions``).
     """
+    persistence.configure(persistence.DatabaseOptions(pool_size, max_overflow, sqlite_synchronous))
     url = database_url(url)
     if migrate:
         persistence.upgrade(url)
