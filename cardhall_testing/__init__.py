@@ -137,11 +137,11 @@ class _Run:
             steps += 1
             if deep:
                 self.check_unseen_swaps()
-        if game.result(self.state) is None or not isinstance(game.result(self.state).get("winners"), list):
-            raise self.fail("the game is over but its result names no winners (a list of seats)")
-        winners = game.result(self.state)["winners"]
-        if not all(isinstance(seat, int) and 0 <= seat < self.players for seat in winners):
-            raise self.fail(f"the winners {winners} are not seats of the game")
+        result = game.result(self.state)
+        winners = result.get("winners") if isinstance(result, Mapping) else None
+        if not isinstance(winners, list) or not all(isinstance(seat, int) and 0 <= seat < self.players
+                                                    for seat in winners):
+            raise self.fail(f"the game is over but its result {result} names no winners (a list of its seats)")
         self.check_snapshot()
         self.check_replay()
 

@@ -154,3 +154,11 @@ def test_a_house_bot_choosing_a_move_not_listed_is_found():
         return (lambda view, rng: {"type": "draw"}) if kind == "greedy" else None
 
     assert "the greedy house bot of seat" in refusal(craits_but(house_bot=house_bot))
+
+
+def test_a_result_without_winners_is_found():
+    def result(self, state: CraitsState) -> dict[str, Any] | None:
+        found = Craits.result(self, state)
+        return found and {"scores": found["scores"]}
+
+    assert "names no winners" in refusal(craits_but(result=result))
