@@ -7,7 +7,9 @@ scripts: a page offers only the moves the server listed in ``legal_moves``.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, abort, render_template, request
+
+from web import rules
 
 blueprint = Blueprint(
     "web", __name__, template_folder="templates", static_folder="static", static_url_path="/assets"
@@ -34,10 +36,21 @@ def _page_headers(response: Response) -> Response:
 @blueprint.get("/")
 def lobby() -> str:
     """Games to watch and join, and a form to start one."""
-    return render_template("lobby.html")
+    return render_template("lobby.html", rule_games=rules.games())
 
 
 @blueprint.get("/games/<string:game_id>")
 def table(game_id: str) -> str:
     """One game's table, turn by turn; ``?embed=1`` shows the table alone, for an iframe."""
-    return render_template("table.html", game_id=game_id, embed=request.args.get("embed") == "1")
+    return render_template("table.html", game_id=game_id, embed=request.args.get("embed") == "1",
+                           rule_games=rules.games())
+
+
+@blueprint.get("/rules/<string:game>")
+def rules_page(game: str) -> str:
+    """A game's rules, rendered from its rules document in the repository."""
+    found = rules.page(game)
+    if found is None:
+        abort(404)
+    title, body = found
+    return render_template("rules.html", title=title, body=body, games=rules.games())

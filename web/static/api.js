@@ -44,10 +44,12 @@ export const seats = {
   },
 };
 
-/** A seat's name for people: the player's name, or which house bot sits there. */
-export function seatName(summary, seat) {
+/** A seat's name for people: the player's name, or which house bot sits there; a seat a house bot took
+ * over (its player resigned, timed out or went idle) says so from that version on: "Ana → random bot since #14". */
+export function seatName(summary, seat, version = Infinity) {
   const sitter = summary.seats[seat];
   if (!sitter || !sitter.taken) return `seat ${seat} (open)`;
+  if (sitter.name && sitter.bot_since && version >= sitter.bot_since) return `${sitter.name} → ${sitter.bot} bot since #${sitter.bot_since}`;
   return sitter.name || `${sitter.bot} bot ${seat}`;
 }
 

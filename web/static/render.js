@@ -36,6 +36,7 @@ function seatBadges(state, seat, view) {
   if ((state.skip_next || []).includes(seat)) badges.push("loses next turn");
   if (state.knocker === seat) badges.push("knocked");
   if ((state.out || []).includes(seat)) badges.push("out");
+  if ((state.county || []).includes(seat)) badges.push("on the county");
   if (view.result && view.result.winners.includes(seat)) badges.push("winner");
   return badges;
 }
@@ -53,7 +54,10 @@ function seatPanel(view, seat, name, mine) {
   facts.append(element("span", "hand-size", plural(size, "card", "cards")));
   facts.lastChild.dataset.count = size;
   if (state.scores) facts.append(element("span", "score", `score ${state.scores[seat]}`));
-  if (state.lives) facts.append(element("span", "lives", `${plural(state.lives[seat], "life", "lives")}`));
+  if (state.lives) {
+    const county = (state.county || []).includes(seat) ? " — on the county, still in" : "";
+    facts.append(element("span", "lives", `${plural(state.lives[seat], "life", "lives")}${county}`));
+  }
   const value = (state.hand_values || [])[seat];
   if (value !== null && value !== undefined) facts.append(element("span", "value", `worth ${value}`));
   const badges = element("p", "seat-badges");
@@ -109,11 +113,70 @@ function result(outcome, name) {
   return box;
 }
 
-/** Draw ``view`` of a game of ``players``: ``name(seat)`` names seats, ``mine`` is the viewer's seat or null. */
-export function drawView(view, players, name, mine) {
+const REASONS = { showdown: "showdown after a knock", throw_down: "thrown down", thirty_one: "31 declared" };
+
+/** The last hand's (or round's) results, as a list: each seat's round score and total (Craits), or the
+ * hands shown, their values and the lives lost and left (Scat); ``settled``: the event that ended it. */
+function results(state, name, settled) {
+  const box = element("section", "results");
+  box.setAttribute("aria-label", "The last hand's results");
+  const list = element("ul", "results-list");
+  if (settled.type === "HandVoided") {
+    box.append(element("h2", "results-title", `Hand ${state.hand_number}: the stock ran out, nobody lost a life`));
+    return box;
+  }
+  if (state.round_scores) {
+    const round = state.round_scores.length;
+    box.append(element("h2", "results-title", `Round ${round} of ${state.rounds}: the scores`));
+    list.append(...state.round_scores[round - 1].map((points, seat) => element("li", "",
+      `${name(seat)}: ${points} this round, ${state.scores[seat]} in all`)));
+  } else if (state.last_settlement) {
+    const settlement = state.last_settlement;
+    box.append(element("h2", "results-title", `Hand ${settlement.hand_number}: ${REASONS[settlement.reason] || settlement.reason}`));
+    list.append(...settlement.lost.map((lost, seat) => {
+      const item = element("li", "");
+      const hand = settlement.hands[seat];
+      if (hand) item.append(faceUp(hand, `${name(seat)}'s hand`));
+      const worth = settlement.values[seat] === null ? "" : ` worth ${settlement.values[seat]}`;
+      const left = (state.out || []).includes(seat) ? "out of the game"
+        : (state.county || []).includes(seat) ? "on the county, still in" : `${plural(state.lives[seat], "life", "lives")} left`;
+      item.append(element("span", "", ` ${name(seat)}${worth}: ${lost ? `lost ${plural(lost, "life", "lives")}` : "lost nothing"}, ${left}`));
+      return item;
+    }));
+  }
+  box.append(list);
+  return box;
+}
+
+/** The draw for the first dealer, card by card (each draw of a tie again): who drew what, and who deals. */
+function dealerDraw(state, name) {
+  const box = element("section", "dealer-draw");
+  box.setAttribute("aria-label", "The draw for the first dealer");
+  box.append(element("h2", "results-title", "The draw for the first dealer"));
+  state.dealer_draws.forEach((draw, round) => {
+    const row = element("div", "cards draw-row");
+    if (round) row.append(element("span", "", "a tie, drawn again:"));
+    for (const [seat, code] of draw) {
+      const drawn = element("figure", "drawn");
+      drawn.append(card(code, `${name(seat)} drew ${cardName(code)}`), element("figcaption", "", name(seat)));
+      row.append(drawn);
+    }
+    box.append(row);
+  });
+  box.append(element("p", "", `${name(state.dealer)} deals.`));
+  return box;
+}
+
+/** Draw ``view`` of a game of ``players``: ``name(seat)`` names seats, ``mine`` is the viewer's seat or null;
+ * ``moment`` says what was shown last: ``settled`` (the event that ended the last hand or round, while no move
+ * came since) and ``beforeFirstMove`` (nobody has moved yet: the first dealer's draw is shown). */
+export function drawView(view, players, name, mine, moment = {}) {
   const seats = document.getElementById("seats");
   seats.replaceChildren(...Array.from({ length: players }, (_, seat) => seatPanel(view, seat, name, mine)));
-  document.getElementById("middle").replaceChildren(middle(view, name));
+  const inner = middle(view, name);
+  if (view.state && moment.settled) inner.append(results(view.state, name, moment.settled));
+  if (view.state && moment.beforeFirstMove && (view.state.dealer_draws || []).length) inner.append(dealerDraw(view.state, name));
+  document.getElementById("middle").replaceChildren(inner);
   const hand = document.getElementById("hand");
   const cards = view.state && view.state.hand;
   hand.replaceChildren(...(cards ? [element("h2", "hand-title", "Your hand"), faceUp(cards, "your hand")] : []));

@@ -21,7 +21,7 @@ let wanted = 0; // the newest version heard of (a move's answer, the stream): ca
 
 /** Whether the game is over (finished, or aborted before it began): its log never changes again. */
 const over = () => ["finished", "aborted"].includes(game.summary.status);
-const name = (seat) => (game.summary ? seatName(game.summary, seat) : `seat ${seat}`);
+const name = (seat) => (game.summary ? seatName(game.summary, seat, game.shown) : `seat ${seat}`);
 const last = () => game.events.length;
 let working = 1; // loads and moves under way (the page opens busy, loading)
 const busy = (delta) => {
@@ -37,6 +37,9 @@ async function loadEvents() {
   }
 }
 
+/** An event in words, its seats named as they were when it happened (a takeover from its version on). */
+const said = (event) => describe(event, (seat) => seatName(game.summary, seat, event.version - 1), game.summary.game);
+
 const LOG_WINDOW = 100; // the log lists this many events up to the version shown, newest first: a long game's
 // thousands of entries, all in the page, would make every step lay them all out again
 
@@ -49,7 +52,7 @@ function drawLog(version) {
     link.href = `?v=${event.version}`;
     link.textContent = `#${event.version}`;
     link.setAttribute("aria-label", `version ${event.version}`);
-    item.append(link, ` ${describe(event, name)}`);
+    item.append(link, ` ${said(event)}`);
     return item;
   });
   items.at(-1)?.classList.add("current");
@@ -115,14 +118,40 @@ function readAhead(version, direction) {
   }
 }
 
+// The events that end a hand or a round (Craits has none of its own: the next round's deal ends the last),
+// and the events with a seat that are no move of it.
+const SETTLING = { craits: new Set(["RoundDealt"]), scat: new Set(["HandSettled", "HandVoided"]) };
+const NOT_MOVES = new Set(["SeatTaken", "SeatResigned", "SeatAbandoned", "TurnTimedOut", "GameCreated"]);
+
+/** What the events up to ``version`` leave to say: the event that ended the last hand or round if no move
+ * came since, and whether nobody has moved yet. */
+function moment(version) {
+  const settling = SETTLING[game.summary.game] || new Set();
+  const isMove = (event) => event.seat !== null && event.seat !== undefined && !NOT_MOVES.has(event.type);
+  const first = firstDeal();
+  let settled = null;
+  let i = version - 1;
+  for (; i >= 0 && !isMove(game.events[i]); i -= 1) {
+    const event = game.events[i];
+    if (!settled && settling.has(event.type) && event.version !== first) settled = event;
+  }
+  return { settled, beforeFirstMove: i < 0 };
+}
+
+const firstDeal = () => (game.events.find((event) => event.type === "RoundDealt") || {}).version;
+
 function draw(view) {
   const mySeat = view.seat;
-  drawView(view, game.summary.players, name, mySeat);
-  $("headline").textContent = headline(game.events.slice(Math.max(0, game.shown - 3), game.shown), name);
+  drawView(view, game.summary.players, name, mySeat, moment(game.shown));
+  $("headline").textContent = headline(game.events.slice(Math.max(0, game.shown - 3), game.shown), said);
   drawLog(game.shown);
   const status = view.version === last() ? game.summary.status : "replay";
   const title = $("title");
   if (title) title.textContent = `${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)} — ${game.summary.players} players — ${status}`;
+  const rules = $("rules-link");
+  rules.href = `/rules/${game.summary.game}`;
+  rules.textContent = `Rules of ${game.summary.game[0].toUpperCase()}${game.summary.game.slice(1)}`;
+  rules.hidden = !$("table").dataset.rules.split(" ").includes(game.summary.game);
   document.body.dataset.version = game.shown;
   document.body.dataset.status = game.summary.status;
   const top = view.state && view.state.top_card;

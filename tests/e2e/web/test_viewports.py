@@ -83,3 +83,21 @@ def test_an_embedded_table_fits_every_screen(sized, api):
     page.goto(f"/games/{game_id}?embed=1&v=20")
     settled(page, 20)
     assert (problems := checked("table-embedded")) == [], "\n".join(problems)
+
+
+def test_the_rules_pages_fit_every_screen(sized):
+    page, checked = sized
+    for game in ("craits", "scat"):
+        page.goto(f"/rules/{game}")
+        assert (problems := checked(f"rules-{game}")) == [], "\n".join(problems)
+
+
+def test_a_table_between_two_hands_with_its_results_fits_every_screen(sized, api):
+    page, checked = sized
+    game_id = api.finished("scat", 4, seed=271)
+    found = api.client.get(f"/games/{game_id}/events", params={"limit": 1000}).json()["events"]
+    settled_at = next(event["version"] for event in found if event["type"] == "HandSettled")
+    page.goto(f"/games/{game_id}?v={settled_at}")
+    settled(page, settled_at)
+    assert page.locator(".results li").count() == 4
+    assert (problems := checked("table-results")) == [], "\n".join(problems)

@@ -9,15 +9,21 @@ from tests.e2e.web.test_live import to_act
 from tests.e2e.web.test_play import seated_page
 
 
-def face_up(page) -> list[str]:  # type: ignore[no-untyped-def]
-    return page.locator("[data-card]").evaluate_all("cards => cards.map(card => card.dataset.card)")
+def face_up(page, where: str = "") -> list[str]:  # type: ignore[no-untyped-def]
+    return page.locator(f"{where} [data-card]").evaluate_all("cards => cards.map(card => card.dataset.card)")
+
+
+#: Where a hand could show: everywhere but the draw for the first dealer, whose cards (public, and shuffled
+#: back into the deck before the deal) may be in anyone's hand now.
+HANDS = ":is(#seats, #hand, .pile)"
 
 
 def visible(view: dict[str, Any]) -> set[str]:
-    """The cards a view shows face up: hands it reveals, the discard pile."""
+    """The cards a view shows face up: hands it reveals, the discard pile, the draw for the first dealer."""
     state = view["state"]
     shown = {card for hand in state["hands"] if hand for card in hand}
-    return shown | set(state["discard"]) | {state["top_card"]}
+    drawn = {card for draw in state.get("dealer_draws", []) for _, card in draw}
+    return shown | set(state["discard"]) | {state["top_card"]} | drawn
 
 
 def test_a_spectator_sees_no_hand_but_only_backs_as_many_as_each_holds(page, api):
@@ -32,7 +38,7 @@ def test_a_spectator_sees_no_hand_but_only_backs_as_many_as_each_holds(page, api
         settled(page, view["version"])
         assert set(face_up(page)) <= visible(view)
         assert not {card for hand_of in (api.view(game_id, t)["state"]["hand"] for t in tokens) for card in hand_of} \
-            & set(face_up(page))
+            & set(face_up(page, HANDS))
         backs = page.locator("#seats .seat").evaluate_all(
             "seats => seats.map(seat => seat.querySelectorAll('.card.back').length)")
         assert backs == [min(size, 10) for size in view["state"]["hand_sizes"]]
@@ -46,7 +52,7 @@ def test_a_players_page_shows_their_own_hand_and_no_other(page, api):
     assert set(face_up(page)) <= visible(mine)
     assert set(mine["state"]["hand"]) <= set(face_up(page))
     others = {card for token in (tokens[0], tokens[2]) for card in api.view(game_id, token)["state"]["hand"]}
-    assert not others & set(face_up(page))
+    assert not others & set(face_up(page, HANDS))
 
 
 def test_replaying_a_running_game_shows_no_card_hidden_at_that_version(page, api):
