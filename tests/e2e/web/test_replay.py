@@ -48,7 +48,7 @@ def test_the_keys_step_a_finished_game_back_to_version_1_and_forward(page, finis
     assert page.locator("#log li").count() == 3
     page.keyboard.press("End")
     settled(page, last)
-    page.wait_for_function("!window.location.search.includes('v=')")
+    page.wait_for_function("() => !window.location.search.includes('v=')")
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.35, 0.6, 0.85])
@@ -75,7 +75,7 @@ def test_play_steps_forward_by_itself_and_pause_stops_it(page, finished_craits):
     page.goto(f"/games/{finished_craits}?v=10")
     settled(page, 10)
     page.click("#play")
-    page.wait_for_function("Number(document.body.dataset.version) >= 12")
+    page.wait_for_function("() => Number(document.body.dataset.version) >= 12")
     page.click("#play")
     stopped = int(page.get_attribute("body", "data-version"))
     page.wait_for_timeout(1000)
