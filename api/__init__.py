@@ -86,6 +86,7 @@ SETTINGS = {
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
     "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: --max-followers, see api.followers)
+    "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": None,  # (--max-followers-per-client; None: as many as the process takes)
     "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
     "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
@@ -104,7 +105,10 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json.sort_keys = False
     app.extensions["cardhall"] = games
-    app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]), metrics.followers_counted)
+    per_client = app.config["CARDHALL_MAX_FOLLOWERS_PER_CLIENT"]
+    app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]),
+                                                     None if per_client is None else int(per_client),
+                                                     metrics.followers_counted)
     app.url_map.converters["game_id"] = parsing.GameIdConverter
     requestlog.install(app)  # (first: every answer has its id, a refusal by the checks below or the limiter too)
     app.before_request(parsing.refuse_oversized_head)

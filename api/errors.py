@@ -118,6 +118,18 @@ def unexpected_problem(error: Exception) -> Response:
     return problem(500, "internal_error", "an unexpected error occurred; it has been logged")
 
 
+def problem_for(error: Exception) -> Response:
+    """The problem for an error raised outside a Flask request (a follower's read once woken), as the
+    handlers :func:`register` installs answer it inside one."""
+    if isinstance(error, DomainError):
+        return domain_problem(error)
+    if isinstance(error, OUTAGES):
+        return outage_problem(error)
+    if isinstance(error, HTTPException):
+        return http_problem(error)
+    return unexpected_problem(error)
+
+
 def _flatten(errors: Any, prefix: str = "") -> str:
     if isinstance(errors, dict):
         parts = [_flatten(value, f"{prefix}{key}." if key not in ("json", "query", "headers") else prefix)

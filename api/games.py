@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
-from flask import Response, current_app, jsonify, request, stream_with_context, url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
+from werkzeug.exceptions import NotImplemented as NotServedHere
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import FOREVER, bearer_token, etag, final_headers, service
 from api.errors import PROBLEM
-from api.followers import (
-    HEARTBEAT,
-    Answer,
-    LongPoll,
-    Stream,
-    client_gone,
-    followers,
-    may_park,
-    park,
-    stream_batch,
-    stream_preamble,
-    waits_on_loop,
-    when_answered,
-)
 from api.parsing import Blueprint
 from api.schemas import (
     AuditSchema,
@@ -262,53 +246,10 @@ class Events(MethodView):
         """The log as the caller may see it; ``wait`` holds the request until an event after ``after`` exists.
 
         A finished game's log never changes: it is sent with an ETag and caching for good."""
+        # (with ``wait`` the ASGI app answers, api.waiting: this is the read without it)
         token = bearer_token()
-        wait = query["wait"]
-        # A follower asking again right after its answer most often finds nothing new: as far as this
-        # process has heard, it waits at once, without reading the log (the next event wakes it).
-        parks = wait > 0 and may_park()
-        if parks and service().heard_nothing_after(game_id, token, query["after"]):
-            page = {"events": []}
-        else:
-            page = service().events(game_id, token, after=query["after"], limit=query["limit"],
-                                    wait=0 if waits_on_loop() else wait, gone=client_gone(), hold=followers().slot)
-        if parks and not page["events"]:
-            timeout = min(wait, service().max_wait)
-            follow = partial(LongPoll, game_id, query["after"], timeout, page=_woken_page(game_id, token, query),
-                             answered=when_answered())
-            return park("long_poll", follow, Response())
+        page = service().events(game_id, token, after=query["after"], limit=query["limit"])
         return page, 200, final_headers(page["last_version"], token) if page["over"] else {}
-
-
-def _woken_page(game_id: str, token: str | None, query: dict[str, Any]) -> tuple[Any, Callable[[], Answer]] | None:
-    """What a woken long-poll answers (:func:`woken_page`); a conditional request (If-None-Match)
-    runs the view again instead."""
-    if "If-None-Match" in request.headers:
-        return None
-    return woken_page(current_app._get_current_object(), service(), game_id, token, query["after"], query["limit"])
-
-
-#: The schema of a woken long-poll's page, made once: a schema made per page is a cycle of objects (a
-#: schema and its fields) left to the garbage collector each time.
-EVENTS_PAGE = EventsSchema()
-
-
-def woken_page(app: Any, games: Any, game_id: str, token: str | None, after: int,
-               limit: int) -> tuple[Any, Callable[[], Answer]]:
-    """What a woken long-poll answers, read once for all of the game's long-polls with the same
-    version, limit and token (whose view it is, as the service renders it): the key they share, and
-    the read of the page as :class:`Events` answers it."""
-
-    def read() -> Answer:
-        with app.app_context():
-            page = games.events(game_id, token, after=after, limit=limit, as_heard=True)
-            response = jsonify(EVENTS_PAGE.dump(page))
-            if page["over"]:
-                response.headers.update(final_headers(page["last_version"], token))
-            headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.headers.items()]
-            return Answer(response.status_code, headers, response.get_data(), bool(page["events"]) or page["over"])
-
-    return ("page", game_id, after, limit, token), read
 
 
 @blp.route("/games/<game_id:game_id>/audit")
@@ -332,24 +273,7 @@ class EventStream(MethodView):
     @problems(401, 403, 404, 422, 503)
     def get(self, headers: dict[str, Any], query: dict[str, Any], game_id: str) -> Response:
         """The events as Server-Sent Events, resuming after ``Last-Event-ID``; closes once the game is over."""
-        games = service()
-        token = bearer_token()
-        games.events(game_id, token, after=0, limit=1)  # checks the game and the token before streaming
-        after = query.get("after", headers.get("last_event_id", 0))
-        heartbeat = current_app.config["CARDHALL_SSE_HEARTBEAT"]
-        timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
-        sse = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        if may_park():  # (last: a stream refused for any other reason holds no slot)
-            batch = partial(stream_batch, games, game_id, token)
-            follow = partial(Stream, game_id, token, after, timeout, heartbeat, batch)
-            return park("stream", follow, Response(stream_preamble(game_id, after), mimetype="text/event-stream",
-                                                   headers=sse))
-        slots = followers()
-        slots.take("stream")
-        stream = _sse(games, game_id, token, after, timeout, heartbeat, client_gone())
-        response = Response(stream_with_context(stream), mimetype="text/event-stream", headers=sse)
-        response.call_on_close(lambda: slots.give_back("stream"))
-        return response
+        raise NotServedHere("event streams are served by the ASGI app (api.asgi), not by the Flask app alone")
 
 
 @blp.after_request
@@ -358,24 +282,3 @@ def _conditional(response: Response) -> Response:
     if FOREVER in response.headers.get("Cache-Control", ""):
         return response.make_conditional(request)
     return response
-
-
-def _sse(games, game_id: str, token: str | None, after: int, timeout: float, heartbeat: float,  # type: ignore[no-untyped-def]
-         gone: Callable[[], bool]) -> Iterator[str]:
-    """The stream served in a thread of its own (no ASGI layer to wait for it)."""
-    deadline = time.monotonic() + timeout
-    yield stream_preamble(game_id, after)
-    while True:
-        batch = stream_batch(games, game_id, token, after)
-        if batch.text:
-            after = batch.after
-            yield batch.text
-            if batch.more:
-                continue
-        if batch.over or time.monotonic() >= deadline:
-            return
-        wait = min(heartbeat, max(deadline - time.monotonic(), 0))
-        if not games.wait(game_id, after, wait, gone):
-            if gone():
-                return
-            yield HEARTBEAT

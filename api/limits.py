@@ -33,7 +33,6 @@ from flask_limiter.util import get_remote_address
 from limits import parse_many
 
 from api.context import service
-from api.followers import woken
 
 #: A fair bot's rate is a few requests a second, bursts of its moves' answers included.
 DEFAULT_LIMIT = "50/second;1500/minute"
@@ -85,8 +84,8 @@ def scaled(spec: str, factor: int) -> str:
 
 
 def _unlimited() -> bool:
-    """Liveness, the API's description, metrics; and a long-poll's second run (counted at its first)."""
-    return request.endpoint in UNLIMITED_ENDPOINTS or woken()
+    """Liveness, the API's description, metrics."""
+    return request.endpoint in UNLIMITED_ENDPOINTS
 
 
 def enabled(app: Flask) -> bool:

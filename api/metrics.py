@@ -27,7 +27,6 @@ from prometheus_client import (
 )
 
 from api.context import service
-from api.followers import answered_later, on_answered
 from service.games import GameService
 
 blueprint = Blueprint("metrics", __name__)
@@ -91,7 +90,6 @@ def install(app: Flask) -> None:
     FOLLOWERS_LIMIT.set(app.extensions["cardhall_followers"].limit)
     app.before_request(_started)
     app.after_request(_counted)
-    on_answered(app, _counted_later)
 
 
 def followers_counted(kind: str, change: int) -> None:
@@ -108,7 +106,7 @@ def _started() -> None:
 
 
 def _counted(response: Response) -> Response:
-    if answered_later():
+    if g.get("answered_later"):
         return response
     served = request._get_current_object()  # (one look-up through the proxy, not one per attribute)
     endpoint, status = (served.endpoint, served.method), response.status_code
@@ -122,8 +120,9 @@ def _counted(response: Response) -> Response:
     return response
 
 
-def _counted_later() -> Callable[[int], None]:
-    """The count of a long-poll answered on the event loop, once it is."""
+def answered_later() -> Callable[[int], None]:
+    """The count of this request, answered once its Flask request is over (see requestlog.answered_later)."""
+    g.answered_later = True
     return _request_count()
 
 

@@ -29,8 +29,6 @@ from typing import Any, TextIO
 
 from flask import Flask, Response, g, has_request_context, request
 
-from api.followers import REQUEST_ID, answered_later, on_answered, scope
-
 HEADER = "X-Request-ID"
 WELL_FORMED = re.compile(r"[A-Za-z0-9._-]{1,64}")
 access = logging.getLogger("cardhall.access")
@@ -40,7 +38,6 @@ def install(app: Flask) -> None:
     """Give each request its id; log each answer."""
     app.before_request(_identify)
     app.after_request(_logged)
-    on_answered(app, _logged_later)
 
 
 def request_id() -> str | None:
@@ -50,10 +47,7 @@ def request_id() -> str | None:
 
 def _identify() -> None:
     g.request_started = time.perf_counter()
-    asked = request.environ.get("HTTP_X_REQUEST_ID", "")
-    shared = scope()  # (the ASGI scope: a long-poll's second run keeps the id of its first)
-    g.request_id = shared.get(REQUEST_ID) or request_id_for(asked)
-    shared[REQUEST_ID] = g.request_id
+    g.request_id = request_id_for(request.environ.get("HTTP_X_REQUEST_ID", ""))
 
 
 def request_id_for(asked: str) -> str:
@@ -66,13 +60,15 @@ def request_id_for(asked: str) -> str:
 
 def _logged(response: Response) -> Response:
     response.headers[HEADER] = request_id() or ""
-    if not answered_later() and access.isEnabledFor(logging.INFO):
+    if not g.get("answered_later") and access.isEnabledFor(logging.INFO):
         _access_line()(response.status_code)
     return response
 
 
-def _logged_later() -> Callable[[int], None]:
-    """The access line of a long-poll answered on the event loop, once it is: its wait counts in its duration."""
+def answered_later() -> Callable[[int], None]:
+    """The access line of this request, answered once its Flask request is over (a long-poll, after its
+    wait, which counts in its duration): written when what this returns is called with the status."""
+    g.answered_later = True
     return _access_line()
 
 

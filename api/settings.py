@@ -23,6 +23,8 @@ DEFAULT_DATABASE_URL = "sqlite:///cardhall.db"
 DEFAULT_RATE_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_RATE_LIMIT = "120/minute"
 DEFAULT_MAX_FOLLOWERS = 10_000
+#: One address may hold a tenth of a worker's followers: it cannot take them all (a proxy's clients share its address).
+DEFAULT_MAX_FOLLOWERS_PER_CLIENT = 1_000
 DEFAULT_THREADS = 32
 
 #: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
@@ -32,6 +34,7 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_SKIP_MIGRATIONS": ("skip_migrations", lambda text: text == "1"),
     "CARDHALL_THREADS": ("threads", int),
     "CARDHALL_MAX_FOLLOWERS": ("max_followers", int),
+    "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": ("max_followers_per_client", int),
     "CARDHALL_RATE_LIMIT": ("rate_limit", str),
     "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", str),
     "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", str),
@@ -64,6 +67,7 @@ class Settings:
     skip_migrations: bool = False
     threads: int = DEFAULT_THREADS
     max_followers: int = DEFAULT_MAX_FOLLOWERS
+    max_followers_per_client: int = DEFAULT_MAX_FOLLOWERS_PER_CLIENT
     rate_limit: str = DEFAULT_RATE_LIMIT
     create_rate_limit: str = DEFAULT_CREATE_RATE_LIMIT
     rate_limit_storage: str = "memory://"
@@ -130,6 +134,7 @@ class Settings:
         """The Flask app's settings (``api.create_app``'s config)."""
         return {
             "CARDHALL_MAX_FOLLOWERS": self.max_followers,
+            "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": self.max_followers_per_client,
             "CARDHALL_RATE_LIMIT": self.rate_limit,
             "CARDHALL_CREATE_RATE_LIMIT": self.create_rate_limit,
             "CARDHALL_RATE_LIMIT_STORAGE": self.rate_limit_storage,

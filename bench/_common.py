@@ -39,9 +39,9 @@ class Server:
     """A ``cardhall serve`` process (gunicorn, uvicorn workers) on 127.0.0.1; ``restart`` keeps its database."""
 
     def __init__(self, database: str, directory: Path, *, workers: int = 1, threads: int = 32,
-                 rate_limit: str = "off") -> None:
+                 rate_limit: str = "off", options: tuple[str, ...] = ()) -> None:
         self.database, self.directory = database, directory
-        self.workers, self.threads, self.rate_limit = workers, threads, rate_limit
+        self.workers, self.threads, self.rate_limit, self.options = workers, threads, rate_limit, options
         self.port = free_port()
         self.base_url = f"http://{HOST}:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -51,7 +51,8 @@ class Server:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         command = [sys.executable, "-m", "cardhall_cli", "serve", "--host", HOST, "--port", str(self.port),
                    "--database", self.database, "--workers", str(self.workers), "--threads", str(self.threads),
-                   "--rate-limit", self.rate_limit]  # (off by default: a benchmark is one client at full speed)
+                   "--rate-limit", self.rate_limit,  # (off by default: a benchmark is one client at full speed)
+                   *self.options]
         log = open(self.directory / "server.log", "ab")  # noqa: SIM115  (the child keeps it)
         with log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
@@ -95,9 +96,9 @@ class Server:
 
 @contextlib.contextmanager
 def running(database: str, directory: Path, *, workers: int = 1, threads: int = 32,
-            rate_limit: str = "off") -> Iterator[Server]:
-    """A started :class:`Server`, stopped at the end."""
-    server = Server(database, directory, workers=workers, threads=threads, rate_limit=rate_limit)
+            rate_limit: str = "off", options: tuple[str, ...] = ()) -> Iterator[Server]:
+    """A started :class:`Server` (``options``: more of ``cardhall serve``'s), stopped at the end."""
+    server = Server(database, directory, workers=workers, threads=threads, rate_limit=rate_limit, options=options)
     server.start()
     try:
         yield server

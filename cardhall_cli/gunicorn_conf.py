@@ -1,7 +1,7 @@
 """gunicorn's settings for ``cardhall serve`` (``-c python:cardhall_cli.gunicorn_conf``).
 
 gunicorn manages the processes (one worker or many alike, restarting one that dies);
-each worker runs uvicorn (uvicorn-worker's class) serving :mod:`api.asgi`. The hooks
+each worker runs uvicorn (uvicorn-worker's class) serving :mod:`api.asgi`, one Starlette app. The hooks
 migrate the database before the first worker starts, keep /metrics true and leave
 nothing behind: a dead worker's metric files are marked dead (prometheus-client's
 multiprocess pattern), and the run's directory of temporary files is removed when

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from api.guard import Limits
-from api.settings import DEFAULT_MAX_FOLLOWERS, DEFAULT_THREADS, Settings
+from api.settings import DEFAULT_MAX_FOLLOWERS, DEFAULT_MAX_FOLLOWERS_PER_CLIENT, DEFAULT_THREADS, Settings
 from cardhall_cli import command
 
 
@@ -34,6 +34,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-followers", type=int, default=None,
                         help="long-polls and streams a worker follows at once; past it they get 503 "
                              f"(default {DEFAULT_MAX_FOLLOWERS:,}; each holds a socket, no thread)")
+    parser.add_argument("--max-followers-per-client", type=int, default=None,
+                        help="long-polls and streams a worker follows at once for one client address; past it "
+                             f"they get 503 (default {DEFAULT_MAX_FOLLOWERS_PER_CLIENT:,})")
     parser.add_argument("--log-format", choices=["text", "json"], default=None,
                         help="log lines as text (the default) or as one JSON object each, with the request id")
     limits = Limits()
@@ -100,8 +103,8 @@ def serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"cardhall: {error}", file=sys.stderr)
         return 2
-    if settings.max_followers < 1 or settings.threads < 1:
-        print("cardhall: --max-followers and --threads must be at least 1", file=sys.stderr)
+    if min(settings.max_followers, settings.max_followers_per_client, settings.threads) < 1:
+        print("cardhall: --max-followers, --max-followers-per-client and --threads must be at least 1", file=sys.stderr)
         return 2
     # gunicorn's master migrates the database, then says what it serves, before it starts a worker
     # (gunicorn_conf.on_starting); the workers skip it. Made here, the run's directory is removed by
@@ -136,7 +139,8 @@ def serve(args: argparse.Namespace) -> int:
 
 #: ``cardhall serve``'s options that set a setting: option (its argparse name) -> the setting.
 OPTIONS = {
-    "database": "database_url", "threads": "threads", "max_followers": "max_followers", "rate_limit": "rate_limit",
+    "database": "database_url", "threads": "threads", "max_followers": "max_followers",
+    "max_followers_per_client": "max_followers_per_client", "rate_limit": "rate_limit",
     "shuffle_secret": "shuffle_secret", "sqlite_synchronous": "sqlite_synchronous", "log_format": "log_format",
     "max_headers": "max_headers", "max_head_bytes": "max_head_bytes", "head_timeout": "head_timeout",
     "body_timeout": "body_timeout", "idle_timeout": "idle_timeout",

@@ -7,10 +7,11 @@ import dataclasses
 import datetime as dt
 import secrets
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 from persistence.cursor import decode_cursor, encode_cursor
+from persistence.notify import Announcements
 from persistence.port import (
     EventStore,
     GameExists,
@@ -42,6 +43,7 @@ class MemoryTransaction(Transaction):
 
     def __init__(self, state: _MemoryState) -> None:
         self.state = state
+        self.appended: dict[str, int] = {}  # each game's newest version, announced after the commit
 
     def create_game(self, game_id: str, game: str, players: int, created_at: dt.datetime) -> None:
         if game_id in self.state.games:
@@ -66,6 +68,7 @@ class MemoryTransaction(Transaction):
             log = self.state.events[game_id] = log + stored  # a new list: the committed one stays as it was
             record = self.state.games[game_id]
             self.state.games[game_id] = dataclasses.replace(record, version=len(log), updated_at=recorded_at)
+            self.appended[game_id] = len(log)
         return stored
 
     def last_version(self, game_id: str) -> int | None:
@@ -112,7 +115,7 @@ class MemoryEventStore(EventStore):
     def __init__(self) -> None:
         self._state = _MemoryState()
         self._lock = threading.RLock()
-        self._changed = threading.Condition(self._lock)
+        self._board = Announcements()  # (every append is this process's: it hears them all)
         self._shuffle_secret = secrets.token_hex(32)  # lives as long as the games it keys
 
     @contextmanager
@@ -125,9 +128,11 @@ class MemoryEventStore(EventStore):
             working.idempotency = dict(self._state.idempotency)
             working.snapshots = dict(self._state.snapshots)
             working.deadlines = dict(self._state.deadlines)
-            yield MemoryTransaction(working)
+            work = MemoryTransaction(working)
+            yield work
             self._state = working
-            self._changed.notify_all()
+        for game_id, version in work.appended.items():
+            self._board.announce(game_id, version)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         log = self._state.events.get(game_id, [])
@@ -166,9 +171,14 @@ class MemoryEventStore(EventStore):
         due = sorted((deadline, game_id) for game_id, deadline in state.deadlines.items() if deadline <= now)
         return [(game_id, len(state.events[game_id])) for _, game_id in due[:limit]]
 
-    def wait(self, game_id: str, after: int, timeout: float) -> bool:
-        with self._changed:
-            return self._changed.wait_for(lambda: (self.last_version(game_id) or 0) > after, timeout)
+    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
+        return self._board.subscribe(game_id, callback)
+
+    def heard(self, game_id: str) -> int | None:
+        return self._board.heard(game_id)
+
+    def latest_heard(self, game_id: str) -> int | None:
+        return self._board.heard(game_id)
 
     def shuffle_secret(self) -> str:
         return self._shuffle_secret

@@ -1,16 +1,13 @@
-"""Waking up threads that wait for a game's next event, within and across processes.
+"""Announcing a game's appends to those who follow it, within and across processes.
 
 Every process keeps one :class:`Announcements` board: appends committed in this
 process announce themselves on it at once, and one background thread per
 process announces what other processes committed — a LISTEN connection on
 PostgreSQL (:class:`PostgresListener`), a poll of the events table on SQLite
-(:class:`SqlitePoller`). Waiters sleep on the board's condition and always
-confirm with a read from the store, so a lost or late announcement costs
-latency, never correctness.
-
-Waiters that hold no thread (an event loop's followers) :meth:`Announcements.subscribe`
-instead: their callback is called from the announcing thread and must only hand the
-news on (e.g. ``loop.call_soon_threadsafe``).
+(:class:`SqlitePoller`). Followers :meth:`Announcements.subscribe`: their callback
+is called from the announcing thread and must only hand the news on (e.g.
+``loop.call_soon_threadsafe``); they confirm with a read from the store, so a lost
+or late announcement costs latency, never correctness.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,19 +27,16 @@ log = logging.getLogger(__name__)
 
 
 class Announcements:
-    """The latest version announced for each game someone waits on, and a condition to sleep on."""
+    """The latest version announced for each game, and the callbacks of those who follow a game."""
 
     #: How many games' newest versions :meth:`heard` remembers before it forgets them all.
     HEARD_LIMIT = 100_000
 
     def __init__(self) -> None:
-        self._changed = threading.Condition()
+        self._changed = threading.Condition()  # (notified when someone subscribes: a poller idles without them)
         self._heard: dict[str, int] = {}
         self._heard_lock = threading.Lock()
-        self._latest: dict[str, int] = {}
-        self._waiters: collections.Counter[str] = collections.Counter()
         self._subscribers: dict[str, set[Callable[[int | None], None]]] = collections.defaultdict(set)
-        self._generation = 0
 
     def announce(self, game_id: str, version: int) -> None:
         """A commit made the game reach ``version``."""
@@ -51,23 +44,18 @@ class Announcements:
             if len(self._heard) >= self.HEARD_LIMIT:
                 self._heard.clear()
             self._heard[game_id] = max(self._heard.get(game_id, 0), version)
-        if game_id not in self._waiters:  # (unlocked: a waiter counts itself before its first read of the store)
+        if game_id not in self._subscribers:  # (unlocked: a subscriber is added before its first read of the store)
             return
         with self._changed:
-            if self._waiters[game_id]:
-                self._latest[game_id] = max(self._latest.get(game_id, 0), version)
-                self._changed.notify_all()
             subscribers = list(self._subscribers.get(game_id, ()))
         for callback in subscribers:
             callback(version)
 
     def announce_all(self) -> None:
-        """Announcements may have been lost: every waiter re-reads the store, and what was heard is forgotten."""
+        """Announcements may have been lost: every subscriber re-reads the store, and what was heard is forgotten."""
         with self._heard_lock:
             self._heard.clear()
         with self._changed:
-            self._generation += 1
-            self._changed.notify_all()
             subscribers = [callback for callbacks in self._subscribers.values() for callback in callbacks]
         for callback in subscribers:
             callback(None)
@@ -76,13 +64,12 @@ class Announcements:
         """Call ``callback(version)`` on each announcement of the game, ``callback(None)`` when
         announcements may have been lost (re-read the store); the function that unsubscribes.
 
-        A subscriber counts as a waiter (the poller polls for it), and hears at once the newest
-        version heard before it subscribed, so an append between its last read and now is not missed.
+        The subscriber hears at once the newest version heard before it subscribed, so an append
+        between its last read and now is not missed.
         """
         with self._changed:
-            self._waiters[game_id] += 1
             self._subscribers[game_id].add(callback)
-            self._changed.notify_all()  # (a poller idling for want of waiters)
+            self._changed.notify_all()  # (a poller idling for want of subscribers)
         if (heard := self.heard(game_id)) is not None:
             callback(heard)
 
@@ -91,7 +78,6 @@ class Announcements:
                 self._subscribers[game_id].discard(callback)
                 if not self._subscribers[game_id]:
                     del self._subscribers[game_id]
-                self._forget_waiter(game_id)
 
         return unsubscribe
 
@@ -99,48 +85,15 @@ class Announcements:
         """The newest version announced for the game since the last :meth:`announce_all`, if any."""
         return self._heard.get(game_id)
 
-    def has_waiters(self) -> bool:
-        """Whether anyone waits at all."""
+    def has_subscribers(self) -> bool:
+        """Whether anyone follows a game at all."""
         with self._changed:
-            return bool(+self._waiters)
+            return bool(self._subscribers)
 
     def idle(self, timeout: float) -> None:
-        """Sleep while nobody waits, at most ``timeout``."""
+        """Sleep while nobody follows a game, at most ``timeout``."""
         with self._changed:
-            self._changed.wait_for(lambda: bool(+self._waiters), timeout)
-
-    def wait(self, game_id: str, after: int, timeout: float, current: Callable[[], int], recheck: float) -> bool:
-        """Block until ``current()`` exceeds ``after`` (announced or re-read every ``recheck`` s) or ``timeout``."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            self._waiters[game_id] += 1
-        try:
-            while current() <= after:
-                woken = self._sleep(game_id, after, min(deadline, time.monotonic() + recheck))
-                if not woken and time.monotonic() >= deadline:
-                    return current() > after
-            return True
-        finally:
-            with self._changed:
-                self._forget_waiter(game_id)
-
-    def _forget_waiter(self, game_id: str) -> None:
-        """One waiter of the game fewer (the condition held)."""
-        self._waiters[game_id] -= 1
-        if not self._waiters[game_id]:
-            del self._waiters[game_id]
-            self._latest.pop(game_id, None)
-
-    def _sleep(self, game_id: str, after: int, until: float) -> bool:
-        """Sleep until an announcement passes ``after`` (True), a re-read is due or ``until`` (False)."""
-        with self._changed:
-            generation = self._generation
-            while self._latest.get(game_id, 0) <= after and generation == self._generation:
-                remaining = until - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._changed.wait(remaining)
-            return self._latest.get(game_id, 0) > after
+            self._changed.wait_for(lambda: bool(self._subscribers), timeout)
 
 
 class _Background:
@@ -187,7 +140,7 @@ class SqlitePoller(_Background):
         self.ready.set()
         while not self._closed.is_set():
             self.board.idle(timeout=0.25)
-            if self.board.has_waiters() and not self._closed.wait(self.interval):
+            if self.board.has_subscribers() and not self._closed.wait(self.interval):
                 last = self._poll(last)
 
     def _poll(self, last: int | None) -> int | None:

@@ -204,10 +204,6 @@ class EventStore(abc.ABC):
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         """The (game id, seat) a token hash acts for."""
 
-    @abc.abstractmethod
-    def wait(self, game_id: str, after: int, timeout: float) -> bool:
-        """Block until the game has an event after ``after`` or ``timeout`` passes; True if it has."""
-
     def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
         """Have ``callback(version)`` called (from any thread) as the game's appends are heard of,
         ``callback(None)`` when some may have been missed; the function that stops it.

@@ -20,7 +20,7 @@ after the append's COMMIT, in a statement of its own: a transaction that notifie
 takes a lock of the whole database from its NOTIFY until its commit is done, flush
 to disk included, so a NOTIFY inside the append would make every game's commits
 wait in one line again. A NOTIFY lost to a crash between the two costs latency,
-never an event: waiters re-read the store every :attr:`RECHECK_SECONDS`.
+never an event: followers re-read the store now and then (:mod:`service.following`).
 """
 
 from __future__ import annotations
@@ -103,7 +103,6 @@ class PostgresEventStore(SqlEventStore):
     """The event store in a PostgreSQL database."""
 
     DRIVER_ERROR = psycopg.Error
-    RECHECK_SECONDS = 5.0
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

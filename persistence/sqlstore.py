@@ -15,7 +15,6 @@ from __future__ import annotations
 import abc
 import datetime as dt
 import os
-import time
 import weakref
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
@@ -191,8 +190,6 @@ class SqlTransaction(Transaction):
 class SqlEventStore(EventStore):
     """The reads and waits both SQL backends share; the schema must be migrated (:func:`persistence.upgrade`)."""
 
-    #: How often a waiter re-reads the store anyway (announcements are only a hint).
-    RECHECK_SECONDS = 1.0
     #: The base of the driver's errors.
     DRIVER_ERROR: type[Exception]
 
@@ -280,17 +277,6 @@ class SqlEventStore(EventStore):
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         row = self._read(lambda connection: connection.execute(_SEAT_OF_TOKEN, {"token_hash": token_hash}).first())
         return None if row is None else (row.game_id, row.seat)
-
-    def wait(self, game_id: str, after: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        self._waker.start()
-        # Listening before the first read, so no append slips in between; without a
-        # listener (the database is unreachable for now) fall back to polling.
-        listening = self._waker.ready.wait(min(timeout, 2.0))
-        return self._board.wait(
-            game_id, after, max(0.0, deadline - time.monotonic()),
-            lambda: self.last_version(game_id) or 0, self.RECHECK_SECONDS if listening else 0.5,
-        )
 
     def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
         self._waker.start()

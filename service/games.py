@@ -16,10 +16,8 @@ import functools
 import hashlib
 import json
 import secrets
-import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import bots
@@ -55,11 +53,6 @@ from service.tokens import TokenSeats
 
 MAX_LIMIT_EVENTS = 1000
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
-GONE_CHECK_SECONDS = 1.0  # how often a wait asks whether its caller is still there
-
-
-def _never() -> bool:
-    return False
 
 
 def utcnow() -> dt.datetime:
@@ -226,24 +219,14 @@ class GameService:
         return self.store.read(game_id, after=table.clock.turn_version - 1, limit=1)[0].recorded_at
 
     def events(
-        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, wait: float = 0,
-        gone: Callable[[], bool] = _never, hold: Callable[[], AbstractContextManager[Any]] = nullcontext,
-        as_heard: bool = False,
+        self, game_id: str, token: str | None, *, after: int = 0, limit: int = 100, as_heard: bool = False,
     ) -> dict[str, Any]:
-        """The log as the caller may see it, optionally waiting for an event after ``after``; ``over``
-        (not part of the API's page) says whether the game was finished when it was read, so its log
-        never changes again. ``as_heard``: up to the newest version this process heard of, without
-        reading it (for followers woken by that announcement; a later append wakes them again).
-
-        A wait holds ``hold()`` while it waits (a follower's slot) and ends early once ``gone()``
-        says the caller left (see :meth:`wait`).
-        """
+        """The log after ``after`` as the caller may see it; ``over`` (not part of the API's page) says
+        whether the game was finished when it was read, so its log never changes again. ``as_heard``: up
+        to the newest version this process heard of, without reading it (for followers woken by that
+        announcement; a later append wakes them again)."""
         table = self._table_as_heard(game_id) if as_heard else self.table(game_id)
         seat = self.seat_of(game_id, token, required=False)
-        if wait > 0 and table.version <= after:
-            with hold():
-                self.wait(game_id, after, wait, gone)
-            table = self.table(game_id)
         # (no further than the table: the page's last version is the table's, whatever came since)
         stored = self.store.read(game_id, after=after, limit=min(limit, MAX_LIMIT_EVENTS, table.version - after)) \
             if table.version > after else []
@@ -491,18 +474,6 @@ class GameService:
                 if (cursor := page.next_cursor) is None:
                     break
         return found
-
-    def wait(self, game_id: str, after: int, timeout: float, gone: Callable[[], bool] = _never) -> bool:
-        """Block until the game has an event after ``after`` (True), ``timeout`` passes, or ``gone()``
-        says the caller left (False): asked every GONE_CHECK_SECONDS, so a caller that went away
-        holds nothing for long."""
-        deadline = time.monotonic() + min(timeout, self.max_wait)
-        while True:
-            remaining = deadline - time.monotonic()
-            if self.store.wait(game_id, after, max(0.0, min(remaining, GONE_CHECK_SECONDS))):
-                return True
-            if remaining <= GONE_CHECK_SECONDS or gone():
-                return False
 
     def health(self) -> dict[str, Any]:
         """Liveness, database reachability (StoreUnavailable when it is out of reach) and its schema

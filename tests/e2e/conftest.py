@@ -6,9 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 import persistence
 from api import create_app
+from api.asgi import create_asgi
 from service.games import GameService
 from tests.e2e.live import live_server  # noqa: F401  (a real server process, shared by the session)
 
@@ -44,6 +46,58 @@ def app(games: GameService):  # type: ignore[no-untyped-def]
 def http(app):  # type: ignore[no-untyped-def]
     """A small helper around the Flask test client."""
     return Http(app.test_client(use_cookies=False))  # (the API sets no cookie: none to keep)
+
+
+@pytest.fixture
+def asgi_http(app):  # type: ignore[no-untyped-def]
+    """The same helper on the ASGI app a server runs (api.asgi: its long-polls and streams, and the Flask app)."""
+    with TestClient(create_asgi(app, 4)) as client:
+        yield Http(AsgiClient(client))
+
+
+class AsgiResponse:
+    """An httpx response read as the Flask test client's are (``json``, ``mimetype``, ``get_data``)."""
+
+    def __init__(self, response: Any) -> None:
+        self.response = response
+        self.status_code = response.status_code
+        self.headers = response.headers
+
+    @property
+    def json(self) -> Any:
+        return self.response.json() if self.mimetype.endswith("json") else None
+
+    @property
+    def mimetype(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0]
+
+    def get_data(self, as_text: bool = False) -> Any:
+        return self.response.text if as_text else self.response.content
+
+    def close(self) -> None:
+        self.response.close()
+
+
+class AsgiClient:
+    """Starlette's test client (httpx) called as the Flask test client is (``query_string``; header values
+    beyond ASCII sent as their UTF-8 bytes)."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+
+    def get(self, path: str, query_string: Any = None, headers: Any = None) -> AsgiResponse:
+        return self.open(path, "GET", query_string, headers)
+
+    def post(self, path: str, json: Any = None, headers: Any = None) -> AsgiResponse:
+        return AsgiResponse(self.client.post(path, json=json, headers=_raw(headers)))
+
+    def open(self, path: str, method: str = "GET", query_string: Any = None, headers: Any = None,
+             data: bytes | None = None) -> AsgiResponse:
+        return AsgiResponse(self.client.request(method, path, params=query_string, headers=_raw(headers), content=data))
+
+
+def _raw(headers: dict[str, str] | None) -> dict[str, Any] | None:
+    return None if headers is None else {name: value if value.isascii() else value.encode() for name, value in headers.items()}
 
 
 class Http:

@@ -111,3 +111,28 @@ def test_with_the_cap_reached_healthz_and_a_move_answer_as_quickly_as_ever(serve
         moved = http.post(f"/v1/games/{created['id']}/moves", json=view["legal_moves"][0], headers=auth)
         assert moved.status_code == 201, moved.text
         assert time.monotonic() - started < 2.0
+
+
+def test_one_address_holds_at_most_its_share_of_the_followers_and_another_is_still_served(tmp_path):
+    started = start_server(tmp_path, threads=6, options=("--max-followers", "4", "--max-followers-per-client", "2"))
+    try:
+        base = started.base_url
+        game_id, version = waiting_game(base)
+        held = [open_follower(base, long_poll(game_id, version)) for _ in range(2)]
+        try:
+            deadline = time.monotonic() + 10
+            while sum(float(line.rsplit(" ", 1)[1]) for line in httpx.get(f"{base}/metrics").text.splitlines()
+                      if line.startswith("cardhall_followers_open{")) < 2:
+                assert time.monotonic() < deadline, "the server never took the held followers"
+                time.sleep(0.05)
+            refused = httpx.get(f"{base}/v1/games/{game_id}/events", params={"after": version, "wait": 0.1}, timeout=5)
+            assert (refused.status_code, refused.json()["code"]) == (503, "unavailable")
+            assert int(refused.headers["Retry-After"]) >= 1
+            with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=5) as other:
+                served = other.get(f"{base}/v1/games/{game_id}/events", params={"after": version, "wait": 0.1})
+            assert served.status_code == 200 and served.json()["events"] == []
+        finally:
+            for connection in held:
+                connection.close()
+    finally:
+        started.stop()

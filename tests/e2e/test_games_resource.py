@@ -96,9 +96,10 @@ def test_bad_listing_queries_are_422(http, query):
     assert_problem(http.client.get("/v1/games", query_string=query), 422, "validation_error")
 
 
-def test_an_unknown_game_is_a_404_problem_everywhere(http):
+def test_an_unknown_game_is_a_404_problem_everywhere(http, asgi_http):
     for path in ("", "/state", "/events", "/events/stream"):
-        assert_problem(http.client.get(f"/v1/games/nope{path}"), 404, "not_found")
+        assert_problem(asgi_http.client.get(f"/v1/games/nope{path}"), 404, "not_found")
+    assert_problem(asgi_http.client.get("/v1/games/nope/events", query_string={"wait": 1}), 404, "not_found")
     assert_problem(http.client.post("/v1/games/nope/seats", json={"name": "a"}), 404, "not_found")
     assert_problem(http.client.post("/v1/games/nope/moves", json={"type": "draw"}), 404, "not_found")
 

@@ -21,9 +21,9 @@ def test_query_numbers_are_ascii_digits_within_the_32_bit_version_range(http, af
 
 
 @pytest.mark.parametrize("last_event_id", ["²", "١", "-1", "2147483648", "x"])
-def test_a_bad_last_event_id_is_refused_before_the_stream_answers_200(http, last_event_id):
-    game_id = http.create()
-    answer = http.client.get(f"/v1/games/{game_id}/events/stream", headers={"Last-Event-ID": last_event_id})
+def test_a_bad_last_event_id_is_refused_before_the_stream_answers_200(asgi_http, last_event_id):
+    game_id = asgi_http.create()
+    answer = asgi_http.client.get(f"/v1/games/{game_id}/events/stream", headers={"Last-Event-ID": last_event_id})
     assert_problem(answer, 422, "validation_error")
 
 

@@ -98,7 +98,6 @@ def streamed(http: Any, game_id: str, token: str | None, after: int) -> list[dic
                                headers=http.auth(token))
     assert response.status_code == 200
     text = response.get_data(as_text=True)
-    response.close()  # (as a WSGI server does: the stream's follower slot is handed back)
     return [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
 
 
@@ -115,7 +114,7 @@ def check_public_records(http: Any, game_id: str) -> None:
 
 @pytest.mark.parametrize("game,players,options", GAMES)
 def test_before_the_end_no_viewer_sees_a_hidden_card_or_any_shuffle_on_any_endpoint(
-    games, http, game, players, options
+    games, http, asgi_http, game, players, options
 ):
     game_id, tokens = http.started(game, players, **options)
     viewers: list[tuple[int | None, str | None]] = [(None, None), *enumerate(tokens)]
@@ -129,7 +128,7 @@ def test_before_the_end_no_viewer_sees_a_hidden_card_or_any_shuffle_on_any_endpo
             check_view(http.state(game_id, token).json, table, seat)
             for event in http.events(game_id, token, after=checked).json["events"]:
                 check_event(event, seat)
-            for event in streamed(http, game_id, token, checked):
+            for event in streamed(asgi_http, game_id, token, checked):
                 check_event(event, seat)
         for stored in games.store.read(game_id, after=checked):
             past = fold(past, [stored])

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, settings
 
 import persistence
 from api import create_app
+from api.asgi import create_asgi
 from service.games import GameService
 from tests.e2e.conftest import _store_url
 
@@ -53,7 +54,7 @@ def api_schema(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
         "checks": {"positive_data_acceptance": {"expected-statuses": STATE_REFUSALS},
                    "negative_data_rejection": {"expected-statuses": VERSION_FIRST}},
     })
-    yield schemathesis.openapi.from_wsgi("/openapi.json", app, config=config)
+    yield schemathesis.openapi.from_asgi("/openapi.json", create_asgi(app, 4), config=config)
     games.store.close()
 
 

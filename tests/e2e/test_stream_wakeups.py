@@ -1,5 +1,5 @@
-"""A stream or a long-poll on the event loop (api.asgi) reads again only when there may be something new to send,
-and leaves nothing to the garbage collector."""
+"""A stream or a long-poll of the ASGI app (api.asgi, api.waiting) reads again only when there may be something new
+to send, and leaves nothing to the garbage collector. Each test calls the app a server runs, as its server does."""
 
 from __future__ import annotations
 
@@ -12,39 +12,74 @@ from functools import partial
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 
 import persistence
 from api import create_app
-from api.asgi import FollowingApp
-from api.followers import Answer, Batch, LongPoll, Stream, stream_batch
-from api.games import _sse, woken_page
+from api.asgi import create_asgi
+from api.followers import Batch
+from api.waiting import Answer
 from service.games import GameService
 
 
-def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of_spinning():
+def asgi_app(games: GameService, threads: int = 8) -> Starlette:
+    """The ASGI app over ``games``, its streams' heartbeats 30 s apart (none in these tests)."""
+    return create_asgi(create_app(games, CARDHALL_RATE_LIMIT="off", CARDHALL_SSE_HEARTBEAT=30.0), threads)
+
+
+def get(app: Starlette, path: str, query: str, sent: list[tuple[float, dict]],
+        gone: asyncio.Event | None = None) -> asyncio.Task:
+    """``GET path?query`` called on the app as a server calls it; what it sends, with when, goes to ``sent``. The
+    client leaves once ``gone`` is set (never without it)."""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
+             "headers": [(b"host", b"test")], "client": ("127.0.0.1", 5000), "server": ("test", 80)}
+    asked = False
+    left = gone or asyncio.Event()
+
+    async def receive() -> dict:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append((time.monotonic(), message))
+
+    return asyncio.create_task(app(scope, receive, send))
+
+
+def bodies(sent: list[tuple[float, dict]]) -> list[bytes]:
+    return [message["body"] for _, message in sent if message["type"] == "http.response.body"]
+
+
+def heard(app: Starlette, game_id: str, version: int) -> None:
+    """What an announcement of ``version`` does in the process's hub."""
+    app.state.waiting.hub._followed[game_id]._heard(version)
+
+
+def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of_spinning(monkeypatch):
     """A wake-up for a version the stream's reads do not show (announced ahead of what this process can read)
     must not send the stream straight back to read, over and over: that spun the event loop of a server
     following 2,000 games until it answered nothing."""
     games = GameService(persistence.open_store("memory://"))
     game_id = games.create_game("scat", 2, {})["id"]
-    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
+    app = asgi_app(games)
     reads: list[int] = []
 
-    def batch(after: int, woken: bool) -> Batch:
+    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Batch:
         reads.append(after)
         return Batch("", after, False)  # (nothing new, whatever the announcement said)
 
-    follow = Stream(game_id, None, 1, timeout=1.0, heartbeat=30.0, batch=batch, release=lambda: None)
-    sent: list[dict] = []
-
-    async def send(message: dict) -> None:
-        sent.append(message)
+    monkeypatch.setattr("api.waiting.stream_batch", batch)
+    sent: list[tuple[float, dict]] = []
 
     async def follow_for_a_second() -> None:
-        gone = asyncio.get_running_loop().create_future()
-        stream = asyncio.create_task(app._stream(follow, send, gone))
-        await asyncio.sleep(0.1)
-        app.hub._followed[game_id]._heard(5)  # (what an announcement of version 5 does)
+        stream = get(app, f"/v1/games/{game_id}/events/stream", "after=1&timeout=1", sent)
+        await asyncio.sleep(0.2)
+        heard(app, game_id, 5)
         await stream
 
     try:
@@ -52,7 +87,7 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
     finally:
         games.store.close()
     assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
-    assert sent == [{"type": "http.response.body", "body": b"", "more_body": False}]  # (no heartbeat was due)
+    assert bodies(sent)[1:] == [b""]  # (the preamble, then the end: no heartbeat was due)
 
 
 def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_seldom():
@@ -61,24 +96,20 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
     times a second, and answers when its wait is over."""
     games = GameService(persistence.open_store("memory://"))
     game_id = games.create_game("scat", 2, {})["id"]
-    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
+    app = asgi_app(games)
     reads: list[float] = []
 
-    def read() -> Answer:
+    def read(_poll: Any) -> Answer:
         reads.append(time.monotonic())
         return Answer(200, [(b"content-type", b"application/json")], b'{"events": []}', news=False)
 
-    follow = LongPoll(game_id, 1, 1.0, release=lambda: None, page=(("page", game_id, 1), read))
+    app.state.waiting._read_page = read
     sent: list[tuple[float, dict]] = []
 
-    async def send(message: dict) -> None:
-        sent.append((time.monotonic(), message))
-
     async def poll_for_a_second() -> None:
-        gone = asyncio.get_running_loop().create_future()
-        poll = asyncio.create_task(app._long_poll(follow, {}, send, gone))
-        await asyncio.sleep(0.1)
-        app.hub._followed[game_id]._heard(5)  # (what an announcement of version 5 does)
+        poll = get(app, f"/v1/games/{game_id}/events", "after=1&wait=1", sent)
+        await asyncio.sleep(0.2)
+        heard(app, game_id, 5)
         await poll
 
     started = time.monotonic()
@@ -89,19 +120,19 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
     assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
     assert [message["type"] for _, message in sent] == ["http.response.start", "http.response.body"]
     assert sent[0][0] - started >= 0.95  # (answered when its wait was over, not at the wake-up)
-    assert sent[1][1]["body"] == b'{"events": []}'
+    assert bodies(sent) == [b'{"events": []}']
 
 
-def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
+def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it(monkeypatch):
     """Streams of a game share their reads; one woken by an append must not share a read another stream
     began before that append (which cannot show it): it would get nothing, and the append only later."""
     games = GameService(persistence.open_store("memory://"))
     game_id = games.create_game("scat", 2, {})["id"]
-    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 4)
+    app = asgi_app(games)
     calls: list[int] = []
     committed = threading.Event()
 
-    def batch(after: int, woken: bool) -> Batch:
+    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Batch:
         calls.append(after)
         if len(calls) == 2:  # (the second stream's first read: begun before the append, and slow)
             time.sleep(0.4)
@@ -110,23 +141,20 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
             return Batch("id: 2\n\n", 2, False)
         return Batch("", after, False)
 
+    monkeypatch.setattr("api.waiting.stream_batch", batch)
     sent: dict[str, list[tuple[float, dict]]] = {"first": [], "second": []}
 
-    def stream(name: str) -> asyncio.Task:
-        async def send(message: dict) -> None:
-            sent[name].append((time.monotonic(), message))
-
-        follow = Stream(game_id, None, 1, timeout=1.0, heartbeat=30.0, batch=batch, release=lambda: None)
-        return asyncio.create_task(app._stream(follow, send, asyncio.get_running_loop().create_future()))
-
     async def follow_both() -> float:
-        first = stream("first")
+        first = get(app, f"/v1/games/{game_id}/events/stream", "after=1&timeout=1", sent["first"])
+        while not calls:
+            await asyncio.sleep(0.01)
         await asyncio.sleep(0.05)  # (the first has read, found nothing, and waits)
-        second = stream("second")
-        await asyncio.sleep(0.05)  # (the second's read runs)
+        second = get(app, f"/v1/games/{game_id}/events/stream", "after=1&timeout=1", sent["second"])
+        while len(calls) < 2:
+            await asyncio.sleep(0.01)
         committed.set()
         announced = time.monotonic()
-        app.hub._followed[game_id]._heard(2)  # (the append's announcement)
+        heard(app, game_id, 2)  # (the append's announcement)
         await asyncio.gather(first, second)
         return announced
 
@@ -134,8 +162,44 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it():
         announced = asyncio.run(follow_both())
     finally:
         games.store.close()
-    delivered = next(at for at, message in sent["first"] if message["body"].startswith(b"id: 2"))
+    delivered = next(at for at, message in sent["first"] if message.get("body", b"").startswith(b"id: 2"))
     assert delivered - announced < 0.2, f"the first stream got the append {delivered - announced:.2f} s after it"
+
+
+def test_a_stream_whose_client_stops_reading_ends_at_its_timeout_and_frees_its_slot():
+    """A client that stops reading (its socket's buffers full: every write waits) used to keep its stream, and
+    its follower slot, for as long as it stayed connected: the stream now ends at its timeout all the same."""
+    games = GameService(persistence.open_store("memory://"))
+    game_id = games.create_game("scat", 2, {})["id"]
+    app = asgi_app(games)
+    started: list[dict] = []
+
+    async def stalled(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            started.append(message)
+        else:
+            await asyncio.Event().wait()  # (a write that never completes)
+
+    async def follow() -> None:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+                 "scheme": "http", "path": f"/v1/games/{game_id}/events/stream", "query_string": b"timeout=1",
+                 "root_path": "", "headers": [(b"host", b"test")], "client": ("127.0.0.1", 5000)}
+        connected = asyncio.Event()
+
+        async def receive() -> dict:
+            await connected.wait()  # (still connected, never disconnects)
+            return {"type": "http.disconnect"}
+
+        await asyncio.wait_for(app(scope, receive, stalled), 30)
+
+    begun = time.monotonic()
+    try:
+        asyncio.run(follow())
+    finally:
+        games.store.close()
+    assert started and started[0]["status"] == 200
+    assert time.monotonic() - begun < 10  # (its timeout, 1 s, and the grace of its last write)
+    assert app.state.waiting.followers._open == 0
 
 
 @pytest.fixture
@@ -157,40 +221,38 @@ def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothi
     must be freed as it goes (reference counting), not left in cycles for the collector, whose pauses
     stop every thread of the process, the moves' included. Both used to be left: the game's
     subscription, ended and begun again for each event (a cancelled task's frames and errors), and a
-    schema made for each page read."""
+    schema made for each page read. (A request through the Flask app leaves werkzeug's URL matcher, a
+    closure that calls itself, to the collector: the long-polls may leave what as many plain reads leave.)"""
     games = sqlite_games
     game_id, tokens = _scat_of_two(games)
-    flask = create_app(games, CARDHALL_RATE_LIMIT="off")
-    app = FollowingApp(flask, 2)
-    answered: list[bytes] = []
-
-    async def send(message: dict) -> None:
-        if message["type"] == "http.response.body":
-            answered.append(message["body"])
-
+    app = asgi_app(games)
+    sent: list[tuple[float, dict]] = []
     move = partial(_draw_or_discard, games, game_id, tokens)
 
-    async def follow(rounds: int) -> int:
+    async def follow(rounds: int) -> tuple[int, int]:
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, move)  # (the threads and the hub are made before counting)
+        await loop.run_in_executor(None, move)
+        await get(app, f"/v1/games/{game_id}/events", "after=0&wait=1", [])  # (the threads and the hub are made)
         gc.collect()
         for _ in range(rounds):
+            await get(app, f"/v1/games/{game_id}/events", "after=0", [])
+        plain = gc.collect()
+        for _ in range(rounds):
             version = games.table(game_id).version
-            follow = LongPoll(game_id, version, 5.0, release=lambda: None,
-                              page=woken_page(flask, games, game_id, None, version, 100))
-            poll = asyncio.create_task(app._long_poll(follow, {}, send, loop.create_future()))
-            await asyncio.sleep(0.01)
+            poll = get(app, f"/v1/games/{game_id}/events", f"after={version}&wait=5", sent)
+            await asyncio.sleep(0.02)
             await loop.run_in_executor(None, move)
             await poll
-        return gc.collect()
+        return plain, gc.collect()
 
     gc.disable()
     try:
-        left = asyncio.run(follow(30))
+        plain, left = asyncio.run(follow(30))
     finally:
         gc.enable()
+    answered = [body for body in bodies(sent) if body]
     assert len(answered) == 30 and all(b'"events":[{' in body for body in answered)
-    assert left < 30, f"{left} objects left to the collector by 30 long-polls"
+    assert left < plain + 30, f"{left} objects left to the collector by 30 long-polls, {plain} by 30 plain reads"
 
 
 def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_waits(sqlite_games: GameService):
@@ -199,14 +261,14 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
     nothing, used to cost each delivery twice the reads."""
     games = sqlite_games
     game_id, tokens = _scat_of_two(games)
-    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
+    app = asgi_app(games)
     reads: list[str] = []
 
     def counting(name: str) -> Callable[..., Any]:
         reading = getattr(games.store, name)
 
         def counted(*args: Any, **kwargs: Any) -> Any:
-            if threading.current_thread().name.startswith("cardhall-http"):  # (the followers' reads alone)
+            if threading.current_thread().name.startswith("AnyIO"):  # (the followers' reads alone)
                 reads.append(name)
             return reading(*args, **kwargs)
 
@@ -214,27 +276,21 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
 
     for name in ("read", "last_version"):
         setattr(games.store, name, counting(name))
-    frames: list[bytes] = []
-
-    async def send(message: dict) -> None:
-        frames.append(message["body"])
-
+    sent: list[tuple[float, dict]] = []
     move = partial(_draw_or_discard, games, game_id, tokens)
 
     async def follow_five_moves() -> None:
         loop = asyncio.get_running_loop()
-        start = games.table(game_id).version
-        follow = Stream(game_id, None, start, timeout=30.0, heartbeat=30.0,
-                        batch=partial(stream_batch, games, game_id, None), release=lambda: None)
-        stream = asyncio.create_task(app._stream(follow, send, gone := loop.create_future()))
-        await asyncio.sleep(0.2)  # (its first read is made: it waits)
+        start, gone = games.table(game_id).version, asyncio.Event()
+        stream = get(app, f"/v1/games/{game_id}/events/stream", f"after={start}&timeout=30", sent, gone)
+        await asyncio.sleep(0.3)  # (its first read is made: it waits)
         reads.clear()
         for _ in range(5):
             version = await loop.run_in_executor(None, move)
-            while not any(f"id: {version}\n".encode() in frame for frame in frames):
+            while not any(f"id: {version}\n".encode() in body for body in bodies(sent)):
                 await asyncio.sleep(0.005)
         await asyncio.sleep(0.2)  # (time for any read more)
-        gone.set_result(None)
+        gone.set()
         await stream
 
     asyncio.run(follow_five_moves())
@@ -247,33 +303,24 @@ def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_i
         sqlite_games: GameService):
     """A finished game of 1,789 events, streamed from the start in reads of at most 1,000: every event once,
     in order, and the stream ends as soon as the last is sent, not after a wait for news that will never
-    come (on the loop, and in a thread without it)."""
+    come."""
     games = sqlite_games
     game_id = games.create_game("craits", 4, {"seed": 7})["id"]
     for _ in range(4):
         games.join(game_id, bot="random")
     last = games.table(game_id).version
     assert games.table(game_id).status == "finished" and last > 1000
-    app = FollowingApp(create_app(games, CARDHALL_RATE_LIMIT="off"), 2)
-    sent: list[bytes] = []
-
-    async def send(message: dict) -> None:
-        sent.append(message["body"])
-
-    follow = Stream(game_id, None, 0, timeout=30.0, heartbeat=30.0,
-                    batch=partial(stream_batch, games, game_id, None), release=lambda: None)
+    app = asgi_app(games)
+    sent: list[tuple[float, dict]] = []
 
     async def stream() -> None:
-        await app._stream(follow, send, asyncio.get_running_loop().create_future())
+        await get(app, f"/v1/games/{game_id}/events/stream", "after=0&timeout=30", sent)
 
     started = time.monotonic()
     asyncio.run(stream())
-    on_loop = time.monotonic() - started
-    threaded = "".join(_sse(games, game_id, None, 0, 30.0, 30.0, lambda: False))
-    ids = [int(line[4:]) for line in b"".join(sent).decode().splitlines() if line.startswith("id: ")]
-    assert ids == list(range(1, last + 1)) and sent[-1] == b""
-    assert on_loop < 5
-    assert [int(line[4:]) for line in threaded.splitlines() if line.startswith("id: ")] == ids
+    ids = [int(line[4:]) for line in b"".join(bodies(sent)).decode().splitlines() if line.startswith("id: ")]
+    assert ids == list(range(1, last + 1)) and bodies(sent)[-1] == b""
+    assert time.monotonic() - started < 5
 
 
 def _draw_or_discard(games: GameService, game_id: str, tokens: list[str]) -> int:

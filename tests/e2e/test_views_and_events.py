@@ -68,10 +68,11 @@ def test_the_event_log_pages_with_after_and_limit(http):
     assert all(e["recorded_at"] for e in every["events"])
 
 
-@pytest.mark.parametrize("query", [{"after": -1}, {"limit": 0}, {"limit": 1001}, {"wait": 31}, {"wait": "soon"}])
-def test_bad_event_queries_are_422(http, query):
-    game_id, _ = http.started("craits", 2)
-    assert_problem(http.events(game_id, **query), 422, "validation_error")
+@pytest.mark.parametrize("query", [{"after": -1}, {"limit": 0}, {"limit": 1001}, {"wait": 31}, {"wait": "soon"},
+                                   {"wait": 1, "after": -1}, {"wait": 1, "limit": 0}])
+def test_bad_event_queries_are_422(asgi_http, query):
+    game_id, _ = asgi_http.started("craits", 2)
+    assert_problem(asgi_http.events(game_id, **query), 422, "validation_error")
 
 
 def test_shuffles_are_hidden_until_the_game_is_over_and_public_after(http):
@@ -87,15 +88,14 @@ def test_shuffles_are_hidden_until_the_game_is_over_and_public_after(http):
     assert [e["data"]["commitment"] for e in shuffles[: len(commitments)]] == commitments
 
 
-def test_a_long_poll_returns_as_soon_as_the_next_event_is_appended(app, http):
+def test_a_long_poll_returns_as_soon_as_the_next_event_is_appended(asgi_http):
+    http = asgi_http
     game_id, tokens = http.started("craits", 2, seed=27)
     _, token, view = http.actor(game_id, tokens)
     answers = {}
 
     def poll() -> None:
-        answers["page"] = app.test_client().get(
-            f"/v1/games/{game_id}/events", query_string={"after": view["version"], "wait": 2}
-        ).json
+        answers["page"] = http.events(game_id, after=view["version"], wait=2).json
 
     waiter = threading.Thread(target=poll)
     started = time.monotonic()
@@ -107,7 +107,8 @@ def test_a_long_poll_returns_as_soon_as_the_next_event_is_appended(app, http):
     assert time.monotonic() - started < 1.9
 
 
-def test_a_long_poll_with_nothing_new_returns_empty_after_the_wait(http):
+def test_a_long_poll_with_nothing_new_returns_empty_after_the_wait(asgi_http):
+    http = asgi_http
     game_id, _ = http.started("craits", 2, seed=28)
     version = http.version(game_id)
     started = time.monotonic()
@@ -126,7 +127,8 @@ def _sse_events(text: str) -> list[dict]:
     return frames
 
 
-def test_the_event_stream_sends_every_event_and_resumes_after_last_event_id(http):
+def test_the_event_stream_sends_every_event_and_resumes_after_last_event_id(asgi_http):
+    http = asgi_http
     game_id = http.create("craits", 2, seed=29, short=True)
     for kind in ("random", "greedy"):
         http.bot(game_id, kind)
@@ -140,7 +142,8 @@ def test_the_event_stream_sends_every_event_and_resumes_after_last_event_id(http
     assert [f["id"] for f in _sse_events(resumed.get_data(as_text=True))] == [last - 2, last - 1, last]
 
 
-def test_the_event_stream_of_a_running_game_sends_heartbeats_and_closes_at_its_timeout(http):
+def test_the_event_stream_of_a_running_game_sends_heartbeats_and_closes_at_its_timeout(asgi_http):
+    http = asgi_http
     game_id, _ = http.started("craits", 2, seed=30)
     response = http.client.get(f"/v1/games/{game_id}/events/stream", query_string={"timeout": 0.5})
     text = response.get_data(as_text=True)

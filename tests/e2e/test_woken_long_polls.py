@@ -3,9 +3,8 @@
 A real server (one worker, its default rate limit): long-polls of a spectator and of
 two seats wait for a card drawn from the stock (seen by its taker only), and one waits
 on a finished game until its wait runs out; each answer is compared with ``events?after=``
-asked afterwards with the same token. Without rate limits, a spectator's long-poll that
-finds nothing new is taken by the ASGI layer without the app (api.spectators): it answers,
-logs and counts as the app does, and whatever it does not take the app refuses as before.
+asked afterwards with the same token. Without rate limits a spectator's long-poll answers, logs
+and counts as the app's plain read does, and what the app refuses is refused as before.
 """
 
 from __future__ import annotations
