@@ -8,13 +8,16 @@ thread pool as under a threaded WSGI server: the same checks, the same errors.
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
 from a2wsgi import WSGIMiddleware
 from flask import Flask
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.routing import Mount, Route
+from starlette.routing import Route, request_response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.waiting import Waiting
 
@@ -26,17 +29,28 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     wsgi = WSGIMiddleware(flask, workers=threads)  # type: ignore[arg-type]
     waiting = Waiting(flask, max(2, threads // 4))
 
-    async def events(request: Request) -> Any:
-        """A long-poll when ``wait`` is given; else the Flask app's read of the log."""
-        return await waiting.long_poll(request) if "wait" in request.query_params else wsgi
-
     app = Starlette(routes=[
-        Route("/v1/games/{game_id}/events", events, methods=["GET"]),
-        Route("/v1/games/{game_id}/events/stream", waiting.stream, methods=["GET"]),
-        Mount("/", wsgi),
+        Route("/v1/games/{game_id}/events", Either(waiting.long_poll, wsgi, asked=frozenset({"wait"}))),
+        Route("/v1/games/{game_id}/events/stream", Either(waiting.stream, wsgi)),
     ])
+    # Whatever else comes (any path, any method, a slash more or less) is the Flask app's to answer.
+    app.router.default, app.router.redirect_slashes = wsgi, False
     app.state.waiting = waiting
     return app
+
+
+class Either:
+    """An ASGI endpoint: ``handler`` for a GET (or HEAD) whose query names each of ``asked``; the Flask app
+    for anything else at its path (a plain read of the log, another method, a CORS preflight)."""
+
+    def __init__(self, handler: Callable[[Request], Awaitable[ASGIApp]], flask: ASGIApp,
+                 asked: frozenset[str] = frozenset()) -> None:
+        self.handler, self.flask, self.asked = request_response(handler), flask, asked
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        names = {name for name, _ in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)}
+        taken = scope["method"] in ("GET", "HEAD") and self.asked <= names
+        await (self.handler if taken else self.flask)(scope, receive, send)
 
 
 #: How long a thread that wants the GIL waits for the one holding it before asking it to let go (CPython's

@@ -414,9 +414,10 @@ def bench_database(databases: _common.Databases, backend: str, args: argparse.Na
     rows: list[list[object]] = []
     workers = WORKERS[backend]
     server_name = f"{backend} ×{workers}"
-    # (every follower comes from this one address: it may hold them all)
+    # (every follower comes from this one address: it may hold them all, and as many connections)
     with _common.running(databases.new(backend), databases.workdir(), workers=workers, threads=args.threads,
-                         options=("--max-followers-per-client", "100000")) as server:
+                         options=("--max-followers-per-client", "100000",
+                                  "--max-connections-per-address", "100000")) as server:
         games = asyncio.run(games_on(server.base_url, args.games))
         for repeat in range(args.repeat):
             for count in args.followers:

@@ -46,7 +46,7 @@ def a_move(http: httpx.Client) -> None:
 
 
 def test_three_hundred_followers_leave_healthz_and_moves_quick_and_all_free_within_five_seconds(tmp_path):
-    server = start_server(tmp_path, threads=32)
+    server = start_server(tmp_path, threads=32, options=("--max-connections-per-address", str(FOLLOWERS + 50)))
     try:
         base = server.base_url
         game_id, version = waiting_game(base)
