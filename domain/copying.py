@@ -1,11 +1,12 @@
 """Copying a game's state field by field: how every game's fold makes a new state.
 
 ``evolve`` copies the frozen state into a mutable draft (a class with slots of
-the same names), lets the event's handler edit the draft, and copies the draft
-into a new frozen state. Replay does this once an event, so its speed hangs on
-the copies: each is compiled once per class into straight-line code, as
+the same names), lets the event's handler edit the draft, and then makes the
+draft the new frozen state. Replay does this once an event, so its speed hangs on
+the copy: it is compiled once per class into straight-line code, as
 ``dataclasses.replace`` and a frozen dataclass's ``__init__`` slow replay down
-visibly (``bench/engine.py``, old and new in one run).
+visibly (``bench/engine.py``, old and new in one run). The draft becomes the
+frozen state without a second copy (:func:`freezer`).
 """
 
 from __future__ import annotations
@@ -26,3 +27,17 @@ def copier(target: type, names: Iterable[str]) -> Callable[[Any], Any]:
                  **{f"_set_{name}": target.__dict__[name].__set__ for name in names}}
     exec(f"def copy(value):\n new = _new(_target)\n{stores} return new\n", namespace)
     return namespace["copy"]
+
+
+def freezer(draft: type, target: type) -> Callable[[Any], Any]:
+    """A function making a finished ``draft`` the frozen ``target`` it describes, in place: its class becomes
+    ``target``, no field copied. Python allows that only between classes of the same slots in the same order
+    (a TypeError otherwise); the draft, a state from then on, is never edited again."""
+    if draft.__slots__ != target.__slots__:
+        raise TypeError(f"{draft.__name__} and {target.__name__} must have the same slots, in the same order")
+
+    def freeze(value: Any) -> Any:
+        value.__class__ = target
+        return value
+
+    return freeze

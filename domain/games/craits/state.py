@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from domain.cards import RANK_NUMBER
-from domain.copying import copier
+from domain.copying import copier, freezer
 from domain.events import Event
 from domain.games.craits.events import (
     CardPlayed,
@@ -210,7 +210,7 @@ class _Draft:
             self.phase, self.dealer = DEAL, (self.dealer + 1) % self.players
 
 
-_draft, _freeze = copier(_Draft, _FIELDS), copier(CraitsState, _FIELDS)
+_draft, _freeze = copier(_Draft, _FIELDS), freezer(_Draft, CraitsState)
 
 
 # -- evolving --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import RANK_NUMBER
-from domain.copying import copier
+from domain.copying import copier, freezer
 from domain.events import Event
 from domain.games.scat.events import (
     CardDiscarded,
@@ -163,7 +163,7 @@ class _Draft:
     __slots__ = _FIELDS
 
 
-_draft, _freeze = copier(_Draft, _FIELDS), copier(ScatState, _FIELDS)
+_draft, _freeze = copier(_Draft, _FIELDS), freezer(_Draft, ScatState)
 
 
 def _dealer_draw(draft: _Draft, event: DealerDrawShuffled) -> None:
