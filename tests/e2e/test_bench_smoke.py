@@ -109,3 +109,9 @@ def test_the_followers_benchmark_paces_its_movers_at_the_rate_asked() -> None:
     assert "2 movers offering 20 moves/s" in out, out
     moves_per_second = int(re.search(r"│ sqlite ×1 +│ +10 │ +(\d+) │", out, re.MULTILINE)[1])
     assert 10 <= moves_per_second <= 22, out  # (at full speed: a hundred and more)
+
+
+def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel() -> None:
+    out = run_script("env.py", "--seconds", "0.05")
+    assert "cardhall env craits 4p" in out and "decisions/s" in out
+    assert "rlcard uno 2p" in out and "open_spiel crazy_eights 2p" in out and "not installed" not in out

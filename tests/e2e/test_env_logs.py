@@ -14,7 +14,8 @@ import persistence
 from api import create_app
 from cardhall_env.aec import CardhallEnv
 from domain.events import Event
-from service.games import GameService
+from persistence.port import NewEvent
+from service.games import GameService, hash_token
 from tests.e2e.conftest import Http
 
 #: (game, options, seats: None for a person, else the house bot sitting there, whether seat 0 resigns midway)
@@ -144,3 +145,46 @@ def test_many_server_games_of_both_games_step_through_the_environment_to_the_ser
 #: Server games the test above steps through, two of each table: each version's past view is a replay on the
 #: server, so a game of 1,000 events costs seconds (a longer run's count is in docs/env.md).
 GAMES = 16
+
+
+def import_log(service: GameService, log: list[dict[str, Any]]) -> tuple[str, dict[int, str]]:
+    """A log written by the environment, stored as the server stores a game it played (issue 43's
+    ``cardhall record import`` is to do this for users): the game, its events as the log has them, its
+    finished status, and a token for each seat to read its view with."""
+    created = log[0]["data"]
+    game_id, tokens = service.new_id(), {seat: service.new_token() for seat in range(created["players"])}
+    now = service.clock()
+    with service.store.transaction() as tx:
+        tx.create_game(game_id, created["game"], created["players"], now)
+        tx.append(game_id, 0, [NewEvent(event["type"], event["seat"], event["data"]) for event in log], now)
+        tx.set_status(game_id, "finished")
+        for seat, token in tokens.items():
+            tx.add_token(game_id, seat, hash_token(token))
+    return game_id, tokens
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [("craits", 3, {"short": True}), ("scat", 4, {"lives": 2})])
+def test_a_game_played_in_the_environment_replays_on_the_server_to_the_same_views(
+        service: GameService, game: str, players: int, options: dict[str, Any]) -> None:
+    env = CardhallEnv(game, players, options, history=True)
+    env.reset(seed=21)
+    rng = random.Random(21)
+    while not env.match.over:
+        env.step(rng.choice(env.match.legal_actions()))
+    log = env.log()
+    game_id, tokens = import_log(service, log)
+    assert service.table(game_id).version == len(log) and service.is_over(game_id)
+    assert [{key: event[key] for key in ("version", "type", "seat", "data")}
+            for event in whole_events(service, game_id)] == log
+    for version in range(1, len(log) + 1):
+        for seat in (None, *tokens):
+            assert service.view(game_id, tokens.get(seat), at=version) == \
+                env.match.view_at(version, seat, reveal_all=True, with_moves=False)
+    assert service.view(game_id, tokens[0]) == env.view("seat_0") and env.view("seat_0")["result"]
+
+
+def whole_events(service: GameService, game_id: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    while not events or len(events) < service.table(game_id).version:
+        events += service.events(game_id, None, after=len(events), limit=1000)["events"]
+    return events
