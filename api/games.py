@@ -139,8 +139,9 @@ class Games(MethodView):
                                                                 "schema": {"type": "string"}}})
     @problems(400, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-        """Create a game. Options that fix chance (seed, decks) stay hidden until it is over."""
-        summary = service().create_game(body["game"], body["players"], body["options"])
+        """Create a game. Options that fix chance (seed, decks) stay hidden until it is over; that the
+        creator fixed them (``seeded``, ``stacked``) is shown to everyone at once."""
+        summary = service().create_game(body["game"], body["players"], body["options"], replay_of=body.get("replay_of"))
         return summary, 201, {"Location": url_for("games.Game", game_id=summary["id"]), "ETag": etag(summary["version"])}
 
 
@@ -164,7 +165,7 @@ class Seats(MethodView):
     @problems(400, 404, 409, 413, 415, 422)
     def post(self, body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
         """Take the next free seat (a token, shown once) or seat a house bot. The last seat starts the game."""
-        return service().join(game_id, name=body.get("name"), bot=body.get("bot")), 201
+        return service().join(game_id, name=body.get("name"), bot=body.get("bot"), entropy=body.get("entropy")), 201
 
 
 @blp.route("/games/<game_id:game_id>/state")

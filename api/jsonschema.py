@@ -13,7 +13,7 @@ import copy
 import dataclasses
 from typing import Any
 
-from api.schemas import MAX_VERSION, NAME_PATTERN
+from api.schemas import ENTROPY_PATTERN, GAME_ID_PATTERN, MAX_VERSION, NAME_PATTERN
 from bots import BOT_KINDS
 from domain.cards import DECK
 from domain.game import all_games
@@ -59,11 +59,13 @@ def create_game_schema() -> dict[str, Any]:
                     "game": {"const": name},
                     "players": {"const": players},
                     "options": {"type": "object", "additionalProperties": False, "properties": options},
+                    "replay_of": {"type": "string", "pattern": GAME_ID_PATTERN},
                 },
             })
     return {"oneOf": branches}
 
 
+ENTROPY = {"type": "string", "pattern": ENTROPY_PATTERN}
 JOIN_SCHEMA = {
     "oneOf": [
         {
@@ -71,14 +73,14 @@ JOIN_SCHEMA = {
             "type": "object",
             "additionalProperties": False,
             "required": ["name"],
-            "properties": {"name": {"type": "string", "pattern": NAME_PATTERN}},
+            "properties": {"name": {"type": "string", "pattern": NAME_PATTERN}, "entropy": ENTROPY},
         },
         {
             "title": "a house bot",
             "type": "object",
             "additionalProperties": False,
             "required": ["bot"],
-            "properties": {"bot": {"enum": list(BOT_KINDS)}},
+            "properties": {"bot": {"enum": list(BOT_KINDS)}, "entropy": ENTROPY},
         },
     ]
 }

@@ -21,6 +21,10 @@ NAME_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]{1,64}$"
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 #: A game type's name, as a listing filter.
 GAME_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+#: A game's id, as a body names one (``replay_of``).
+GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+#: A seat's entropy: 32 bytes as 64 hex characters (read in either case, kept in lower case).
+ENTROPY_PATTERN = r"^[0-9a-fA-F]{64}$"
 _ASCII_INTEGER = re.compile(r"[0-9]{1,10}")
 _ASCII_NUMBER = re.compile(r"[0-9]{1,10}(\.[0-9]{1,20})?([eE][-+]?[0-9]{1,3})?")
 _ENTITY_TAG = re.compile(r'(W/)?"([0-9]{1,10})"')
@@ -127,6 +131,12 @@ class CreateGameSchema(Strict):
             "example": {"short": True, "seed": 42},
         },
     )
+    replay_of = fields.String(
+        validate=validate.Regexp(GAME_ID_PATTERN),
+        metadata={"pattern": GAME_ID_PATTERN,
+                  "description": "A finished game's id: the new game replays its deal in the open (its options, "
+                  "server seed and entropy; the same moves give the same cards) and is marked seeded"},
+    )
 
 
 class SeatSchema(ma.Schema):
@@ -137,9 +147,30 @@ class SeatSchema(ma.Schema):
     bot_since = fields.Integer(allow_none=True, metadata={
         "description": "The version from which a house bot plays the seat in its player's place (resigned, "
                        "timed out or idle); null if its player still plays it"})
+    entropy = fields.String(allow_none=True, metadata={"description": "The 64 hex characters of entropy the seat "
+                                                       "added to the shuffles when it was taken, if any"})
 
 
-class GameSummarySchema(ma.Schema):
+class ChanceFixedSchema(ma.Schema):
+    """Whether a game's creator fixed its chance, shown to everyone from its creation on (summary, views, audit)."""
+
+    seeded = fields.Boolean(metadata={"description": "The creator fixed the chance with a seed, or the game "
+                                      "replays another's deal (replay_of)"})
+    stacked = fields.Boolean(metadata={"description": "The creator stacked the decks (option decks)"})
+
+
+class SeedsSchema(ChanceFixedSchema):
+    """A game's server seed as everyone sees it (summary, audit)."""
+
+    server_seed_hash = fields.String(allow_none=True, metadata={
+        "description": "Lower-case hex SHA-256 of the server seed's 32 bytes, committed at creation (null: a game "
+        "created before server seeds)"})
+    server_seed = fields.String(allow_none=True, metadata={"description": "The server seed, 64 hex; null until "
+                                                           "the game is over"})
+    replay_of = fields.String(allow_none=True, metadata={"description": "The game whose deal this one replays"})
+
+
+class GameSummarySchema(SeedsSchema):
     id = fields.String(metadata={"example": "8f0c2a5d7e2b4d0c9c1e5b7a3f6d2e10"})
     game = fields.String(metadata={"example": "craits"})
     rules_version = fields.String(metadata={"description": "The rules the game was created under and replays "
@@ -196,6 +227,16 @@ class JoinSchema(Strict):
                                                   "characters, no space at either end, not a house bot's name "
                                                   "('greedy bot 1')"})
     bot = fields.String(validate=validate.OneOf(BOT_KINDS), metadata={"example": "greedy"})
+    entropy = fields.String(validate=validate.Regexp(ENTROPY_PATTERN), metadata={
+        "pattern": ENTROPY_PATTERN,
+        "description": "32 random bytes as 64 hex characters, mixed into every shuffle of the game (see Fairness); "
+        "shown to everyone once the seat is taken"})
+
+    @ma.post_load
+    def lower_case_entropy(self, data: dict, **kwargs: object) -> dict:
+        if "entropy" in data:
+            data["entropy"] = data["entropy"].lower()
+        return data
 
     @ma.validates_schema
     def one_of_name_or_bot(self, data: dict, **kwargs: object) -> None:
@@ -215,7 +256,7 @@ class StateQuerySchema(Strict):
     )
 
 
-class ViewSchema(ma.Schema):
+class ViewSchema(ChanceFixedSchema):
     version = fields.Integer()
     status = fields.String(validate=validate.OneOf(STATUSES))
     seat = fields.Integer(allow_none=True, metadata={"description": "The caller's seat; null for a spectator"})
@@ -301,14 +342,19 @@ class AuditedShuffleSchema(ma.Schema):
     salt = fields.String(allow_none=True, metadata={"description": "32 hex characters; null until the game is over"})
     order = fields.List(fields.String(), allow_none=True,
                         metadata={"description": "The cards, index 0 the top; null until the game is over"})
-    ok = fields.Boolean(allow_none=True, metadata={"description": "Whether salt and order give the commitment; "
-                                                   "null until the game is over"})
+    derived = fields.Boolean(allow_none=True, metadata={
+        "description": "Whether the order is the one the server seed, the entropy and the version derive (a stacked "
+        "deal: its deck); null until the game is over, and where the log alone cannot tell (a game created before "
+        "server seeds, a stacked game's pile turned over)"})
+    ok = fields.Boolean(allow_none=True, metadata={"description": "Whether salt and order give the commitment and "
+                                                   "the order is not other than derived; null until the game is over"})
 
 
-class AuditSchema(ma.Schema):
+class AuditSchema(SeedsSchema):
     verified = fields.Boolean(allow_none=True, metadata={"description": "Every shuffle's ok; null until the game "
                                                          "is over"})
     shuffles = fields.List(fields.Nested(AuditedShuffleSchema))
+    entropy = fields.List(fields.String(allow_none=True), metadata={"description": "Each seat's entropy, by seat"})
 
 
 class HealthSchema(ma.Schema):

@@ -44,6 +44,9 @@ def _bot_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --game: play on in the seat this token acts for (the token a run printed "
                              "when it sat down), e.g. after the bot stopped, instead of taking a new seat")
     parser.add_argument("--sse", action="store_true", help="wait for turns over Server-Sent Events, not long-polls")
+    parser.add_argument("--commitments", metavar="FILE",
+                        help="save the game's server seed hash, entropy and shuffle commitments to FILE as they are "
+                             "shown, for examples/verify_game.py --saved FILE once the game is over")
 
 
 @command("bot", _bot_arguments)
@@ -52,6 +55,7 @@ def bot(args: argparse.Namespace) -> int:
     from client import CardhallClient, CardhallError
     from client.loading import load_bot
     from client.runner import NewGame, play, start
+    from client.witness import Witness
 
     if args.seat_token and not args.game:
         print("cardhall: --seat-token resumes a seat of the game given with --game", file=sys.stderr)
@@ -66,7 +70,8 @@ def bot(args: argparse.Namespace) -> int:
             seat = me.state(game_id)["seat"]
             print(f"game {game_id}: seat {seat}, token {me.token} (to resume: --game {game_id} --seat-token "
                   f"{me.token}); {args.name} plays {args.bot}", flush=True)
-            final = play(me, game_id, choose, lambda line: print(line, flush=True), sse=args.sse)
+            witness = Witness(me, game_id, args.commitments, seat) if args.commitments else None
+            final = play(me, game_id, choose, lambda line: print(line, flush=True), sse=args.sse, witness=witness)
         except CardhallError as error:
             print(f"cardhall: {error}", file=sys.stderr)
             return 1

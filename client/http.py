@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import secrets
 import ssl
 import time
 import uuid
@@ -103,9 +104,13 @@ class CardhallClient:
         """The game summary: seats, status, version, result."""
         return self._call("GET", f"/v1/games/{game_id}")
 
-    def join(self, game_id: str, name: str) -> JoinResult:
-        """Take the next free seat; the answer's ``token`` is shown once (see :meth:`seated`)."""
-        return self._call("POST", f"/v1/games/{game_id}/seats", json={"name": name}, safe=False)
+    def join(self, game_id: str, name: str, entropy: str | None = None) -> JoinResult:
+        """Take the next free seat; the answer's ``token`` is shown once (see :meth:`seated`).
+
+        The seat adds ``entropy`` (64 hex) to the game's shuffles: by default 32 fresh bytes from
+        the system's cryptographic source, so no one else alone chooses the deals (API "Fairness")."""
+        body = {"name": name, "entropy": entropy or secrets.token_hex(32)}
+        return self._call("POST", f"/v1/games/{game_id}/seats", json=body, safe=False)
 
     def seat_bot(self, game_id: str, kind: str = "random") -> JoinResult:
         """Seat a house bot (``random`` or ``greedy``) in the next free seat."""

@@ -13,6 +13,7 @@ from client.errors import IllegalMove, NotYourTurn, ValidationError, VersionConf
 from client.http import OVER, CardhallClient
 from client.loading import Choose
 from client.types import View
+from client.witness import Witness
 
 Say = Callable[[str], None]
 log = logging.getLogger("cardhall.bot")
@@ -42,12 +43,16 @@ def start(client: CardhallClient, name: str, *, game_id: str | None = None, new:
     return game_id, me
 
 
-def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, sse: bool = False) -> View:
-    """Play the seat ``me`` acts for until the game ends; report each round or hand; the final view."""
+def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, sse: bool = False,
+         witness: Witness | None = None) -> View:
+    """Play the seat ``me`` acts for until the game ends; report each round or hand; the final view.
+    A ``witness`` saves every commitment the game shows as play goes on."""
     reporter = Reporter(say, me, game_id)
     while True:
         view = me.wait_for_turn(game_id, sse=sse)
         reporter.update(view)
+        if witness is not None:
+            witness.update()
         if view["status"] in OVER:
             return view
         _move(me, game_id, view, choose, say)

@@ -23,6 +23,7 @@ from domain import clocks, codec
 from domain.clocks import ABANDON_AFTER, ABANDONED_TO, CLOCK_EVENTS, Clock, SeatAbandoned, TurnTimedOut
 from domain.errors import AbandonedSeat, GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
 from domain.events import Event, EventCatalog, event_data
+from domain.fairness import Seeds, seed_hash
 from domain.game import ChanceRequest, Game, all_games, get_game
 from domain.leaving import ABORTED, EXPIRED, LEAVING_EVENTS, RESIGNED_TO, GameAborted, IdleLimits, SeatResigned
 
@@ -32,25 +33,42 @@ OVER = (FINISHED, ABORTED)  # a game in either status never changes again
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameCreated(Event):
-    """A game of ``game`` for ``players`` seats was created with ``options``, under ``rules_version``."""
+    """A game of ``game`` for ``players`` seats was created with ``options``, under ``rules_version``.
+
+    ``server_seed`` (64 hex, secret until the end: its hash is public) is what its shuffles derive
+    from (:mod:`domain.fairness`); ``fixed_entropy`` the entropy mixed in place of the seats' (a
+    seeded game's: none; a replay's: its original's); ``replay_of`` the game whose chance it repeats.
+    """
 
     game: str
     players: int
     options: Mapping[str, Any]
     rules_version: str
+    server_seed: str | None = None
+    fixed_entropy: tuple[str | None, ...] | None = None
+    replay_of: str | None = None
 
     @classmethod
     def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
-        """A game created before rules versions were recorded was created under each game's first."""
-        return {"rules_version": f"{data['game']}/1", **data}
+        """A game created before rules versions were recorded was created under each game's first;
+        one created before server seeds has none (its shuffles were drawn as :mod:`service.chance` says)."""
+        return {"rules_version": f"{data['game']}/1", "server_seed": None, "fixed_entropy": None,
+                "replay_of": None, **data}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class SeatTaken(Event):
-    """``seat`` was taken by a person called ``name`` or by the house bot ``bot``."""
+    """``seat`` was taken by a person called ``name`` or by the house bot ``bot``, adding ``entropy``
+    (64 hex) to the game's shuffles, if any."""
 
     name: str | None
     bot: str | None
+    entropy: str | None = None
+
+    @classmethod
+    def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """A seat taken before seats added entropy added none."""
+        return {"entropy": None, **data}
 
 
 LIFECYCLE = EventCatalog([GameCreated, SeatTaken])
@@ -58,10 +76,11 @@ LIFECYCLE = EventCatalog([GameCreated, SeatTaken])
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Seat:
-    """Who sits in a seat."""
+    """Who sits in a seat, and the entropy it added to the game's shuffles."""
 
     name: str | None
     bot: str | None
+    entropy: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -78,6 +97,7 @@ class Table:
     abandoned: frozenset[int] = frozenset()  # seats handed to a house bot (SeatAbandoned, SeatResigned)
     handed_over: tuple[tuple[int, int], ...] = ()  # (seat, the version of the event that handed it over)
     ended: str | None = None  # why a game that never began ended (GameAborted), else None
+    seeds: Seeds | None = None  # None: a game created before server seeds
     _status: str | None = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     @property
@@ -99,8 +119,10 @@ class Table:
         return None
 
 
-def create(game_name: str, players: Any, options: Any) -> GameCreated:
-    """The event creating a game, once the game, player count and options are checked."""
+def create(game_name: str, players: Any, options: Any, server_seed: str | None = None,
+           fixed_entropy: tuple[str | None, ...] | None = None, replay_of: str | None = None) -> GameCreated:
+    """The event creating a game, once the game, player count and options are checked; its chance
+    material as :class:`GameCreated` says (the service draws it)."""
     games = all_games()
     if game_name not in games:
         raise InvalidOptions(f"unknown game {game_name!r}; offered: {', '.join(sorted(games))}")
@@ -109,16 +131,28 @@ def create(game_name: str, players: Any, options: Any) -> GameCreated:
         game.min_players <= players <= game.max_players
     ):
         raise InvalidOptions(f"{game_name} is for {game.min_players} to {game.max_players} players")
-    return GameCreated(None, game=game_name, players=players, options=game.validate_options(players, options),
-                       rules_version=game.rules_version)
+    options = game.validate_options(players, options)
+    if fixed_entropy is None and "seed" in options:
+        fixed_entropy = ()  # (a seeded game is the same game for the same moves, whoever sits down: no seat's entropy)
+    return GameCreated(None, game=game_name, players=players, options=options, rules_version=game.rules_version,
+                       server_seed=server_seed, fixed_entropy=None if fixed_entropy is None else tuple(fixed_entropy),
+                       replay_of=replay_of)
 
 
-def take_seat(table: Table, name: str | None = None, bot: str | None = None) -> SeatTaken:
-    """The event seating a person or a house bot in the next free seat."""
+def take_seat(table: Table, name: str | None = None, bot: str | None = None, entropy: str | None = None) -> SeatTaken:
+    """The event seating a person or a house bot in the next free seat, with its ``entropy`` if any."""
     seat = table.free_seat
     if seat is None:
         raise SeatUnavailable("every seat is taken and the game has started")
-    return SeatTaken(seat, name=name, bot=bot)
+    return SeatTaken(seat, name=name, bot=bot, entropy=entropy)
+
+
+def _seeds(event: GameCreated) -> Seeds | None:
+    if event.server_seed is None:
+        return None
+    fixed = event.fixed_entropy is not None
+    return Seeds(event.server_seed, tuple(event.fixed_entropy) if fixed else (None,) * event.players,  # type: ignore[arg-type]
+                 fixed, event.replay_of)
 
 
 def decode(game_name: str, type_name: str, seat: int | None, data: Mapping[str, Any]) -> Event:
@@ -147,15 +181,19 @@ def evolve(table: Table | None, event: Event) -> Table:
     if isinstance(event, GameCreated):
         game = get_game(event.rules_version)
         return Table(game, event.players, event.options, (None,) * event.players,
-                     game.start(event.players, event.options), 1, clocks.start(event.players, event.options))
+                     game.start(event.players, event.options), 1, clocks.start(event.players, event.options),
+                     seeds=_seeds(event))
     assert table is not None, "a log starts with GameCreated"
     if isinstance(event, SeatTaken):
-        after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, Seat(event.name, event.bot)),
-                                    version=table.version + 1)
+        seeds = table.seeds and table.seeds.with_entropy(event.seat, event.entropy)
+        seated = Seat(event.name, event.bot, event.entropy)
+        after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, seated), version=table.version + 1,
+                                    seeds=seeds)
     elif isinstance(event, SeatAbandoned | SeatResigned):
         sitter = table.seats[event.seat]
-        after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, Seat(sitter and sitter.name,
-                                                                                       event.bot)),
+        assert sitter is not None, "only a taken seat is handed over"
+        after = dataclasses.replace(table, seats=_seated(table.seats, event.seat,
+                                                         dataclasses.replace(sitter, bot=event.bot)),
                                     abandoned=table.abandoned | {event.seat},
                                     handed_over=(*table.handed_over, (event.seat, table.version + 1)),
                                     version=table.version + 1)
@@ -165,7 +203,7 @@ def evolve(table: Table | None, event: Event) -> Table:
         after = dataclasses.replace(table, version=table.version + 1)
     else:  # (the common case, spelt out: dataclasses.replace costs more than the game's own fold)
         after = Table(table.game, table.players, table.options, table.seats, table.game.evolve(table.state, event),
-                      table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended)
+                      table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended, table.seeds)
     if after.clock is not None:  # (a game without a clock pays nothing for this)
         after = dataclasses.replace(after, clock=after.clock.after(event, after.version, to_act(after)))
     return after
@@ -180,7 +218,7 @@ def to_data(table: Table) -> dict[str, Any]:
     return {"game": table.game.rules_version, "players": table.players, "options": codec.encode(table.options),
             "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
             "version": table.version, "clock": codec.encode(table.clock), "abandoned": sorted(table.abandoned),
-            "handed_over": codec.encode(table.handed_over), "ended": table.ended}
+            "handed_over": codec.encode(table.handed_over), "ended": table.ended, "seeds": codec.encode(table.seeds)}
 
 
 def from_data(data: Mapping[str, Any]) -> Table:
@@ -190,7 +228,8 @@ def from_data(data: Mapping[str, Any]) -> Table:
                  codec.decode(tuple[Seat | None, ...], data["seats"]), game.decode_state(data["state"]),
                  codec.decode(int, data["version"]), codec.decode(Clock | None, data["clock"]),
                  frozenset(codec.decode(tuple[int, ...], data["abandoned"])),
-                 codec.decode(tuple[tuple[int, int], ...], data["handed_over"]), data["ended"])
+                 codec.decode(tuple[tuple[int, int], ...], data["handed_over"]), data["ended"],
+                 codec.decode(Seeds | None, data["seeds"]))
 
 
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:
@@ -408,7 +447,27 @@ def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with
         if with_moves and waits and seat is not None else [],
         "state": game.view(state, seat, reveal_all) if status not in (WAITING, ABORTED) else None,
         "result": game.result(state) if status == FINISHED else None,
+        **chance_fixed(table),
     }
+
+
+def chance_fixed(table: Table) -> dict[str, bool]:
+    """Whether the game's creator fixed its chance, as everyone is shown from its creation on:
+    ``seeded`` (a ``seed``, or a replay of another game's deal) and ``stacked`` (``decks``)."""
+    return {"seeded": "seed" in table.options or (table.seeds is not None and table.seeds.replay_of is not None),
+            "stacked": "decks" in table.options}
+
+
+def public_seeds(table: Table, reveal_all: bool | None = None) -> dict[str, Any]:
+    """The game's chance material as everyone sees it: the server seed's hash (the seed itself once
+    the game is over), every seat's entropy, and the game a replay repeats."""
+    seeds = table.seeds
+    if seeds is None:
+        return {"server_seed_hash": None, "server_seed": None, "replay_of": None}
+    if reveal_all is None:
+        reveal_all = reveal(table)
+    return {"server_seed_hash": seed_hash(seeds.server_seed), "server_seed": seeds.server_seed if reveal_all else None,
+            "replay_of": seeds.replay_of}
 
 
 def public_options(table: Table, reveal_all: bool | None = None) -> dict[str, Any]:
@@ -429,6 +488,9 @@ def redact(table: Table, event: Event, seat: int | None, reveal_all: bool | None
     if isinstance(event, GameCreated):
         data = event_data(event)
         data["options"] = public_options(table, reveal_all)
+        if event.server_seed is not None:
+            data.update(server_seed_hash=seed_hash(event.server_seed),
+                        server_seed=event.server_seed if reveal_all else None)
         return data
     if isinstance(event, SeatTaken | TurnTimedOut | SeatAbandoned | SeatResigned | GameAborted):
         return event_data(event)

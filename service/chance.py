@@ -8,12 +8,19 @@ contract, "Game options" and "Fairness"):
 * deal ``k`` of a game with ``decks`` uses ``decks[k]`` while there is one;
 * a reshuffle in a game with ``decks`` turns the pile over unshuffled: the card
   played first (the bottom of the pile) becomes the top of the new draw pile;
-* everything else is shuffled: for a game with a ``seed``, by a generator keyed
-  with HMAC-SHA256 of the seed and the event's number under the deployment's
-  secret (so the same seed and the same moves give the same game on one
-  deployment, and nobody without the secret can search seeds against what is
-  public); else by the system's cryptographic source.
+* everything else is shuffled: in a game with a server seed (every game created
+  since seeds from everyone, :mod:`domain.fairness`), by the construction that
+  derives the order from the server seed, the entropy mixed in and the event's
+  number; a game created before then goes on as it was: for a ``seed``, by a
+  generator keyed with HMAC-SHA256 of the seed and the event's number under the
+  deployment's secret, else by the system's cryptographic source.
 * every salt comes from the system's cryptographic source, seeded game or not.
+
+A game's server seed (:func:`server_seed`): 32 random bytes from the system's
+source; for a game with a ``seed``, HMAC-SHA256 of the seed and the game's id under
+the deployment's secret, so a seed reused on one deployment deals other cards (a
+creator who reused one would know every hand), and nobody without the secret can
+tell them from the seed; a replay of a deal (``replay_of``) takes its original's.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.fairness import Shuffled
+from domain.fairness import Seeds, Shuffled
 from domain.game import ChanceRequest
 
 _system = random.SystemRandom()
@@ -41,14 +48,26 @@ def rng_for(options: Mapping[str, Any], version: int, secret: bytes, salt: str =
     return random.Random(key)
 
 
-def resolve(request: ChanceRequest, options: Mapping[str, Any], version: int, secret: bytes) -> Sequence[str]:
-    """The card order for ``request``, to be recorded as event number ``version``."""
+def server_seed(options: Mapping[str, Any], game_id: str, secret: bytes) -> str:
+    """A new game's server seed (64 hex): the module docstring says how it is drawn."""
+    seed = options.get("seed")
+    if seed is None:
+        return secrets.token_hex(32)
+    return hmac.new(secret, f"cardhall-seed/1:{seed}:{game_id}".encode(), hashlib.sha256).hexdigest()
+
+
+def resolve(request: ChanceRequest, options: Mapping[str, Any], version: int, secret: bytes,
+            seeds: Seeds | None = None) -> Sequence[str]:
+    """The card order for ``request``, to be recorded as event number ``version`` (``seeds``: the
+    game's, None for a game created before server seeds)."""
     decks = options.get("decks")
     if decks:
         if request.kind == "deal" and request.deal is not None and request.deal < len(decks):
             return tuple(decks[request.deal])
         if request.kind == "reshuffle":
             return tuple(request.cards)
+    if seeds is not None:
+        return seeds.order(request.cards, version)
     order = list(request.cards)
     rng_for(options, version, secret).shuffle(order)
     return tuple(order)
@@ -59,6 +78,14 @@ def new_salt() -> str:
     return secrets.token_hex(16)
 
 
-def draw(request: ChanceRequest, options: Mapping[str, Any], version: int, secret: bytes) -> Shuffled:
+def draw(request: ChanceRequest, options: Mapping[str, Any], version: int, secret: bytes,
+         seeds: Seeds | None = None) -> Shuffled:
     """The committed event recording ``request``'s outcome as event number ``version``."""
-    return request.outcome(resolve(request, options, version, secret), new_salt())
+    return request.outcome(resolve(request, options, version, secret, seeds), new_salt())
+
+
+def bot_rng(seeds: Seeds, version: int, seat: int) -> random.Random:
+    """The random source of the house bot in ``seat`` at event ``version`` of a game with ``seeds``:
+    keyed with its server seed, so a replay with the same moves has the same bots' moves."""
+    return random.Random(hmac.new(bytes.fromhex(seeds.server_seed), f"bot:{seat}:{version}".encode(),
+                                  hashlib.sha256).digest())

@@ -36,6 +36,7 @@ from persistence.port import (
     VersionConflict,
     as_utc,
 )
+from service.chance import server_seed
 from service.errors import (
     BadRequest,
     Forbidden,
@@ -155,13 +156,15 @@ class GameService:
             "options": tables.public_options(table),
             "seats": [
                 {"seat": index, "name": seat.name if seat else None, "bot": seat.bot if seat else None,
-                 "taken": seat is not None, "bot_since": since.get(index)}
+                 "taken": seat is not None, "bot_since": since.get(index), "entropy": seat.entropy if seat else None}
                 for index, seat in enumerate(table.seats)
             ],
             "status": table.status,
             "version": table.version,
             "created_at": created_at,
             "result": table.game.result(table.state) if table.status == tables.FINISHED else None,
+            **tables.chance_fixed(table),
+            **tables.public_seeds(table),
         }
 
     def list_games(
@@ -246,23 +249,31 @@ class GameService:
         return True
 
     def audit(self, game_id: str) -> dict[str, Any]:
-        """Every shuffle's commitment and, once the game is over, its salt, order and check (API "Fairness")."""
+        """Every shuffle's commitment and, once the game is over, its salt, order and checks (API "Fairness"),
+        with the game's chance material as everyone sees it."""
         table = self.table(game_id)
         stored = self.store.read(game_id, after=0, limit=table.version)  # (the log as far as ``table`` goes)
         rules = table.game.rules_version  # (only the shuffles are decoded: an audit costs a read, not a replay)
         shuffles = [(event.version, decode(rules, event)) for event in stored
                     if issubclass(tables.event_class(rules, event.type), Shuffled)]
-        return fairness.audit(shuffles, over=tables.reveal(table))
+        over = tables.reveal(table)
+        checked = fairness.audit(shuffles, over=over, seeds=table.seeds, decks=table.options.get("decks"))
+        return {**checked, **tables.chance_fixed(table), **tables.public_seeds(table),
+                "entropy": [seat.entropy if seat else None for seat in table.seats]}
 
     def render_event(self, table: tables.Table, stored: StoredEvent, seat: int | None) -> dict[str, Any]:
         """One stored event as ``seat`` may see it, given the table now."""
         return _render(table, decode(table.game.rules_version, stored), stored.version, stored.recorded_at, seat)
 
     # -- writing --------------------------------------------------------------
-    def create_game(self, game: str, players: Any, options: Any) -> dict[str, Any]:
-        """Create a game; returns its summary."""
-        created = tables.create(game, players, options)
+    def create_game(self, game: str, players: Any, options: Any, replay_of: str | None = None) -> dict[str, Any]:
+        """Create a game (``replay_of``: a replay, in the open, of that finished game's deal); returns its summary."""
         game_id = self.new_id()
+        if replay_of is None:
+            created = tables.create(game, players, options)
+            created = dataclasses.replace(created, server_seed=server_seed(created.options, game_id, self.shuffle_secret))
+        else:
+            created = self._replay(game, players, options, replay_of)
         now = self.clock()
         table = tables.evolve(None, created)
         with self.store.transaction() as tx:
@@ -271,8 +282,29 @@ class GameService:
         self.cache.put(game_id, table)
         return self.summary(game_id, table, as_utc(now))  # (as the store gives it back)
 
-    def join(self, game_id: str, name: str | None = None, bot: str | None = None) -> dict[str, Any]:
-        """Take the next free seat for a person (a token, once) or seat a house bot."""
+    def _replay(self, game: str, players: Any, options: Any, replay_of: str) -> tables.GameCreated:
+        """The event creating a replay of game ``replay_of``'s deal: its options, server seed and entropy."""
+        original = self.cache.get(replay_of)
+        if original is None:
+            raise InvalidOptions(f"replay_of: there is no game {replay_of!r}")
+        if original.status != tables.FINISHED:
+            raise InvalidOptions(f"replay_of: game {replay_of} is {original.status}; only a finished game's deal "
+                                 "may be replayed, once everyone can see its cards")
+        if original.seeds is None:
+            raise InvalidOptions(f"replay_of: game {replay_of} was created before server seeds; its deal cannot "
+                                 "be replayed")
+        if (game, players) != (original.game.name, original.players):
+            raise InvalidOptions(f"replay_of: game {replay_of} is {original.game.name} for {original.players} "
+                                 "players; a replay is of the same game for as many")
+        if options and tables.create(game, players, options).options != original.options:
+            raise InvalidOptions("replay_of: a replay takes its original's options; leave 'options' out")
+        return tables.create(game, players, original.options, original.seeds.server_seed,
+                             original.seeds.entropy, replay_of)
+
+    def join(self, game_id: str, name: str | None = None, bot: str | None = None,
+             entropy: str | None = None) -> dict[str, Any]:
+        """Take the next free seat for a person (a token, once) or seat a house bot, adding ``entropy``
+        (64 hex) to the game's shuffles if given."""
         if bot is not None and bot not in bots.BOT_KINDS:
             raise InvalidOptions(f"unknown bot {bot!r}; house bots: {', '.join(bots.BOT_KINDS)}")
         token = None if bot is not None else self.new_token()
@@ -283,7 +315,7 @@ class GameService:
             table = self.cache.heard_current(game_id) or self.table(game_id)
             if table.status != tables.WAITING:
                 raise SeatUnavailable(f"the game is {table.status}: no seat is free")
-            seated = tables.take_seat(table, name=name, bot=bot)
+            seated = tables.take_seat(table, name=name, bot=bot, entropy=entropy)
             after, decided = tables.settle(table, [seated], self.house)
             write = self._write(game_id, table, after, decided)
             try:

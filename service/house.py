@@ -16,7 +16,7 @@ import bots
 from domain import table as tables
 from domain.events import Event
 from domain.game import ChanceRequest
-from service.chance import draw, rng_for
+from service.chance import bot_rng, draw, rng_for
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class House:
 
     def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
         """The outcome of ``request`` as the table's next event."""
-        return draw(request, table.options, table.version + 1, self.secret)
+        return draw(request, table.options, table.version + 1, self.secret, table.seeds)
 
     def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
         """The move of the house bot in ``seat``, whose turn it is."""
@@ -43,6 +43,8 @@ class House:
         return bots.out_of_turn(table.game, kind, _bot_view(table, seat, kind, moves), self._rng(table, seat))
 
     def _rng(self, table: tables.Table, seat: int) -> random.Random:
+        if table.seeds is not None:
+            return bot_rng(table.seeds, table.version + 1, seat)
         return rng_for(table.options, table.version + 1, self.secret, salt=f"bot{seat}")
 
 

@@ -4,7 +4,8 @@ It plays the same domain code as the service (:func:`domain.table.play`), with
 the same house: every chance outcome drawn as an event, every house bot's turn
 played (a seat a timeout handed to one). A game in memory belongs to no
 deployment: its house keys seeded shuffles with :data:`LOCAL_SECRET`, so a seed
-gives the same game wherever it is played in memory.
+gives the same game wherever it is played in memory (its id is ``game_id``, which a
+seeded game's server seed is derived with: :func:`service.chance.server_seed`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from domain import table as tables
 from domain.events import Event
+from service.chance import server_seed
 from service.house import House
 
 LOCAL_SECRET = b"cardhall-local"
@@ -29,11 +31,13 @@ class LocalGame:
         options: Mapping[str, Any] | None = None,
         names: list[str] | None = None,
         secret: bytes = LOCAL_SECRET,
+        game_id: str = "local",
     ) -> None:
         self.house = House(secret)  # (a deployment's secret, to replay its seeded games; see service.chance)
         self.events: list[Event] = []
         self.table: tables.Table = None  # type: ignore[assignment]
-        self.record([tables.create(game, players, dict(options or {}))])
+        options = dict(options or {})
+        self.record([tables.create(game, players, options, server_seed(options, game_id, secret))])
         for index in range(players):
             self.record([tables.take_seat(self.table, name=(names[index] if names else f"p{index}"))])
 

@@ -27,7 +27,7 @@ from domain import table as tables
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"cardhall-snapshot-json-2"  # bump if what to_data writes changes shape
+FORMAT = b"cardhall-snapshot-json-3"  # bump if what to_data writes changes shape
 
 
 def _fingerprint() -> str:

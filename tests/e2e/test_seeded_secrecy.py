@@ -1,9 +1,11 @@
-"""A seeded game replays on its deployment, yet nobody can foretell it from the seed and what is public.
+"""A seeded game's deal replays on its deployment only in the open, and nobody can foretell it from the seed.
 
-Seeded shuffles are keyed with the deployment's secret (service.chance). An attacker knows the code
-and every public fact (the dealer draw's cards, the up-card); searching a range of seeds with the
-server's own shuffle and any secret but the deployment's must not predict a hand. The same search
-with the deployment's secret does find the seed: the search is sound, only the secret stops it.
+Seeded shuffles are keyed with the deployment's secret and the game's id (service.chance). An
+attacker knows the code and every public fact (the game's id, the dealer draw's cards, the up-card);
+searching a range of seeds with the server's own shuffle and any secret but the deployment's must
+not predict a hand. The same search with the deployment's secret does find the seed: the search is
+sound, only the secret stops it. A creator who reuses a seed gets other cards (issue 37): the same
+cards come again only in a game created as a ``replay_of`` the first, marked so for everyone.
 """
 
 from __future__ import annotations
@@ -46,11 +48,11 @@ def truth(local: LocalGame) -> dict[str, Any]:
     return tables.view(local.table, None, reveal_all=True)["state"]
 
 
-def search(game: str, facts: tuple[Any, ...], secret: bytes) -> list[list[str]]:
-    """Seat 0's hand in every seeded game of ``SEARCHED`` under ``secret`` that agrees with ``facts``."""
+def search(game: str, game_id: str, facts: tuple[Any, ...], secret: bytes) -> list[list[str]]:
+    """Seat 0's hand in every seeded game ``game_id`` of ``SEARCHED`` under ``secret`` that agrees with ``facts``."""
     found = []
     for seed in SEARCHED:
-        state = truth(LocalGame(game, 2, {"seed": seed}, secret=secret))
+        state = truth(LocalGame(game, 2, {"seed": seed}, secret=secret, game_id=game_id))
         if public_facts(state) == facts:
             found.append(state["hands"][0])
     return found
@@ -62,22 +64,21 @@ def test_a_seed_search_over_public_facts_predicts_no_hand_without_the_deployment
     facts = public_facts(http.state(game_id).json["state"])
     hand = http.state(game_id, tokens[0]).json["state"]["hand"]
     for guess in (b"", LOCAL_SECRET, b"cardhall"):
-        assert hand not in search(game, facts, guess)
+        assert hand not in search(game, game_id, facts, guess)
     # The search itself works: with the deployment's secret it finds the hand. (Another seed of the
     # range may share Scat's few public facts by chance — about one run in seventy — so the true
     # hand is one of the candidates, not always the only one.)
-    assert hand in search(game, facts, games.shuffle_secret)
+    assert hand in search(game, game_id, facts, games.shuffle_secret)
 
 
-def test_the_same_seed_on_the_same_deployment_gives_the_same_cards_and_elsewhere_other_cards(games, http):
+def test_a_seed_reused_on_the_same_deployment_deals_other_cards(games, http):
     hands = []
     for _ in range(2):
         game_id, tokens = http.started("craits", 2, seed=SEED)
         hands.append([http.state(game_id, token).json["state"]["hand"] for token in tokens])
-    assert hands[0] == hands[1]
-    elsewhere = GameService(persistence.open_store("memory://")).shuffle_secret
-    assert elsewhere != games.shuffle_secret
-    assert truth(LocalGame("craits", 2, {"seed": SEED}, secret=elsewhere))["hands"] != hands[0]
+    assert hands[0] != hands[1]
+    assert truth(LocalGame("craits", 2, {"seed": SEED}, secret=games.shuffle_secret, game_id=game_id))["hands"] \
+        == hands[1]
 
 
 def test_an_operators_secret_keys_the_seeded_shuffles(tmp_path):
@@ -88,7 +89,7 @@ def test_an_operators_secret_keys_the_seeded_shuffles(tmp_path):
         for _ in range(2):
             service.join(created["id"], bot="random")
         dealt = next(e.data["order"] for e in service.store.read(created["id"]) if e.type == "DeckShuffled")
-        replayed = LocalGame("scat", 2, {"seed": SEED}, secret=b"the operator's own")
+        replayed = LocalGame("scat", 2, {"seed": SEED}, secret=b"the operator's own", game_id=created["id"])
         assert dealt == list(next(e.order for e in replayed.events if e.type_name() == "DeckShuffled"))
     finally:
         service.store.close()
@@ -115,7 +116,7 @@ def test_cardhall_serve_keys_seeded_shuffles_with_the_shuffle_secret_option_and_
         texts = [remote.get(f"/v1/games/{game_id}{path}").text for path in ("", "/events?limit=1000", "/audit")]
     finally:
         server.stop()
-    replayed = LocalGame("scat", 2, {"seed": SEED}, secret=secret.encode())
+    replayed = LocalGame("scat", 2, {"seed": SEED}, secret=secret.encode(), game_id=game_id)
     first_deal = next(event for event in replayed.events if event.type_name() == "DeckShuffled")
     assert '"order":["' + '","'.join(first_deal.order) + '"]' in texts[1].replace(" ", "")
     assert not any(secret in text for text in [*texts, server.log_path.read_text()])

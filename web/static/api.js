@@ -58,3 +58,15 @@ export function showProblem(where, error) {
   where.hidden = !error;
   where.textContent = !error ? "" : error instanceof Problem ? error.describe() : `Something went wrong: ${error.message}`;
 }
+
+/** 32 random bytes from this browser's cryptographic source, as 64 hex characters: the entropy a seat adds
+ * to the game's shuffles when it is taken here (see the API's "Fairness"). */
+export function newEntropy() {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** What a game's creator fixed of its chance, in words, for badges: "seeded", "stacked". */
+export function chanceFixed(summary) {
+  return ["seeded", "stacked"].filter((mark) => summary[mark]);
+}

@@ -1,6 +1,6 @@
 // Small things a view may carry: a turn clock's countdown and a finished game's verified shuffles.
 
-import { call } from "./api.js";
+import { call, chanceFixed } from "./api.js";
 
 let ticking = null;
 
@@ -31,5 +31,23 @@ export async function showVerified(where, gameId) {
     where.append(badge);
   } catch {
     // 404: this server keeps no audit. Nothing to show.
+  }
+}
+
+const FIXED = {
+  seeded: ["seeded", "Its creator fixed the shuffles with a seed (or this game replays another's deal): they may know the cards"],
+  stacked: ["stacked", "Its creator stacked the decks: they know the cards"],
+};
+
+/** Badges saying what the game's creator fixed of its chance (summary ``seeded``, ``stacked``), once. */
+export function showChanceFixed(where, summary) {
+  if (!where) return;
+  for (const mark of chanceFixed(summary)) {
+    if (where.querySelector(`.${mark}`)) continue;
+    const badge = document.createElement("span");
+    badge.className = `badge ${mark}`;
+    [badge.textContent, badge.title] = FIXED[mark];
+    if (mark === "seeded" && summary.replay_of) badge.textContent = `replay of ${summary.replay_of.slice(0, 8)}`;
+    where.append(badge);
   }
 }

@@ -1,11 +1,15 @@
 // The lobby: games to watch or join (paged), and a form to start one.
 
-import { call, seatName, seats, showProblem } from "./api.js";
+import { call, chanceFixed, newEntropy, seatName, seats, showProblem } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
 let types = [];
 let cursors = [null]; // the cursor of each page shown so far (null: the first page)
+const FIXED_TITLES = {
+  seeded: "Its creator fixed the shuffles with a seed (or replays another game's deal): they may know the cards",
+  stacked: "Its creator stacked the decks: they know the cards",
+};
 
 function element(tag, text, attributes = {}) {
   const node = document.createElement(tag);
@@ -22,7 +26,7 @@ function joinForm(game) {
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
     await run(async () => {
-      const taken = await call(`/games/${game.id}/seats`, { method: "POST", body: { name: name.value } });
+      const taken = await call(`/games/${game.id}/seats`, { method: "POST", body: { name: name.value, entropy: newEntropy() } });
       seats.put(game.id, taken.seat, taken.token, name.value);
       window.location.assign(`/games/${game.id}`);
     });
@@ -54,6 +58,9 @@ function row(game) {
   ];
   // Each cell says what it is: on a narrow screen the rows are shown as cards without the table's head.
   tr.append(...cells.map(([label, text]) => labelled(label, text)));
+  for (const mark of chanceFixed(game)) {
+    tr.firstChild.append(" ", element("span", mark, { className: `badge ${mark}`, title: FIXED_TITLES[mark] }));
+  }
   const cell = element("td");
   const actions = element("div", undefined, { className: "row-actions" });
   cell.append(actions);
@@ -160,7 +167,7 @@ async function startGame(submitted) {
     const game = await call("/games", { method: "POST", body: { game: form.get("game"), players, options: options(form) } });
     for (const sitter of sitters) {
       if (sitter === "open") break;
-      const body = sitter === "me" ? { name: form.get("name") } : { bot: sitter };
+      const body = sitter === "me" ? { name: form.get("name"), entropy: newEntropy() } : { bot: sitter };
       const taken = await call(`/games/${game.id}/seats`, { method: "POST", body });
       if (sitter === "me") seats.put(game.id, taken.seat, taken.token, form.get("name"));
     }

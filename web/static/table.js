@@ -6,7 +6,7 @@ import { call, seatName, seats, showProblem } from "./api.js";
 import { offerMoves } from "./moves.js";
 import { drawView } from "./render.js";
 import { describe, headline } from "./words.js";
-import { showClock, showVerified } from "./extras.js";
+import { showChanceFixed, showClock, showVerified } from "./extras.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = $("table").dataset.game;
@@ -301,6 +301,7 @@ async function start() {
   controls();
   try {
     game.summary = await call(`/games/${gameId}`);
+    showChanceFixed($("badges"), game.summary);
     await loadEvents();
     const asked = Number(new URLSearchParams(window.location.search).get("v"));
     const version = asked >= 1 && asked <= last() ? asked : last();

@@ -12,15 +12,21 @@ from domain.fairness import Shuffled
 class DealerDrawShuffled(Shuffled):
     """A deck was shuffled for the dealer draw; the drawers take its top cards in seat order (C4)."""
 
+    kind = "dealer_draw"
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RoundDealt(Shuffled):
     """The dealer shuffled the deck into ``order`` and dealt the next round from it (C5)."""
 
+    kind = "deal"
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PileReshuffled(Shuffled):
     """The discard pile but its top card became the draw pile in ``order`` (C9)."""
+
+    kind = "reshuffle"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

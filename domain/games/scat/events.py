@@ -12,10 +12,14 @@ from domain.fairness import Shuffled
 class DealerDrawShuffled(Shuffled):
     """The deck was shuffled for the dealer draw (S3, C4); the contenders draw from the top."""
 
+    kind = "dealer_draw"
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DeckShuffled(Shuffled):
     """The dealer shuffled the deck and dealt it in this order (S4); secret until the game ends."""
+
+    kind = "deal"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
