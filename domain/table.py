@@ -488,9 +488,8 @@ def redact(table: Table, event: Event, seat: int | None, reveal_all: bool | None
     if isinstance(event, GameCreated):
         data = event_data(event)
         data["options"] = public_options(table, reveal_all)
-        if event.server_seed is not None:
-            data.update(server_seed_hash=seed_hash(event.server_seed),
-                        server_seed=event.server_seed if reveal_all else None)
+        if not reveal_all:
+            data["server_seed"] = None  # (its hash is in the summary from the start)
         return data
     if isinstance(event, SeatTaken | TurnTimedOut | SeatAbandoned | SeatResigned | GameAborted):
         return event_data(event)

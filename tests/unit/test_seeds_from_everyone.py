@@ -68,8 +68,10 @@ def test_a_game_shows_the_hash_of_its_server_seed_until_the_end_and_the_seed_aft
     table = tables.evolve(None, tables.create("scat", 2, {}, SEED))
     created = tables.GameCreated(None, "scat", 2, table.options, table.game.rules_version, SEED)
     assert tables.redact(table, created, None)["server_seed"] is None
-    assert tables.redact(table, created, None)["server_seed_hash"] == seed_hash(SEED)
+    assert tables.public_seeds(table)["server_seed_hash"] == seed_hash(SEED)
+    assert tables.public_seeds(table)["server_seed"] is None
     assert tables.redact(table, created, None, reveal_all=True)["server_seed"] == SEED
+    assert tables.public_seeds(table, reveal_all=True)["server_seed"] == SEED
 
 
 def test_a_seeded_game_mixes_no_seats_entropy_and_a_replay_its_originals():
