@@ -120,6 +120,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.register_blueprint(assets.blp)
     limits.install(app)
     metrics.install(app)
+    app.config["CARDHALL_GAME_EXISTS"] = games.exists  # (the table page of an unknown game is a 404)
     app.register_blueprint(web.blueprint)
     _allow_origins(app, app.config.get("CARDHALL_CORS_ORIGINS") or [])
     return app

@@ -135,6 +135,10 @@ class GameService:
         table = None if heard is None else self.cache.get(game_id, version=heard, trust_cached=True)
         return self.table(game_id) if table is None else table
 
+    def exists(self, game_id: str) -> bool:
+        """Whether there is a game ``game_id`` (its listing row: no replay)."""
+        return self.store.get_game(game_id) is not None
+
     def is_over(self, game_id: str) -> bool:
         """Whether the game is finished: its log, and every view of it at a version, never change again."""
         return self.table(game_id).status in tables.OVER

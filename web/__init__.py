@@ -7,7 +7,7 @@ scripts: a page offers only the moves the server listed in ``legal_moves``.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from web import rules
 
@@ -40,8 +40,12 @@ def lobby() -> str:
 
 
 @blueprint.get("/games/<string:game_id>")
-def table(game_id: str) -> str:
-    """One game's table, turn by turn; ``?embed=1`` shows the table alone, for an iframe."""
+def table(game_id: str) -> str | tuple[str, int]:
+    """One game's table, turn by turn; ``?embed=1`` shows the table alone, for an iframe. An unknown game
+    is a 404 page (the app says which games exist: ``CARDHALL_GAME_EXISTS``, a function of an id)."""
+    exists = current_app.config.get("CARDHALL_GAME_EXISTS")
+    if exists is not None and not exists(game_id):
+        return render_template("missing.html", game_id=game_id), 404
     return render_template("table.html", game_id=game_id, embed=request.args.get("embed") == "1",
                            rule_games=rules.games())
 

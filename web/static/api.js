@@ -53,10 +53,14 @@ export function seatName(summary, seat, version = Infinity) {
   return sitter.name || `${sitter.bot} bot ${seat}`;
 }
 
-/** Show ``error`` (a Problem or any failure) in the alert element ``where``; hide it for null. */
+/** A problem the page found itself, in words meant for people (no "Something went wrong"). */
+export class Notice extends Error {}
+
+/** Show ``error`` (a Problem, a Notice or any failure) in the alert element ``where``; hide it for null. */
 export function showProblem(where, error) {
   where.hidden = !error;
-  where.textContent = !error ? "" : error instanceof Problem ? error.describe() : `Something went wrong: ${error.message}`;
+  where.textContent = !error ? "" : error instanceof Problem ? error.describe() : error instanceof Notice ? error.message
+    : `Something went wrong: ${error.message}`;
 }
 
 /** 32 random bytes from this browser's cryptographic source, as 64 hex characters: the entropy a seat adds

@@ -1,6 +1,7 @@
 // The lobby: games to watch or join (paged), and a form to start one.
 
-import { call, chanceFixed, newEntropy, seatName, seats, showProblem } from "./api.js";
+import { Notice, call, chanceFixed, newEntropy, seatName, seats, showProblem } from "./api.js";
+import { inviteLink } from "./seating.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
@@ -22,16 +23,32 @@ function joinForm(game) {
   const form = element("form", undefined, { className: "join" });
   const name = element("input", undefined, { type: "text", name: "name", required: true, maxLength: 64, placeholder: "your name" });
   name.setAttribute("aria-label", `Your name, to join game ${game.id.slice(0, 8)}`);
-  form.append(name, element("button", "Join", { type: "submit" }));
+  const problem = element("p", undefined, { className: "problem", hidden: true });
+  problem.setAttribute("role", "alert");
+  form.append(name, element("button", "Join", { type: "submit" }), problem);
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
-    await run(async () => {
+    await run(problem, async () => {
       const taken = await call(`/games/${game.id}/seats`, { method: "POST", body: { name: name.value, entropy: newEntropy() } });
       seats.put(game.id, taken.seat, taken.token, name.value);
       window.location.assign(`/games/${game.id}`);
     });
   });
   return form;
+}
+
+function copyInvite(game) {
+  const button = element("button", "Copy invite link", { type: "button", className: "link-button" });
+  button.setAttribute("aria-label", `Copy the invite link of game ${game.id.slice(0, 8)}`);
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(inviteLink(game.id));
+      button.textContent = "Invite link copied";
+    } catch {
+      window.prompt("The invite link:", inviteLink(game.id));
+    }
+  });
+  return button;
 }
 
 /** A game's name as its rules write it ("Craits"), from the game types the server lists. */
@@ -67,10 +84,13 @@ function row(game) {
   const watch = element("a", mine ? "Open" : "Watch", { href: `/games/${game.id}` });
   watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${gameTitle(game.game)} game ${game.id.slice(0, 8)}`);
   actions.append(watch);
+  if (game.status === "waiting") actions.append(copyInvite(game));
   if (game.status === "waiting" && !mine) actions.append(joinForm(game));
   tr.append(cell);
   return tr;
 }
+
+let shownPage = 0;
 
 async function showGames(page = cursors.length - 1) {
   const filters = new FormData($("filters"));
@@ -84,6 +104,7 @@ async function showGames(page = cursors.length - 1) {
   $("game-rows").replaceChildren(...listed.games.map(row));
   $("no-games").hidden = listed.games.length > 0;
   cursors = cursors.slice(0, page + 1);
+  shownPage = page;
   if (listed.next_cursor) cursors.push(listed.next_cursor);
   $("next-page").disabled = !listed.next_cursor;
   $("first-page").disabled = page === 0;
@@ -116,7 +137,7 @@ function showOptions() {
   players.max = type.max_players;
   players.value = Math.min(Math.max(Number(players.value) || 2, type.min_players), type.max_players);
   // Stacked decks are for tests and bots over the API; the form offers the options a person picks.
-  const offered = Object.entries(type.options).filter(([, option]) => ["bool", "int", "seat"].includes(option.type));
+  const offered = Object.entries(type.options).filter(([, option]) => ["bool", "int"].includes(option.type));
   $("new-options").replaceChildren(element("legend", "Options"), ...offered.map(([name, option]) => optionInput(name, option)));
   showSeats();
 }
@@ -131,6 +152,17 @@ function showSeats() {
     for (const [value, text] of SITTERS) select.append(element("option", text, { value }));
     select.value = seat === 0 ? "me" : "greedy";
     const label = element("label", `Seat ${seat} `);
+    label.append(select);
+    fields.push(label);
+  }
+  const type = types.find((t) => t.game === $("new-game-type").value);
+  // A seat option (the first dealer) is picked from the seats, or left to the game's draw.
+  for (const [optionName, option] of Object.entries(type.options).filter(([, o]) => o.type === "seat")) {
+    const select = element("select", undefined, { name: `option.${optionName}` });
+    select.append(element("option", "drawn by cards", { value: "" }));
+    for (let seat = 0; seat < count; seat += 1) select.append(element("option", `seat ${seat}`, { value: String(seat) }));
+    const label = element("label", `${optionName.replace(/_/g, " ")} `);
+    label.title = option.description;
     label.append(select);
     fields.push(label);
   }
@@ -156,14 +188,14 @@ async function startGame(submitted) {
   // Seats are taken in order: an open seat can only be followed by more open seats.
   const firstOpen = sitters.indexOf("open");
   if (firstOpen >= 0 && sitters.slice(firstOpen).some((s) => s !== "open")) {
-    showProblem($("problem"), new Error("open seats must come last: seats are taken in order"));
+    showProblem($("problem"), new Notice("open seats must come last: seats are taken in order"));
     return;
   }
   if (sitters.includes("me") && !form.get("name")) {
-    showProblem($("problem"), new Error("give your name to take a seat"));
+    showProblem($("problem"), new Notice("give your name to take a seat"));
     return;
   }
-  await run(async () => {
+  await run($("problem"), async () => {
     const game = await call("/games", { method: "POST", body: { game: form.get("game"), players, options: options(form) } });
     for (const sitter of sitters) {
       if (sitter === "open") break;
@@ -175,16 +207,29 @@ async function startGame(submitted) {
   });
 }
 
-async function run(action) {
+/** Run ``action`` with the page busy; a failure is shown in ``where``, beside the control that caused it. */
+async function run(where, action) {
   document.body.dataset.busy = "true";
   try {
-    showProblem($("problem"), null);
+    showProblem(where, null);
     await action();
   } catch (error) {
-    showProblem($("problem"), error);
+    showProblem(where, error);
   } finally {
     document.body.dataset.busy = "false";
   }
+}
+
+const REFRESH_MS = 3000; // how often the list is read again while the page is in sight
+
+/** Keep the list current: read the page shown again every few seconds while the page is visible, unless
+ * someone is typing in it (a Join name). */
+function keepFresh() {
+  setInterval(() => {
+    const typing = document.activeElement && document.activeElement.closest("#game-rows");
+    if (document.hidden || typing || document.body.dataset.busy === "true") return;
+    showGames(shownPage).then(() => showProblem($("list-problem"), null), (error) => showProblem($("list-problem"), error));
+  }, REFRESH_MS);
 }
 
 async function start() {
@@ -198,11 +243,12 @@ async function start() {
   $("new-game-type").addEventListener("change", showOptions);
   $("new-players").addEventListener("input", showSeats);
   $("new-game").addEventListener("submit", startGame);
-  $("filters").addEventListener("change", () => run(() => { cursors = [null]; return showGames(0); }));
-  $("next-page").addEventListener("click", () => run(() => showGames(cursors.length - 1)));
-  $("first-page").addEventListener("click", () => run(() => showGames(0)));
+  $("filters").addEventListener("change", () => run($("list-problem"), () => { cursors = [null]; return showGames(0); }));
+  $("next-page").addEventListener("click", () => run($("list-problem"), () => showGames(cursors.length - 1)));
+  $("first-page").addEventListener("click", () => run($("list-problem"), () => showGames(0)));
   showOptions();
   await showGames(0);
+  keepFresh();
 }
 
-run(start);
+run($("list-problem"), start);

@@ -2,11 +2,12 @@
 // play/pause, ?v=N), live over Server-Sent Events at the latest version, and, for a seat taken
 // in this browser, that seat's legal moves as things to click.
 
-import { call, seatName, seats, showProblem } from "./api.js";
+import { Notice, call, seatName, seats, showProblem } from "./api.js";
 import { offerMoves } from "./moves.js";
 import { drawView } from "./render.js";
 import { describe, headline } from "./words.js";
 import { showChanceFixed, showClock, showVerified } from "./extras.js";
+import { offerSeating } from "./seating.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = $("table").dataset.game;
@@ -161,6 +162,8 @@ function draw(view) {
   });
   showPosition();
   showClock($("clock"), view.deadline, name, view.to_act);
+  if (game.following) offerSeating($("seating"), gameId, game.summary, mine, () => sync());
+  else $("seating").hidden = true;
 }
 
 function showPosition() {
@@ -259,6 +262,8 @@ async function step(to) {
   }
 }
 
+const STEP_MS = 400; // a version's time on screen at 1×: the speed control divides it (0.25× to 8×)
+
 function togglePlay() {
   if (game.player) {
     clearInterval(game.player);
@@ -268,9 +273,15 @@ function togglePlay() {
     game.player = setInterval(() => {
       if (game.shown >= last()) togglePlay();
       else step(game.shown + 1);
-    }, 400);
+    }, STEP_MS / Number($("speed").value));
   }
   $("play").textContent = game.player ? "Pause" : "Play";
+}
+
+function changeSpeed() {
+  if (!game.player) return;
+  togglePlay();
+  togglePlay(); // (playing on from where it is, at the new speed)
 }
 
 const KEYS = { ArrowLeft: () => game.shown - 1, ArrowRight: () => game.shown + 1, Home: () => 1, End: () => last() };
@@ -281,6 +292,7 @@ function controls() {
   $("forward").addEventListener("click", () => step(game.shown + 1));
   $("to-end").addEventListener("click", () => step(last()));
   $("play").addEventListener("click", togglePlay);
+  $("speed").addEventListener("change", changeSpeed);
   $("slider").addEventListener("input", () => step(Number($("slider").value)));
   $("log").addEventListener("click", (clicked) => {
     const link = clicked.target.closest("a");
@@ -297,14 +309,22 @@ function controls() {
   });
 }
 
+/** The version ``?v=`` asks for; if it names none of this game's, the latest, and the page says so. */
+function askedVersion() {
+  const asked = new URLSearchParams(window.location.search).get("v");
+  if (asked === null) return last();
+  if (/^[0-9]+$/.test(asked) && Number(asked) >= 1 && Number(asked) <= last()) return Number(asked);
+  showProblem($("problem"), new Notice(`?v=${asked} is no version of this game: it has versions 1 to ${last()}. Showing the latest.`));
+  return last();
+}
+
 async function start() {
   controls();
   try {
     game.summary = await call(`/games/${gameId}`);
     showChanceFixed($("badges"), game.summary);
     await loadEvents();
-    const asked = Number(new URLSearchParams(window.location.search).get("v"));
-    const version = asked >= 1 && asked <= last() ? asked : last();
+    const version = askedVersion();
     await show(version);
     if (over()) finish();
     else follow();
