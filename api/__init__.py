@@ -99,6 +99,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     import web
     from api import games as games_routes
     from api import health
+    from api import records as records_routes
 
     app = Flask("cardhall")
     app.config.update(SETTINGS)
@@ -117,6 +118,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(health.blp)
+    api.register_blueprint(records_routes.blp)
     app.register_blueprint(assets.blp)
     limits.install(app)
     metrics.install(app)

@@ -168,6 +168,8 @@ class SeedsSchema(ChanceFixedSchema):
     server_seed = fields.String(allow_none=True, metadata={"description": "The server seed, 64 hex; null until "
                                                            "the game is over"})
     replay_of = fields.String(allow_none=True, metadata={"description": "The game whose deal this one replays"})
+    imported_from = fields.String(allow_none=True, metadata={
+        "description": "For a game imported from a record (cardhall record import): its id where it was played"})
 
 
 class GameSummarySchema(SeedsSchema):

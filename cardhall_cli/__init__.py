@@ -24,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
     """The command line parser with every registered subcommand."""
     from cardhall_cli import (
         bots,  # noqa: F401  (registers bot and arena)
+        records,  # noqa: F401  (registers record)
         server,  # noqa: F401  (registers serve and db)
         simulate,  # noqa: F401  (registers simulate)
     )

@@ -47,13 +47,14 @@ class GameCreated(Event):
     server_seed: str | None = None
     fixed_entropy: tuple[str | None, ...] | None = None
     replay_of: str | None = None
+    imported_from: str | None = None  # the game's id where it was played, for a game imported from a record
 
     @classmethod
     def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
         """A game created before rules versions were recorded was created under each game's first;
         one created before server seeds has none (its shuffles were drawn as :mod:`service.chance` says)."""
         return {"rules_version": f"{data['game']}/1", "server_seed": None, "fixed_entropy": None,
-                "replay_of": None, **data}
+                "replay_of": None, "imported_from": None, **data}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -98,6 +99,7 @@ class Table:
     handed_over: tuple[tuple[int, int], ...] = ()  # (seat, the version of the event that handed it over)
     ended: str | None = None  # why a game that never began ended (GameAborted), else None
     seeds: Seeds | None = None  # None: a game created before server seeds
+    imported_from: str | None = None  # the id a game imported from a record had where it was played
     _status: str | None = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     @property
@@ -182,7 +184,7 @@ def evolve(table: Table | None, event: Event) -> Table:
         game = get_game(event.rules_version)
         return Table(game, event.players, event.options, (None,) * event.players,
                      game.start(event.players, event.options), 1, clocks.start(event.players, event.options),
-                     seeds=_seeds(event))
+                     seeds=_seeds(event), imported_from=event.imported_from)
     assert table is not None, "a log starts with GameCreated"
     if isinstance(event, SeatTaken):
         seeds = table.seeds and table.seeds.with_entropy(event.seat, event.entropy)
@@ -203,7 +205,8 @@ def evolve(table: Table | None, event: Event) -> Table:
         after = dataclasses.replace(table, version=table.version + 1)
     else:  # (the common case, spelt out: dataclasses.replace costs more than the game's own fold)
         after = Table(table.game, table.players, table.options, table.seats, table.game.evolve(table.state, event),
-                      table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended, table.seeds)
+                      table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended, table.seeds,
+                      table.imported_from)
     if after.clock is not None:  # (a game without a clock pays nothing for this)
         after = dataclasses.replace(after, clock=after.clock.after(event, after.version, to_act(after)))
     return after
@@ -218,7 +221,8 @@ def to_data(table: Table) -> dict[str, Any]:
     return {"game": table.game.rules_version, "players": table.players, "options": codec.encode(table.options),
             "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
             "version": table.version, "clock": codec.encode(table.clock), "abandoned": sorted(table.abandoned),
-            "handed_over": codec.encode(table.handed_over), "ended": table.ended, "seeds": codec.encode(table.seeds)}
+            "handed_over": codec.encode(table.handed_over), "ended": table.ended, "seeds": codec.encode(table.seeds),
+            "imported_from": table.imported_from}
 
 
 def from_data(data: Mapping[str, Any]) -> Table:
@@ -229,7 +233,7 @@ def from_data(data: Mapping[str, Any]) -> Table:
                  codec.decode(int, data["version"]), codec.decode(Clock | None, data["clock"]),
                  frozenset(codec.decode(tuple[int, ...], data["abandoned"])),
                  codec.decode(tuple[tuple[int, int], ...], data["handed_over"]), data["ended"],
-                 codec.decode(Seeds | None, data["seeds"]))
+                 codec.decode(Seeds | None, data["seeds"]), data["imported_from"])
 
 
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:

@@ -169,6 +169,7 @@ class GameService:
             "result": table.game.result(table.state) if table.status == tables.FINISHED else None,
             **tables.chance_fixed(table),
             **tables.public_seeds(table),
+            "imported_from": table.imported_from,
         }
 
     def list_games(

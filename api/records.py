@@ -1,0 +1,118 @@
+"""The records resource: a game's ``cardhall-record/1``, finished games' records in bulk (JSON Lines),
+a record checked and replayed for a viewer, and the format's JSON Schema."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context, url_for
+from flask.views import MethodView
+from marshmallow import fields, validate
+
+from api.context import bearer_token, service
+from api.games import OPTIONAL_BEARER, problems, ready
+from api.parsing import Blueprint
+from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Strict
+from domain import records as formats
+from service import records
+
+blp = Blueprint("records", __name__, url_prefix="", description="Game records that travel (cardhall-record/1).")
+SCHEMA_URL = "/schemas/cardhall-record-1.json"
+#: The largest record a viewer may send to be checked and replayed (a long game's full record).
+MAX_RECORD_BYTES = 8 << 20
+#: A record, as the OpenAPI document describes it: its JSON Schema is served apart (SCHEMA_URL), not inlined.
+RECORD = {"type": "object", "description": f"A cardhall-record/1 document; its JSON Schema: {SCHEMA_URL}"}
+RECORD_RESPONSE = {"description": "A cardhall-record/1 document", "content": {"application/json": {"schema": RECORD}}}
+
+
+class RecordsQuerySchema(Strict):
+    game = fields.String(validate=validate.Regexp(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
+    since = fields.AwareDateTime(metadata={"description": "Only games created at or after this time (RFC 3339)"})
+    account = fields.String(validate=validate.Length(min=1, max=32),
+                            metadata={"description": "Only games with a seat of this account"})
+    limit = fields.Integer(load_default=records.MAX_RECORDS_PAGE,
+                           validate=validate.Range(min=1, max=records.MAX_RECORDS_PAGE))
+    cursor = fields.String(validate=validate.Regexp(CURSOR_PATTERN),
+                           metadata={"description": "The Next-Cursor of the previous page", "pattern": CURSOR_PATTERN})
+
+
+class ReplaySchema(Strict):
+    valid = fields.Boolean()
+    problems = fields.List(fields.String())
+    views = fields.List(fields.Dict(), metadata={"description": "The spectator's view after each event, from "
+                                                                "version 1 (empty unless valid)"})
+
+
+@blp.route("/v1/games/<game_id:game_id>/record")
+class GameRecord(MethodView):
+    @blp.doc(operationId="getRecord", security=OPTIONAL_BEARER, responses={"200": RECORD_RESPONSE})
+    @problems(401, 403, 404)
+    def get(self, game_id: str) -> Response:
+        """The game's cardhall-record/1 document as the caller may see it: a finished game's hides
+        nothing; a running game's shows only what the caller (a seat's token, else a spectator) may see."""
+        return ready(records.record(service(), game_id, bearer_token()))
+
+
+@blp.route("/v1/records")
+class Records(MethodView):
+    @blp.doc(operationId="listRecords", responses={"200": {
+        "description": "JSON Lines: one finished game's full record a line, newest first. The header Next-Cursor "
+                       "(and Link rel=next) gives the next page's cursor; none on the last page. Sent gzipped "
+                       "when the request accepts gzip",
+        "content": {"application/jsonl": {"schema": {"type": "string"}}}}})
+    @blp.arguments(RecordsQuerySchema(), location="query")
+    @problems(422)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Finished games' records in bulk, as JSON Lines, paged by cursor (rate-limited as every route)."""
+        lines, cursor = records.finished_records(service(), game=query.get("game"), since=query.get("since"),
+                                                 account=query.get("account"), limit=query["limit"],
+                                                 cursor=query.get("cursor"))
+        body: Iterator[bytes] = records.json_lines(lines)
+        headers = {"Vary": "Accept-Encoding"}
+        if cursor is not None:
+            headers["Next-Cursor"] = cursor
+            following = {**request.args.to_dict(), "cursor": cursor}
+            headers["Link"] = f'<{url_for("records.Records", **following)}>; rel="next"'
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            body, headers["Content-Encoding"] = _gzipped(body), "gzip"
+        return Response(stream_with_context(body), mimetype="application/jsonl", headers=headers)
+
+
+@blp.route("/v1/records/replay")
+class Replay(MethodView):
+    @blp.doc(operationId="replayRecord", requestBody={
+        "required": True, "content": {"application/json": {"schema": RECORD}}})
+    @blp.response(200, ReplaySchema)
+    @problems(400, 413, 415)
+    def post(self) -> Response:
+        """Check a record (its schema, its rules replay, its commitments) and, when it is sound, the
+        spectator's view after every event: what the /replay page steps through. Nothing is stored.
+        A record may be up to 8 MiB."""
+        request.max_content_length = MAX_RECORD_BYTES
+        document = request.get_json(silent=True)
+        if document is None:
+            return current_app.json.response({"valid": False, "problems": ["the body is not JSON"], "views": []})
+        return ready(records.replay_views(document))
+
+
+@blp.route(SCHEMA_URL)
+class RecordSchema(MethodView):
+    @blp.doc(operationId="getRecordSchema", responses={"200": {
+        "description": "The JSON Schema (draft 2020-12) of cardhall-record/1",
+        "content": {"application/schema+json": {"schema": {"type": "object"}}}}})
+    def get(self) -> Response:
+        """The JSON Schema of the cardhall-record/1 format (also domain/cardhall-record-1.json in the repository)."""
+        response = current_app.json.response(formats.schema())
+        response.mimetype = "application/schema+json"
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        return response
+
+
+def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # (31: the gzip container)
+    for chunk in body:
+        if packed := packer.compress(chunk):
+            yield packed
+    yield packer.flush()

@@ -1,0 +1,126 @@
+"""Records on the server: export a stored game as ``cardhall-record/1``, list finished ones in bulk,
+check one (schema, rules replay, commitments) and import one under a new id.
+
+The format and its pure parts (build, read back, replay, check) are :mod:`domain.records`;
+this module reads the store for them. A record is built from the log at request time: it is a
+projection of the log and the rules, never stored beside them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import jsonschema
+
+from domain import records
+from domain import table as tables
+from domain.errors import InvalidOptions
+from persistence.port import NewEvent
+from service.errors import BadRequest
+from service.games import GameService
+from service.tables import decode
+
+#: The largest page of the bulk export, in games.
+MAX_RECORDS_PAGE = 100
+_VALIDATOR = jsonschema.Draft202012Validator(records.schema())
+
+
+def _time(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat()
+
+
+def record(games: GameService, game_id: str, token: str | None = None) -> dict[str, Any]:
+    """Game ``game_id``'s record as the caller (the token's seat, else a spectator) may see it."""
+    table = games.table(game_id)
+    seat = games.seat_of(game_id, token, required=False)
+    return _record(games, game_id, table, seat)
+
+
+def _record(games: GameService, game_id: str, table: tables.Table, seat: int | None,
+            created_at: dt.datetime | None = None) -> dict[str, Any]:
+    stored = games.store.read(game_id, after=0, limit=table.version)
+    rules = table.game.rules_version
+    if created_at is None:
+        listed = games.store.get_game(game_id)
+        created_at = listed.created_at if listed else stored[0].recorded_at
+    events = [(event.version, decode(rules, event), _time(event.recorded_at)) for event in stored]
+    return records.build(game_id, table, events, _time(created_at), seat)
+
+
+def finished_records(games: GameService, *, game: str | None = None, since: dt.datetime | None = None,
+                     account: str | None = None, limit: int = MAX_RECORDS_PAGE, cursor: str | None = None
+                     ) -> tuple[Iterator[dict[str, Any]], str | None]:
+    """A page of finished games' full records, newest first (``since``: created at or after it;
+    ``account``: a seat of it belongs to that account; this server has none, so it matches no game),
+    and the cursor of the next page (None: the last)."""
+    try:
+        page = games.store.list_games(status=tables.FINISHED, game=game, limit=limit, cursor=cursor)
+    except ValueError as error:
+        raise BadRequest(str(error)) from error
+    listed = [row for row in page.games if since is None or row.created_at >= since]
+    more = page.next_cursor if len(listed) == len(page.games) else None  # (newest first: older ones are older still)
+    if account is not None:
+        listed = []
+
+    def lines() -> Iterator[dict[str, Any]]:
+        for row in listed:
+            yield _record(games, row.id, games.cache.get(row.id, version=row.version) or games.table(row.id), None,
+                          row.created_at)
+
+    return lines(), more
+
+
+def problems(document: Any) -> list[str]:
+    """What is wrong with a record, one line each: its shape against the JSON Schema, then (a full
+    record) its rules replay, header and commitments (:func:`domain.records.problems`)."""
+    shape = sorted(_VALIDATOR.iter_errors(document), key=lambda error: list(error.absolute_path))
+    if shape:
+        return [f"{'/'.join(map(str, error.absolute_path)) or '(the record)'}: {error.message}" for error in shape[:20]]
+    return records.problems(document)
+
+
+def replay_views(document: Any) -> dict[str, Any]:
+    """A record checked, and when sound the spectator's view after every event (what a stored game's
+    table shows at each version), for a viewer that replays a record it was given."""
+    found = problems(document)
+    if found:
+        return {"valid": False, "problems": found, "views": []}
+    table, views = None, []
+    for event in records.events_of(document["rules_version"], document):
+        table = tables.evolve(table, event)
+        views.append(tables.view(table, None, reveal_all=True, with_moves=False))
+    return {"valid": True, "problems": [], "views": views}
+
+
+def import_record(games: GameService, document: Any) -> dict[str, Any]:
+    """Store a sound full record as a new game (a new id, ``imported_from`` its id where it was
+    played); its summary. InvalidOptions (422) naming the problems if it is not sound."""
+    found = problems(document)
+    if found:
+        raise InvalidOptions("the record cannot be imported: " + "; ".join(found[:5]))
+    game_id = games.new_id()
+    log = records.stored_events(document)
+    first = dict(log[0][2], imported_from=document["id"])
+    log = [(log[0][0], log[0][1], first), *log[1:]]
+    table = tables.replay_records(log)
+    times = [dt.datetime.fromisoformat(event["recorded_at"]) for event in document["events"]]
+    with games.store.transaction() as tx:
+        tx.create_game(game_id, table.game.name, table.players, dt.datetime.fromisoformat(document["created_at"]))
+        for version, ((type_name, seat, data), moment) in enumerate(zip(log, times, strict=True)):
+            tx.append(game_id, version, [NewEvent(type_name, seat, dict(data))], moment)
+        tx.set_status(game_id, table.status)
+    games.cache.put(game_id, table)
+    return games.summary(game_id, table)
+
+
+def json_lines(documents: Iterator[Mapping[str, Any]]) -> Iterator[bytes]:
+    """Records as JSON Lines: one compact JSON object a line."""
+    for document in documents:
+        yield json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+__all__ = ["MAX_RECORDS_PAGE", "finished_records", "import_record", "json_lines", "problems", "record",
+           "replay_views"]

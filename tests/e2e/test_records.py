@@ -1,0 +1,206 @@
+"""Records that travel (issue 43): a finished game exported as cardhall-record/1 validates, imports into
+another server under a new id and replays there to the same views at every version; the JSON Lines
+export holds the same records; a running game's record shows a viewer nothing its views hide."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import persistence
+from api import create_app
+from cardhall_cli import main
+from domain import records as formats
+from domain.cards import DECK
+from service import records
+from service.games import GameService
+from tests.e2e.conftest import Http
+
+GAMES = 24  # (issue 43 asks for 1,000 in all; bench/records.py runs that many, this suite keeps to its budget)
+
+
+class Clock:
+    """A clock the test moves on, for turns that time out."""
+
+    def __init__(self) -> None:
+        self.now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+
+@pytest.fixture
+def fresh() -> Iterator[Http]:
+    """Another server, with a store of its own, to import into."""
+    service = GameService(persistence.open_store("memory://"))
+    yield Http(create_app(service, CARDHALL_RATE_LIMIT="off").test_client())
+    service.store.close()
+
+
+def random_game(http: Http, games: GameService, rng: random.Random, clock: Clock) -> str:
+    """A finished game of random kind: either game, seeded, stacked or not, a resignation, timeouts."""
+    game = rng.choice(["craits", "scat"])
+    players = rng.randint(2, 4)
+    options: dict[str, Any] = {"short": True} if game == "craits" else {"lives": rng.randint(1, 2)}
+    chance = rng.choice(["seeded", "unseeded", "stacked"])
+    if chance == "seeded":
+        options["seed"] = rng.randrange(10**6)
+    elif chance == "stacked":
+        options["decks"] = [rng.sample(DECK, 52)]
+    ending = rng.choice(["bots", "resign", "timeout"])
+    if ending == "timeout":
+        options["move_seconds"] = 5
+    game_id = http.create(game, players, **options)
+    token = http.join(game_id, "ann") if ending != "bots" else None
+    for _ in range(players - (token is not None)):
+        assert http.client.post(f"/v1/games/{game_id}/seats", json={"bot": rng.choice(["random", "greedy"]),
+                                                                      "entropy": f"{rng.getrandbits(256):064x}"}
+                                ).status_code == 201
+    if ending == "resign":
+        assert http.client.post(f"/v1/games/{game_id}/resign", headers=http.auth(token)).status_code == 200
+    while ending == "timeout" and http.client.get(f"/v1/games/{game_id}").json["status"] != "finished":
+        clock.now += dt.timedelta(seconds=6)
+        games.time_out(game_id, http.version(game_id))
+    assert http.client.get(f"/v1/games/{game_id}").json["status"] == "finished"
+    return game_id
+
+
+@pytest.fixture(scope="module")
+def played() -> Iterator[tuple[Http, GameService, list[str]]]:
+    """A server with GAMES finished games of every kind (made once: the tests only read them)."""
+    clock = Clock()
+    service = GameService(persistence.open_store("memory://"), clock=clock)
+    http = Http(create_app(service, CARDHALL_RATE_LIMIT="off").test_client())
+    rng = random.Random(43)
+    ids = [random_game(http, service, rng, clock) for _ in range(GAMES)]
+    yield http, service, ids
+    service.store.close()
+
+
+def views(http: Http, game_id: str) -> list[Any]:
+    version = http.version(game_id)
+    return [http.state(game_id, at=at).json for at in range(1, version + 1)]
+
+
+def test_every_finished_game_exports_validates_imports_and_replays_to_the_same_views(played, fresh):
+    http, _, ids = played
+    validator = jsonschema.Draft202012Validator(formats.schema())
+    for game_id in ids:
+        record = http.client.get(f"/v1/games/{game_id}/record").json
+        validator.validate(record)
+        assert record["redaction"] == "full" and records.problems(record) == []
+        imported = records.import_record(fresh.client.application.extensions["cardhall"], record)
+        assert imported["imported_from"] == game_id and imported["id"] != game_id
+        assert views(fresh, imported["id"]) == views(http, game_id)
+        again = fresh.client.get(f"/v1/games/{imported['id']}/record").json
+        assert again["events"][1:] == record["events"][1:] and again["imported_from"] == game_id
+        assert {key: again[key] for key in ("seats", "commitments", "result", "server_seed")} == \
+            {key: record[key] for key in ("seats", "commitments", "result", "server_seed")}
+
+
+def test_the_json_lines_export_pages_through_every_finished_game_and_equals_the_single_records(played):
+    http, _, ids = played
+    lines, cursor, pages = [], None, 0
+    while True:
+        answer = http.client.get("/v1/records", query_string={"limit": 7, **({"cursor": cursor} if cursor else {})},
+                                 headers={"Accept-Encoding": "gzip"})
+        assert answer.status_code == 200 and answer.mimetype == "application/jsonl"
+        assert answer.headers["Content-Encoding"] == "gzip"
+        lines += gzip.decompress(answer.data).decode().splitlines()
+        pages += 1
+        cursor = answer.headers.get("Next-Cursor")
+        if cursor is None:
+            break
+    assert pages == -(-GAMES // 7) and len(lines) == GAMES
+    singles = {game_id: http.client.get(f"/v1/games/{game_id}/record").json for game_id in ids}
+    assert {json.loads(line)["id"]: json.loads(line) for line in lines} == singles
+    plain = http.client.get("/v1/records", query_string={"limit": 3, "game": "scat"})
+    assert "Content-Encoding" not in plain.headers
+    assert all(json.loads(line)["game"] == "scat" for line in plain.data.decode().splitlines())
+
+
+def test_the_export_filters_by_creation_time_and_account(played):
+    http, _, _ = played
+    future = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).isoformat()
+    assert http.client.get("/v1/records", query_string={"since": future}).data == b""
+    assert http.client.get("/v1/records", query_string={"account": "nobody"}).data == b""
+    assert http.client.get("/v1/records", query_string={"since": "yesterday"}).status_code == 422
+
+
+def test_a_running_games_record_shows_each_viewer_exactly_what_its_views_and_log_show(http):
+    game_id, tokens = http.started("scat", 3)
+    for token in (None, *tokens):
+        record = http.client.get(f"/v1/games/{game_id}/record", headers=http.auth(token)).json
+        seat = None if token is None else tokens.index(token)
+        assert record["redaction"] == ("spectator" if token is None else "seat") and record["viewer_seat"] == seat
+        listed = http.events(game_id, token, limit=1000).json["events"]
+        assert record["events"] == listed
+        summary = http.client.get(f"/v1/games/{game_id}").json
+        assert record["server_seed"] is None and record["server_seed_hash"] == summary["server_seed_hash"]
+        assert record["options"] == summary["options"] and record["seats"][0]["name"] == "p0"
+        shuffles = [event for event in record["events"] if event["data"] and "commitment" in event["data"]]
+        assert shuffles and all(event["data"]["order"] is None and event["data"]["salt"] is None for event in shuffles)
+        assert records.problems(record) == ["a spectator record hides part of the game: only a full record can be "
+                                            "checked"] if token is None else records.problems(record)
+
+
+def test_a_record_that_does_not_hold_is_refused_with_what_is_wrong(played, fresh):
+    http, _, ids = played
+    record = http.client.get(f"/v1/games/{ids[0]}/record").json
+    shuffle = next(event for event in record["events"] if event["data"] and event["data"].get("order"))
+    tampered = json.loads(json.dumps(record))
+    moved = next(event for event in tampered["events"] if event["version"] == shuffle["version"])
+    moved["data"]["salt"] = "0" * 32
+    assert records.problems(tampered) == [f"event {shuffle['version']} ({shuffle['type']}): the salt and order do not "
+                                          "give the commitment"]
+    wrong_result = {**record, "result": {"winners": [9]}}
+    assert any("'result'" in problem for problem in records.problems(wrong_result))
+    assert records.problems({**record, "format": "pgn"})[0].startswith("format")
+    answer = fresh.client.post("/v1/records/replay", json=tampered)
+    assert answer.status_code == 200 and answer.json["valid"] is False and answer.json["views"] == []
+    with pytest.raises(Exception, match="cannot be imported"):
+        records.import_record(fresh.client.application.extensions["cardhall"], tampered)
+
+
+def test_the_replay_endpoint_gives_the_views_a_stored_game_shows(played):
+    http, _, ids = played
+    record = http.client.get(f"/v1/games/{ids[1]}/record").json
+    answer = http.client.post("/v1/records/replay", json=record)
+    assert answer.json["valid"] is True
+    assert [view | {"seat": None} for view in answer.json["views"]] == views(http, ids[1])
+
+
+def test_the_schema_is_published_at_its_stable_path_and_is_the_repositorys(http):
+    answer = http.client.get("/schemas/cardhall-record-1.json")
+    assert answer.status_code == 200 and answer.mimetype == "application/schema+json"
+    assert answer.json == json.loads(Path(formats.SCHEMA_PATH).read_text())
+    jsonschema.Draft202012Validator.check_schema(answer.json)
+
+
+def test_the_command_line_validates_shows_and_imports_records(played, tmp_path, capsys):
+    http, _, ids = played
+    lines = [json.dumps(http.client.get(f"/v1/games/{game_id}/record").json) for game_id in ids[:3]]
+    file = tmp_path / "games.jsonl"
+    file.write_text("\n".join(lines) + "\n")
+    assert main(["record", "validate", str(file)]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"{game_id}: valid" for game_id in ids[:3]]
+    one = tmp_path / "one.json"
+    one.write_text(lines[0])
+    assert main(["record", "show", str(one)]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert len(shown) == json.loads(lines[0])["version"] + 2 and shown[-1].startswith("result: ")
+    database = f"sqlite:///{tmp_path / 'imported.db'}"
+    assert main(["record", "import", str(file), "--database", database]) == 0
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()] == ids[:3]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**json.loads(lines[0]), "version": 3}))
+    assert main(["record", "validate", str(bad)]) == 1
+    assert main(["record", "import", str(bad), "--database", database]) == 1
