@@ -1,4 +1,4 @@
-"""The web pages: the lobby (``/``) and the table (``/games/{id}``).
+"""The web pages: the lobby (``/``), the table (``/games/{id}``) and the record viewer (``/replay``).
 
 The pages are shells; their scripts (plain ES modules under ``static/``, no build
 step) talk to the public API like any other client. No rule lives here or in the
@@ -48,6 +48,12 @@ def table(game_id: str) -> str | tuple[str, int]:
         return render_template("missing.html", game_id=game_id), 404
     return render_template("table.html", game_id=game_id, embed=request.args.get("embed") == "1",
                            rule_games=rules.games())
+
+
+@blueprint.get("/replay")
+def replay() -> str:
+    """A game record (cardhall-record/1) opened from a file or pasted text, stepped through as a stored game."""
+    return render_template("replay.html")
 
 
 @blueprint.get("/rules/<string:game>")
