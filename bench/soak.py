@@ -18,7 +18,7 @@ sample with the one at 5 minutes: the target is within 10 %.
 header repeated 300,000 times, 4.5 MB, on a new connection every half second), slow clients
 (20 connections trickling a head a byte every half second, reconnecting when dropped) and
 long-game readers (two threads reading a long game of house bots from its start, a page of
-1,000 events and a view at a past version in turn). The players' move latency is reported for
+1,000 events and a view at a past version in turn), all in a process of their own. The players' move latency is reported for
 each half (p50, p99: a move's POST as a normal client sees it); the target is the second half's
 p99 within 2x the first's.
 """
@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
 import pathlib
 import random
 import socket
 import sys
 import threading
 import time
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if pathlib.Path(entry or ".").resolve() != HERE]
@@ -71,7 +73,6 @@ class Counts:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.games = self.moves = self.errors = 0
-        self.hostile = self.refused = 0
         self.phase = "alone"
         self.latencies: dict[str, list[float]] = {"alone": [], "hostile": []}
 
@@ -142,19 +143,36 @@ def follow(base_url: str, stop: threading.Event, followed: list[str]) -> None:
 BOMB = b"GET /v1/game-types HTTP/1.1\r\nHost: soak\r\n" + b"X-Bomb: boom\r\n" * 300_000 + b"\r\n"
 
 
-def header_bombs(port: int, stop: threading.Event, counts: Counts) -> None:
+def hostile_mix(base_url: str, game_id: str, stop: Any, counts: Any) -> None:
+    """The hostile clients, in a process of their own (so that their work does not slow the players'
+    own process, whose latencies are measured): until ``stop``, counting into ``counts`` (sent, refused)."""
+    port = int(base_url.rsplit(":", 1)[1])
+    threads = [threading.Thread(target=header_bombs, args=(port, stop, counts)),
+               threading.Thread(target=slow_clients, args=(port, stop, counts)),
+               *(threading.Thread(target=long_game_readers, args=(base_url, stop, counts, game_id)) for _ in range(2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _count(counts: Any, sent: int = 0, refused: int = 0) -> None:
+    with counts.get_lock():
+        counts[0] += sent
+        counts[1] += refused
+
+
+def header_bombs(port: int, stop: Any, counts: Any) -> None:
     """A header bomb on a new connection every half second; what the server answers is counted."""
     while not stop.wait(0.5):
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
             with contextlib.suppress(OSError):
                 connection.sendall(BOMB)
             answer = connection.recv(64)
-            with counts.lock:
-                counts.hostile += 1
-                counts.refused += answer.startswith(b"HTTP/1.1 431")
+            _count(counts, 1, answer.startswith(b"HTTP/1.1 431"))
 
 
-def slow_clients(port: int, stop: threading.Event, counts: Counts, connections: int = 20) -> None:
+def slow_clients(port: int, stop: Any, counts: Any, connections: int = 20) -> None:
     """``connections`` connections each trickling a head a byte every half second, opened again when dropped."""
     open_: list[socket.socket | None] = [None] * connections
     while not stop.wait(0.5):
@@ -163,15 +181,13 @@ def slow_clients(port: int, stop: threading.Event, counts: Counts, connections: 
                 if connection is None:
                     connection = open_[index] = socket.create_connection(("127.0.0.1", port), timeout=5)
                     connection.sendall(b"GET /v1/game-types HTTP/1.1\r\nHost: soak\r\nX-Slow: ")
-                    with counts.lock:
-                        counts.hostile += 1
+                    _count(counts, 1)
                 connection.sendall(b"y")
             except OSError:  # (dropped: its head timed out)
                 if connection is not None:
                     connection.close()
                 open_[index] = None
-                with counts.lock:
-                    counts.refused += 1
+                _count(counts, 0, 1)
     for connection in open_:
         if connection is not None:
             connection.close()
@@ -189,7 +205,7 @@ def long_game(http: httpx.Client) -> str:
     raise SystemExit(f"soak: no long game could be made: {created.status_code} {created.text[:200]}")
 
 
-def long_game_readers(base_url: str, stop: threading.Event, counts: Counts, game_id: str) -> None:
+def long_game_readers(base_url: str, stop: Any, counts: Any, game_id: str) -> None:
     """Read a long game from its start, a page of events and a view at a past version in turn."""
     rng = random.Random(game_id)
     with httpx.Client(base_url=base_url, timeout=120) as http:
@@ -197,8 +213,7 @@ def long_game_readers(base_url: str, stop: threading.Event, counts: Counts, game
             version = http.get(f"/v1/games/{game_id}").json().get("version", 1)
             http.get(f"/v1/games/{game_id}/events", params={"after": 0, "limit": 1000})
             http.get(f"/v1/games/{game_id}/state", params={"at": rng.randint(1, max(1, version))})
-            with counts.lock:
-                counts.hostile += 2
+            _count(counts, 2)
 
 
 def _percentiles(seconds: list[float]) -> str:
@@ -216,6 +231,9 @@ def soak(args: argparse.Namespace) -> None:
                                                      workers=args.workers))
         assert server.process is not None
         stop, counts = threading.Event(), Counts()
+        spawn = multiprocessing.get_context("spawn")
+        hostile_stop, hostile_counts = spawn.Event(), spawn.Array("q", 2)
+        hostile = None
         followed: list[str | None] = [None] * args.clients
         threads = [threading.Thread(target=play, args=(server.base_url, n, stop, counts, followed), daemon=True)
                    for n in range(args.clients)]
@@ -236,22 +254,20 @@ def soak(args: argparse.Namespace) -> None:
                 hostile_from = None
                 with httpx.Client(base_url=server.base_url, timeout=300) as http:
                     game_id = long_game(http)
-                port = int(server.base_url.rsplit(":", 1)[1])
-                hostile = [threading.Thread(target=header_bombs, args=(port, stop, counts), daemon=True),
-                           threading.Thread(target=slow_clients, args=(port, stop, counts), daemon=True),
-                           *(threading.Thread(target=long_game_readers, args=(server.base_url, stop, counts, game_id),
-                                              daemon=True) for _ in range(2))]
-                for thread in hostile:
-                    thread.start()
-                threads += hostile
+                hostile = spawn.Process(
+                    target=hostile_mix, args=(server.base_url, game_id, hostile_stop, hostile_counts), daemon=True)
+                hostile.start()
                 with counts.lock:
                     counts.phase = "hostile"
                 print(f"{elapsed / 60:7.1f} hostile mix joins (long game {game_id})", flush=True)
                 continue
             samples.append((elapsed, rss_kib(server.process.pid) / 1024))
             print(f"{elapsed / 60:7.1f} {samples[-1][1]:8.1f} {counts.games:6d} {counts.moves:7d} {counts.errors:4d}"
-                  f" {counts.hostile:8d} {counts.refused:8d}", flush=True)
+                  f" {hostile_counts[0]:8d} {hostile_counts[1]:8d}", flush=True)
         stop.set()
+        hostile_stop.set()
+        if hostile is not None:
+            hostile.join(timeout=70)
         for thread in threads:
             thread.join(timeout=70)
     print(f"soak: moves alone: {_percentiles(counts.latencies['alone'])}")

@@ -80,6 +80,12 @@ def test_the_clock_benchmark_times_out_a_burst_of_expired_games_and_measures_an_
     assert "│ sqlite" in out
 
 
+def test_the_soak_prints_memory_and_the_players_moves_alone_and_beside_the_hostile_mix() -> None:
+    out = run_script("soak.py", "--minutes", "0.4", "--sample", "0.1", "--clients", "1", "--hostile")
+    assert "RSS MiB" in out and "hostile mix joins" in out
+    assert "soak: moves alone:" in out and "soak: moves beside the hostile mix:" in out
+
+
 def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_and_prints_its_table() -> None:
     out = run_script("web.py", "--events", "40", "--steps", "5", "--runs", "1")
     assert "Web pages:" in out and "first full render" in out

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -74,3 +77,13 @@ def test_every_cardhall_variable_the_server_reads_is_a_setting_in_the_deploy_tab
     table = deploy[deploy.index("## Settings"):]
     documented = set(re.findall(r"^\| `(CARDHALL_[A-Z_]+)`", table, re.MULTILINE))
     assert documented == set(VARIABLES)
+
+
+def test_importing_the_entry_points_opens_no_database_and_starts_no_thread(tmp_path: Path) -> None:
+    database = tmp_path / "never.db"
+    probe = ("import threading, api.wsgi, api.asgi, cardhall_cli.server; "
+             "print(threading.active_count())")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "CARDHALL_DATABASE_URL": f"sqlite:///{database}"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1" and not database.exists()
