@@ -17,10 +17,10 @@ sample with the one at 5 minutes: the target is within 10 %.
 ``--hostile``: halfway through, a hostile mix joins the players (issue 37): header bombs (a
 header repeated 300,000 times, 4.5 MB, on a new connection every half second), slow clients
 (20 connections trickling a head a byte every half second, reconnecting when dropped) and
-long-game readers (two threads reading a long game of house bots from its start, a page of
-1,000 events and a view at a past version in turn), all in a process of their own. The players' move latency is reported for
-each half (p50, p99: a move's POST as a normal client sees it); the target is the second half's
-p99 within 2x the first's.
+long-game readers (``--readers`` threads, 2 by default, reading a long game of house bots from
+its start, a page of 1,000 events and a view at a past version in turn), all in a process of
+their own. The players' move latency is reported for each half (p50, p99: a move's POST as a
+normal client sees it); the target is the second half's p99 within 2x the first's.
 """
 
 from __future__ import annotations
@@ -143,13 +143,14 @@ def follow(base_url: str, stop: threading.Event, followed: list[str]) -> None:
 BOMB = b"GET /v1/game-types HTTP/1.1\r\nHost: soak\r\n" + b"X-Bomb: boom\r\n" * 300_000 + b"\r\n"
 
 
-def hostile_mix(base_url: str, game_id: str, stop: Any, counts: Any) -> None:
+def hostile_mix(base_url: str, game_id: str, stop: Any, counts: Any, readers: int = 2) -> None:
     """The hostile clients, in a process of their own (so that their work does not slow the players'
     own process, whose latencies are measured): until ``stop``, counting into ``counts`` (sent, refused)."""
     port = int(base_url.rsplit(":", 1)[1])
     threads = [threading.Thread(target=header_bombs, args=(port, stop, counts)),
                threading.Thread(target=slow_clients, args=(port, stop, counts)),
-               *(threading.Thread(target=long_game_readers, args=(base_url, stop, counts, game_id)) for _ in range(2))]
+               *(threading.Thread(target=long_game_readers, args=(base_url, stop, counts, game_id))
+                 for _ in range(readers))]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -255,7 +256,8 @@ def soak(args: argparse.Namespace) -> None:
                 with httpx.Client(base_url=server.base_url, timeout=300) as http:
                     game_id = long_game(http)
                 hostile = spawn.Process(
-                    target=hostile_mix, args=(server.base_url, game_id, hostile_stop, hostile_counts), daemon=True)
+                    target=hostile_mix, args=(server.base_url, game_id, hostile_stop, hostile_counts, args.readers),
+                    daemon=True)
                 hostile.start()
                 with counts.lock:
                     counts.phase = "hostile"
@@ -291,6 +293,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sample", type=float, default=60.0, help="seconds between samples (default 60)")
     parser.add_argument("--hostile", action="store_true",
                         help="halfway through, add header bombs, slow clients and long-game readers")
+    parser.add_argument("--readers", type=int, default=2, help="long-game readers in the hostile mix (default 2)")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.sample <= 0 or args.clients < 1:
         parser.error("--minutes, --sample and --clients must be positive")
