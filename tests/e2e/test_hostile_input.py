@@ -320,8 +320,9 @@ def test_a_path_with_an_encoded_newline_cannot_forge_a_line_of_the_text_log(plai
 
 
 def test_static_assets_and_pages_carry_one_date_and_the_pages_their_policies(plain: ServerProcess) -> None:
-    for path, framed in (("/assets/cardhall.css", False), ("/", False), ("/games/abc", False),
-                         ("/games/abc?embed=1", True), ("/v1/game-types", False)):
+    game_id = httpx.post(f"{plain.base_url}/v1/games", json={"game": "craits", "players": 2}).json()["id"]
+    for path, framed in (("/assets/cardhall.css", False), ("/", False), (f"/games/{game_id}", False),
+                         (f"/games/{game_id}?embed=1", True), ("/v1/game-types", False)):
         answer = httpx.get(f"{plain.base_url}{path}")
         assert answer.status_code == 200
         assert len(answer.headers.get_list("date")) == 1 and answer.headers["x-content-type-options"] == "nosniff"
