@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import threading
 from typing import Any
 
@@ -65,9 +66,17 @@ class CardhallApi(Api):
         errors.register(self._app)
 
 
+def package_version() -> str:
+    """Cardhall's version as installed (the OpenAPI document's ``info.version`` is the package's)."""
+    try:
+        return importlib.metadata.version("cardhall")
+    except importlib.metadata.PackageNotFoundError:  # (run from a checkout without installing it)
+        return "0+unknown"
+
+
 SETTINGS = {
     "API_TITLE": "Cardhall",
-    "API_VERSION": "1.0.0",
+    "API_VERSION": package_version(),
     "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",

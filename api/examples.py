@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.errors import problem_document
 from domain.game import all_games
 
 CREATE = {
@@ -52,3 +53,34 @@ PROBLEM_TEXT = {
     503: "unavailable: the database cannot be reached, or (a long-poll or stream) the server follows as many "
          "games as it can; see Retry-After",
 }
+
+
+#: One example answer of each error code, by status: (code, detail, rule), as the server words them.
+PROBLEMS = {
+    400: [("validation_error", "the body is not valid JSON: Expecting value: line 1 column 1 (char 0)", None)],
+    401: [("unauthorized", "the bearer token is not one this server gave out", None)],
+    403: [("forbidden", "this token acts for a seat of another game", None)],
+    404: [("not_found", "no game '8f0c2a5d7e2b4d0c9c1e5b7a3f6d2e10'", None)],
+    409: [("seat_unavailable", "the game is active: no seat is free", None),
+          ("game_not_active", "the game is waiting", None),
+          ("not_your_turn", "seat 1 may not act now; the game waits for [0]", None),
+          ("seat_abandoned", "seat 0 is played by the house bot 'random' for the rest of the game (it timed out 3 "
+                             "turns in a row, resigned, or the game sat idle); its token can no longer move", None),
+          ("version_conflict", "expected version 12; the game is at 14", None)],
+    412: [("precondition_failed", "If-Match names versions [12]; the game is at version 14", None)],
+    413: [("payload_too_large", "the body is over 65536 bytes", None)],
+    414: [("uri_too_long", "the request line is over 4,094 bytes", None)],
+    415: [("unsupported_media_type", "send the body as JSON, with the header Content-Type: application/json", None)],
+    422: [("validation_error", "unknown option 'colour'", None),
+          ("illegal_move", "8S is not in your hand", "C7"),
+          ("idempotency_conflict", "this Idempotency-Key was used with another request body", None)],
+    429: [("rate_limited", "50 per 1 second", None)],
+    431: [("headers_too_large", "more than 100 headers", None)],
+    503: [("unavailable", "the database cannot be reached now", None)],
+}
+
+
+def problem_examples(status: int) -> dict[str, Any]:
+    """The OpenAPI examples of a status's problem answers: one per error code, named by it."""
+    return {code: {"summary": code, "value": problem_document(status, code, detail, rule=rule)}
+            for code, detail, rule in PROBLEMS[status]}

@@ -105,7 +105,8 @@ def problems(*statuses: int):  # type: ignore[no-untyped-def]
     def decorate(view):  # type: ignore[no-untyped-def]
         for status in (*statuses, 414, 429, 431):
             view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
-                                    description=examples.PROBLEM_TEXT[status])(view)
+                                    description=examples.PROBLEM_TEXT[status],
+                                    examples=examples.problem_examples(status))(view)
         return view
 
     return decorate

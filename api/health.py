@@ -8,6 +8,7 @@ import yaml
 from flask import Response, current_app
 from flask.views import MethodView
 
+from api import examples
 from api.context import service
 from api.errors import PROBLEM
 from api.parsing import Blueprint
@@ -20,7 +21,8 @@ blp = Blueprint("health", __name__, description="Liveness and the API's own desc
 class Health(MethodView):
     @blp.doc(operationId="health")
     @blp.response(200, HealthSchema)
-    @blp.alt_response(503, schema=ProblemSchema, content_type=PROBLEM, description="The database is unreachable")
+    @blp.alt_response(503, schema=ProblemSchema, content_type=PROBLEM, description="The database is unreachable",
+                      examples=examples.problem_examples(503))
     def get(self) -> dict[str, Any]:
         """Liveness and database reachability."""
         return service().health()

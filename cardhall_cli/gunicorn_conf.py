@@ -44,6 +44,13 @@ class Worker(UvicornWorker):
         "timeout_graceful_shutdown": 10,
     }
 
+    def init_process(self) -> None:
+        # uvloop closes the descriptor of a listener that is no socket.socket (gunicorn's wrapper) when it
+        # stops serving, and the wrapper closed it again: "Bad file descriptor" in the log at every
+        # shutdown. The worker serves the sockets themselves; the master keeps its wrappers.
+        self.sockets = [getattr(listener, "sock", listener) for listener in self.sockets]
+        super().init_process()
+
 
 worker_class = f"{__name__}.Worker"
 #: Newer gunicorns open a control socket at one path per user: servers on other ports would contend for it.

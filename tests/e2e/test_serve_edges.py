@@ -1,0 +1,33 @@
+"""``cardhall serve`` at its edges: a port in use is said in one line, and a stop logs no error."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+from tests.e2e.server import ROOT, start_server
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line_and_exits_non_zero(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        ran = subprocess.run([sys.executable, "-m", "cardhall_cli", "serve", "--port", str(port), "--database",
+                              f"sqlite:///{tmp_path / 'cardhall.db'}"], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, timeout=60)
+    assert ran.returncode == 1
+    assert ran.stderr.splitlines() == [f"cardhall: cannot listen on 127.0.0.1:{port}: Address already in use "
+                                       f"(another server there? choose another with --port)"]
+    assert not (tmp_path / "cardhall.db").exists()  # (nothing started: not even the migrations)
+
+
+def test_a_server_stopped_with_sigterm_logs_no_bad_file_descriptor(tmp_path):
+    server = start_server(tmp_path)
+    server.stop()
+    log = server.log_path.read_text()
+    assert "Shutting down: Master" in log
+    assert "Bad file descriptor" not in log and "Error while closing socket" not in log
