@@ -127,3 +127,67 @@ deployment_secrets = sa.Table(
     sa.Column("name", sa.String(32), primary_key=True),
     sa.Column("value", sa.String(128), nullable=False),
 )
+
+# Accounts (migration 0007): see persistence.accounts.
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("name_key", sa.String(32), primary_key=True),  # the name in lower case: unique without regard to case
+    sa.Column("name", sa.String(32), nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("description", sa.String(500), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)
+
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    sa.Column("prefix", sa.String(16), primary_key=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), nullable=False, index=True),
+    sa.Column("key_hash", sa.String(64), nullable=False),  # SHA-256 of the whole key: the key itself is never kept
+    sa.Column("scopes", sa.String(64), nullable=False),  # space-separated
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("revoked_at", UtcDateTime, nullable=True),
+)
+
+account_seats = sa.Table(
+    "account_seats",
+    metadata,
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), nullable=False),
+    sa.Column("finished", sa.Boolean, nullable=False),
+    sa.Index(None, "account", "game_id"),
+)
+
+challenges = sa.Table(
+    "challenges",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("challenger", sa.String(32), nullable=False),  # names as given, here and in invited and accepted
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("players", sa.Integer, nullable=False),
+    sa.Column("options", Json, nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("invited", Json, nullable=True),  # or null: open to anyone
+    sa.Column("accepted", Json, nullable=False),  # the challenger's first
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("revision", sa.Integer, nullable=False),  # bumped by every change: a write names the one it read
+    sa.Column("game_id", sa.String(64), nullable=True),
+    sa.Column("reason", sa.String(200), nullable=True),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("expires_at", UtcDateTime, nullable=False),
+    sa.Index(None, "status", "expires_at"),
+)
+
+account_events = sa.Table(
+    "account_events",
+    metadata,
+    sa.Column("position", Position, primary_key=True, autoincrement=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),  # the account's events counted from 1: the stream's event ids
+    sa.Column("type", sa.String(32), nullable=False),
+    sa.Column("data", Json, nullable=False),
+    sa.Column("recorded_at", UtcDateTime, nullable=False),
+    sa.UniqueConstraint("account", "seq"),
+)

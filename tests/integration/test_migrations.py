@@ -20,8 +20,9 @@ from persistence.schema import games, metadata
 from persistence.sqlstore import DUE_GAMES
 from tests.integration import workers
 
-TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets"}
-INITIAL_TABLES = TABLES - {"snapshots", "deployment_secrets"}  # revision 0001
+ACCOUNT_TABLES = {"accounts", "api_keys", "account_seats", "challenges", "account_events"}  # revision 0007
+TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets", *ACCOUNT_TABLES}
+INITIAL_TABLES = TABLES - {"snapshots", "deployment_secrets"} - ACCOUNT_TABLES  # revision 0001
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
