@@ -98,6 +98,8 @@ SETTINGS = {
     "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": None,  # (--max-followers-per-client; None: as many as the process takes)
     "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
     "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
+    "CARDHALL_ACCOUNT_RATE_LIMIT": limits.DEFAULT_ACCOUNT_LIMIT,  # accounts a client (an address) may create
+    "CARDHALL_ACCOUNTS": "open",  # or "closed": creating an account needs an admin key (cardhall serve --accounts)
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
     "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
@@ -106,6 +108,7 @@ SETTINGS = {
 def create_app(games: GameService, **config: Any) -> Flask:
     """The WSGI app serving ``games``."""
     import web
+    from api import accounts as account_routes
     from api import games as games_routes
     from api import health
     from api import records as records_routes
@@ -115,6 +118,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json.sort_keys = False
     app.extensions["cardhall"] = games
+    games.accounts.open_signup = app.config["CARDHALL_ACCOUNTS"] != "closed"
     per_client = app.config["CARDHALL_MAX_FOLLOWERS_PER_CLIENT"]
     app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]),
                                                      None if per_client is None else int(per_client),
@@ -126,6 +130,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
+    api.register_blueprint(account_routes.blp)
     api.register_blueprint(health.blp)
     api.register_blueprint(records_routes.blp)
     app.register_blueprint(assets.blp)

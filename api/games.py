@@ -138,10 +138,13 @@ class Games(MethodView):
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
-    @problems(400, 413, 415, 422)
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(400, 401, 403, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Create a game. Options that fix chance (seed, decks) stay hidden until it is over; that the
         creator fixed them (``seeded``, ``stacked``) is shown to everyone at once."""
+        if (account := service().accounts.caller(bearer_token())) is not None:
+            account.require("create")
         summary = service().create_game(body["game"], body["players"], body["options"], replay_of=body.get("replay_of"))
         return summary, 201, {"Location": url_for("games.Game", game_id=summary["id"]), "ETag": etag(summary["version"])}
 
@@ -163,10 +166,16 @@ class Seats(MethodView):
     @blp.arguments(JoinSchema(), examples=examples.JOIN)
     @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.JOIN_SCHEMA}}})
     @blp.response(201, JoinResultSchema)
-    @problems(400, 404, 409, 413, 415, 422)
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(400, 401, 403, 404, 409, 413, 415, 422)
     def post(self, body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
-        """Take the next free seat (a token, shown once) or seat a house bot. The last seat starts the game."""
-        return service().join(game_id, name=body.get("name"), bot=body.get("bot"), entropy=body.get("entropy")), 201
+        """Take the next free seat (a token, shown once) or seat a house bot. The last seat starts the game.
+
+        With an account's API key (scope ``play``) and no ``name``, the seat is the account's: its key
+        moves for it (the seat's token does too)."""
+        account = service().accounts.caller(bearer_token()) if "bot" not in body else None
+        return service().join(game_id, name=body.get("name"), bot=body.get("bot"), entropy=body.get("entropy"),
+                              caller=account), 201
 
 
 @blp.route("/games/<game_id:game_id>/state")

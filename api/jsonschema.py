@@ -82,6 +82,12 @@ JOIN_SCHEMA = {
             "required": ["bot"],
             "properties": {"bot": {"enum": list(BOT_KINDS)}, "entropy": ENTROPY},
         },
+        {
+            "title": "an account (its API key as the bearer token)",
+            "type": "object",
+            "additionalProperties": False,
+            "maxProperties": 0,
+        },
     ]
 }
 

@@ -11,6 +11,8 @@ Every answer under a limit carries ``RateLimit-Limit``, ``RateLimit-Remaining`` 
   so that inventing tokens buys nothing; and each address also has :data:`ADDRESS_FACTOR`
   times the limit across all its tokens.
 - ``CARDHALL_CREATE_RATE_LIMIT``: games a client may create.
+- ``CARDHALL_ACCOUNT_RATE_LIMIT``: accounts an address may create (counted by address: a new
+  account's key would otherwise be a new client).
 - ``CARDHALL_RATE_LIMIT_STORAGE``: where counters live: ``memory://`` (one process) or
   ``cardhall+sqlite:///path`` (several workers on one host; ``cardhall serve`` picks it).
 
@@ -37,6 +39,7 @@ from api.context import service
 #: A fair bot's rate is a few requests a second, bursts of its moves' answers included.
 DEFAULT_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_LIMIT = "120/minute"
+DEFAULT_ACCOUNT_LIMIT = "5/minute;20/day"
 ADDRESS_FACTOR = 5
 UNLIMITED_ENDPOINTS = ("health.Health", "health.OpenApiYaml", "api-docs.openapi_json", "api-docs.openapi_swagger_ui",
                        "metrics.scrape")
@@ -113,6 +116,9 @@ def install(app: Flask) -> Limiter | None:
     app.view_functions["games.Games"] = limiter.limit(app.config["CARDHALL_CREATE_RATE_LIMIT"], methods=["POST"],
                                                       key_func=client_key)(create)
     app.before_request(lambda: _keep_limits(limiter))  # (after the limiter's own check, which passed)
+    accounts = app.view_functions["accounts.Accounts"]
+    app.view_functions["accounts.Accounts"] = limiter.limit(app.config["CARDHALL_ACCOUNT_RATE_LIMIT"],
+                                                            methods=["POST"], key_func=address_key)(accounts)
     app.after_request(lambda response: _headers(limiter, response))
     return limiter
 

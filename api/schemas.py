@@ -142,13 +142,16 @@ class CreateGameSchema(Strict):
 class SeatSchema(ma.Schema):
     seat = fields.Integer()
     name = fields.String(allow_none=True)
-    bot = fields.String(allow_none=True, metadata={"description": f"{' or '.join(BOT_KINDS)} for a house bot"})
+    bot = fields.Raw(allow_none=True, metadata={
+        "description": f"{' or '.join(BOT_KINDS)} for a house bot; for an account's seat, whether it is a bot's",
+        "type": ["string", "boolean", "null"]})
     taken = fields.Boolean()
     bot_since = fields.Integer(allow_none=True, metadata={
         "description": "The version from which a house bot plays the seat in its player's place (resigned, "
                        "timed out or idle); null if its player still plays it"})
     entropy = fields.String(allow_none=True, metadata={"description": "The 64 hex characters of entropy the seat "
                                                        "added to the shuffles when it was taken, if any"})
+    account = fields.String(allow_none=True, metadata={"description": "The account whose seat it is, if any"})
 
 
 class ChanceFixedSchema(ma.Schema):
@@ -242,7 +245,7 @@ class JoinSchema(Strict):
 
     @ma.validates_schema
     def one_of_name_or_bot(self, data: dict, **kwargs: object) -> None:
-        if ("name" in data) == ("bot" in data):
+        if "name" in data and "bot" in data:
             raise ma.ValidationError("give either 'name' (a person) or 'bot' (a house bot)")
 
 

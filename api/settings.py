@@ -22,6 +22,7 @@ from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS
 DEFAULT_DATABASE_URL = "sqlite:///cardhall.db"
 DEFAULT_RATE_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_RATE_LIMIT = "120/minute"
+DEFAULT_ACCOUNT_RATE_LIMIT = "5/minute;20/day"
 DEFAULT_MAX_FOLLOWERS = 10_000
 #: One address may hold a tenth of a worker's followers: it cannot take them all (a proxy's clients share its address).
 DEFAULT_MAX_FOLLOWERS_PER_CLIENT = 1_000
@@ -38,6 +39,8 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_RATE_LIMIT": ("rate_limit", str),
     "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", str),
     "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", str),
+    "CARDHALL_ACCOUNTS": ("accounts", str),
+    "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", str),
     "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
     "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
     "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", float),
@@ -71,6 +74,8 @@ class Settings:
     rate_limit: str = DEFAULT_RATE_LIMIT
     create_rate_limit: str = DEFAULT_CREATE_RATE_LIMIT
     rate_limit_storage: str = "memory://"
+    accounts: str = "open"
+    account_rate_limit: str = DEFAULT_ACCOUNT_RATE_LIMIT
     cors_origins: tuple[str, ...] = ()
     shuffle_secret: str | None = None
     sweep_seconds: float = SWEEP_SECONDS
@@ -138,5 +143,7 @@ class Settings:
             "CARDHALL_RATE_LIMIT": self.rate_limit,
             "CARDHALL_CREATE_RATE_LIMIT": self.create_rate_limit,
             "CARDHALL_RATE_LIMIT_STORAGE": self.rate_limit_storage,
+            "CARDHALL_ACCOUNTS": self.accounts,
+            "CARDHALL_ACCOUNT_RATE_LIMIT": self.account_rate_limit,
             "CARDHALL_CORS_ORIGINS": list(self.cors_origins),
         }

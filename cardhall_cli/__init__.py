@@ -23,6 +23,7 @@ def command(name: str, add_arguments: Callable[[argparse.ArgumentParser], None])
 def parser() -> argparse.ArgumentParser:
     """The command line parser with every registered subcommand."""
     from cardhall_cli import (
+        accounts,  # noqa: F401  (registers accounts)
         bots,  # noqa: F401  (registers bot and arena)
         records,  # noqa: F401  (registers record)
         server,  # noqa: F401  (registers serve and db)

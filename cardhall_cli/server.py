@@ -37,6 +37,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-followers-per-client", type=int, default=None,
                         help="long-polls and streams a worker follows at once for one client address; past it "
                              f"they get 503 (default {DEFAULT_MAX_FOLLOWERS_PER_CLIENT:,})")
+    parser.add_argument("--accounts", choices=["open", "closed"], default=None,
+                        help="open (the default): anyone may create an account (rate-limited per address); "
+                             "closed: only an admin key may ('cardhall accounts create NAME --admin' makes one)")
     parser.add_argument("--log-format", choices=["text", "json"], default=None,
                         help="log lines as text (the default) or as one JSON object each, with the request id")
     limits = Limits()
@@ -148,7 +151,7 @@ OPTIONS = {
     "shuffle_secret": "shuffle_secret", "sqlite_synchronous": "sqlite_synchronous", "log_format": "log_format",
     "max_headers": "max_headers", "max_head_bytes": "max_head_bytes", "head_timeout": "head_timeout",
     "body_timeout": "body_timeout", "idle_timeout": "idle_timeout",
-    "max_connections_per_address": "max_connections_per_address",
+    "max_connections_per_address": "max_connections_per_address", "accounts": "accounts",
 }
 
 

@@ -60,16 +60,19 @@ class GameCreated(Event):
 @dataclasses.dataclass(frozen=True, slots=True)
 class SeatTaken(Event):
     """``seat`` was taken by a person called ``name`` or by the house bot ``bot``, adding ``entropy``
-    (64 hex) to the game's shuffles, if any."""
+    (64 hex) to the game's shuffles, if any; by an account (``account``, its name; ``bot_account``:
+    it is a bot's) when taken with an account's key."""
 
     name: str | None
     bot: str | None
     entropy: str | None = None
+    account: str | None = None
+    bot_account: bool = False
 
     @classmethod
     def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
-        """A seat taken before seats added entropy added none."""
-        return {"entropy": None, **data}
+        """A seat taken before seats added entropy added none; one taken before accounts, by no account."""
+        return {"entropy": None, "account": None, "bot_account": False, **data}
 
 
 LIFECYCLE = EventCatalog([GameCreated, SeatTaken])
@@ -77,11 +80,14 @@ LIFECYCLE = EventCatalog([GameCreated, SeatTaken])
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Seat:
-    """Who sits in a seat, and the entropy it added to the game's shuffles."""
+    """Who sits in a seat, the entropy it added to the game's shuffles, and the account whose key
+    moves for it, if any."""
 
     name: str | None
     bot: str | None
     entropy: str | None = None
+    account: str | None = None
+    bot_account: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -141,12 +147,13 @@ def create(game_name: str, players: Any, options: Any, server_seed: str | None =
                        replay_of=replay_of)
 
 
-def take_seat(table: Table, name: str | None = None, bot: str | None = None, entropy: str | None = None) -> SeatTaken:
-    """The event seating a person or a house bot in the next free seat, with its ``entropy`` if any."""
+def take_seat(table: Table, name: str | None = None, bot: str | None = None, entropy: str | None = None,
+              account: str | None = None, bot_account: bool = False) -> SeatTaken:
+    """The event seating a person, a house bot or an account in the next free seat, with its ``entropy`` if any."""
     seat = table.free_seat
     if seat is None:
         raise SeatUnavailable("every seat is taken and the game has started")
-    return SeatTaken(seat, name=name, bot=bot, entropy=entropy)
+    return SeatTaken(seat, name=name, bot=bot, entropy=entropy, account=account, bot_account=bot_account)
 
 
 def _seeds(event: GameCreated) -> Seeds | None:
@@ -188,7 +195,7 @@ def evolve(table: Table | None, event: Event) -> Table:
     assert table is not None, "a log starts with GameCreated"
     if isinstance(event, SeatTaken):
         seeds = table.seeds and table.seeds.with_entropy(event.seat, event.entropy)
-        seated = Seat(event.name, event.bot, event.entropy)
+        seated = Seat(event.name, event.bot, event.entropy, event.account, event.bot_account)
         after = dataclasses.replace(table, seats=_seated(table.seats, event.seat, seated), version=table.version + 1,
                                     seeds=seeds)
     elif isinstance(event, SeatAbandoned | SeatResigned):

@@ -58,3 +58,22 @@ class Unavailable(DomainError):
     """The server cannot serve this now (its schema is not current, it is full of followers): retry later."""
 
     code = "unavailable"
+
+
+class InsufficientScope(DomainError):
+    """An API key without the scope an operation needs."""
+
+    code = "insufficient_scope"
+
+
+class NameTaken(DomainError):
+    """An account name in use (names are compared without regard to case)."""
+
+    code = "name_taken"
+
+
+class ChallengeClosed(DomainError):
+    """A challenge that can no longer be accepted, declined or canceled (started, declined, canceled,
+    expired, or its last seat taken by someone else first)."""
+
+    code = "challenge_closed"

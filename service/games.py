@@ -27,6 +27,7 @@ from domain.errors import DomainError, InvalidOptions, SeatUnavailable
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
 from domain.game import all_games
+from persistence.accounts import AccountStore, key_of
 from persistence.port import (
     EventStore,
     IdempotencyRecord,
@@ -36,6 +37,7 @@ from persistence.port import (
     VersionConflict,
     as_utc,
 )
+from service.accounts import PLAY, READ, AccountService, Caller, is_account_key, record_status
 from service.chance import server_seed
 from service.errors import (
     BadRequest,
@@ -103,6 +105,7 @@ class GameService:
         self.cache = TableCache(store)
         self.token_seats = TokenSeats(store)
         self.checkpoints = Checkpoints(store)
+        self.accounts = AccountService(store, clock=clock)
 
     @property
     def shuffle_secret(self) -> bytes:
@@ -159,9 +162,7 @@ class GameService:
             "players": table.players,
             "options": tables.public_options(table),
             "seats": [
-                {"seat": index, "name": seat.name if seat else None, "bot": seat.bot if seat else None,
-                 "taken": seat is not None, "bot_since": since.get(index), "entropy": seat.entropy if seat else None}
-                for index, seat in enumerate(table.seats)
+                _seat_summary(index, seat, since.get(index)) for index, seat in enumerate(table.seats)
             ],
             "status": table.status,
             "version": table.version,
@@ -198,6 +199,8 @@ class GameService:
             if required:
                 raise Unauthorized("this needs 'Authorization: Bearer TOKEN' from joining a seat")
             return None
+        if is_account_key(token):
+            return self._account_seat(game_id, self.accounts.caller(token), required=required)
         found = self.token_seats.get(hash_token(token))
         if found is None:
             raise Unauthorized("the bearer token is not one this server gave out")
@@ -205,6 +208,21 @@ class GameService:
         if token_game != game_id:
             raise Forbidden("this token acts for a seat of another game")
         return seat
+
+    def _account_seat(self, game_id: str, caller: Caller | None, *, required: bool) -> int | None:
+        """The seat of the game the caller's account holds: to move (``required``, the key's ``play``
+        scope), or to see (``play`` or ``read``); a spectator's view for an account without one."""
+        assert caller is not None
+        if required:
+            caller.require(PLAY)
+        elif PLAY not in caller.scopes:
+            caller.require(READ)
+        for index, seat in enumerate(self.table(game_id).seats):
+            if seat is not None and seat.account is not None and key_of(seat.account) == caller.key:
+                return index
+        if required:
+            raise Forbidden(f"the account {caller.account.name!r} holds no seat of this game")
+        return None
 
     def view(self, game_id: str, token: str | None, at: int | None = None) -> dict[str, Any]:
         """The caller's (or a spectator's) view, now or as it stood after event ``at``."""
@@ -275,8 +293,7 @@ class GameService:
         """Create a game (``replay_of``: a replay, in the open, of that finished game's deal); returns its summary."""
         game_id = self.new_id()
         if replay_of is None:
-            created = tables.create(game, players, options)
-            created = dataclasses.replace(created, server_seed=server_seed(created.options, game_id, self.shuffle_secret))
+            created = self.created(game, players, options, game_id)
         else:
             created = self._replay(game, players, options, replay_of)
         now = self.clock()
@@ -286,6 +303,11 @@ class GameService:
             tx.append(game_id, 0, [_new(created)], now)
         self.cache.put(game_id, table)
         return self.summary(game_id, table, as_utc(now))  # (as the store gives it back)
+
+    def created(self, game: str, players: Any, options: Any, game_id: str) -> tables.GameCreated:
+        """The event creating game ``game_id``, its server seed drawn."""
+        created = tables.create(game, players, options)
+        return dataclasses.replace(created, server_seed=server_seed(created.options, game_id, self.shuffle_secret))
 
     def _replay(self, game: str, players: Any, options: Any, replay_of: str) -> tables.GameCreated:
         """The event creating a replay of game ``replay_of``'s deal: its options, server seed and entropy."""
@@ -307,11 +329,17 @@ class GameService:
                              original.seeds.entropy, replay_of)
 
     def join(self, game_id: str, name: str | None = None, bot: str | None = None,
-             entropy: str | None = None) -> dict[str, Any]:
-        """Take the next free seat for a person (a token, once) or seat a house bot, adding ``entropy``
-        (64 hex) to the game's shuffles if given."""
+             entropy: str | None = None, caller: Caller | None = None) -> dict[str, Any]:
+        """Take the next free seat for a person (a token, once), for the caller's account (whose key
+        then moves for it; a seat token all the same) or seat a house bot, adding ``entropy`` (64 hex)
+        to the game's shuffles if given."""
         if bot is not None and bot not in bots.BOT_KINDS:
             raise InvalidOptions(f"unknown bot {bot!r}; house bots: {', '.join(bots.BOT_KINDS)}")
+        if caller is not None:
+            caller.require(PLAY)
+            name = caller.account.name
+        elif name is None and bot is None:
+            raise InvalidOptions("give either 'name' (a person) or 'bot' (a house bot), or an account's key")
         token = None if bot is not None else self.new_token()
         for _ in range(MAX_ATTEMPTS):
             # Decided, like a move, outside the write transaction, on the table as last
@@ -320,7 +348,11 @@ class GameService:
             table = self.cache.heard_current(game_id) or self.table(game_id)
             if table.status != tables.WAITING:
                 raise SeatUnavailable(f"the game is {table.status}: no seat is free")
-            seated = tables.take_seat(table, name=name, bot=bot, entropy=entropy)
+            if caller is not None and any(seat and seat.account and key_of(seat.account) == caller.key
+                                          for seat in table.seats):
+                raise SeatUnavailable(f"the account {caller.account.name!r} already sits in this game")
+            seated = tables.take_seat(table, name=name, bot=bot, entropy=entropy,
+                                      account=caller and caller.account.name, bot_account=caller is not None and caller.bot)
             after, decided = tables.settle(table, [seated], self.house)
             write = self._write(game_id, table, after, decided)
             try:
@@ -328,10 +360,15 @@ class GameService:
                     write.apply(tx)
                     if token is not None:  # (after the append, which refuses a seat taken since)
                         tx.add_token(game_id, seated.seat, hash_token(token))
+                    if caller is not None:
+                        with self.accounts.store.within(tx) as writes:
+                            writes.add_seat(game_id, seated.seat, caller.key)
             except VersionConflict:
                 self.cache.forget(game_id)
                 continue
             self.cache.put(game_id, after)
+            if after.status != table.status:
+                self.accounts.hub.poke()
             return {"seat": seated.seat, "token": token, "version": after.version}
         raise StaleVersion("the game kept changing while taking a seat; try again")
 
@@ -430,7 +467,7 @@ class GameService:
         # A clocked game's turn that began with these events times out from when they are recorded.
         turn_began = after.clock is not None and after.clock.turn_version > before.version
         return _Write(game_id, before, after, [_new(event) for event in decided], self.clock(),
-                      self.cache.snapshot_due(before.version, after), turn_began)
+                      self.cache.snapshot_due(before.version, after), turn_began, self.accounts.store)
 
     def time_out(self, game_id: str, version: int) -> bool:
         """Time out the turn game ``game_id`` waits for at ``version`` if its deadline has passed: the
@@ -536,6 +573,16 @@ def _with_deadline(view: dict[str, Any], table: tables.Table, turn_began: dt.dat
     return view
 
 
+def _seat_summary(index: int, seat: tables.Seat | None, bot_since: int | None) -> dict[str, Any]:
+    """A seat as a game's summary shows it: an account's with its name and whether it is a bot's."""
+    if seat is None:
+        return {"seat": index, "name": None, "bot": None, "taken": False, "bot_since": None, "entropy": None,
+                "account": None}
+    bot = seat.bot_account if seat.account is not None and bot_since is None else seat.bot
+    return {"seat": index, "name": seat.name, "bot": bot, "taken": True, "bot_since": bot_since,
+            "entropy": seat.entropy, "account": seat.account}
+
+
 def _confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None:
     """VersionConflict unless ``table`` is the game's stored version."""
     if tx.last_version(game_id) != table.version:
@@ -565,6 +612,7 @@ class _Write:
     recorded_at: dt.datetime
     snapshot: tuple[int, str, bytes] | None
     turn_began: bool = False  # a clocked game's new turn began with these events: its deadline is new
+    accounts: AccountStore | None = None  # where seated accounts hear that the game started or finished
 
     def apply(self, tx: Transaction) -> None:
         """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
@@ -576,6 +624,10 @@ class _Write:
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
+        if self.accounts is not None and self.before.status != self.after.status \
+                and any(seat and seat.account for seat in self.after.seats):
+            with self.accounts.within(tx) as writes:
+                record_status(writes, self.game_id, self.before, self.after, self.recorded_at)
 
 
 def _new(event: Event) -> NewEvent:

@@ -57,3 +57,13 @@ def test_serve_says_in_one_line_which_database_it_cannot_migrate_and_never_print
     assert result.returncode == 1
     assert "cardhall: cannot migrate postgresql+psycopg://***@127.0.0.1:1/cardhall: " in result.stderr
     assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
+
+
+def test_accounts_create_prints_a_key_once_and_refuses_a_name_taken(tmp_path):
+    database = ["--database", f"sqlite:///{tmp_path / 'a.db'}"]
+    made = cardhall("accounts", "create", "Root", "--kind", "person", "--admin", *database, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    key = made.stdout.strip()
+    assert key.startswith("chk_") and "admin" in made.stderr and key not in made.stderr
+    again = cardhall("accounts", "create", "root", *database, cwd=tmp_path)
+    assert again.returncode == 1 and "taken" in again.stderr

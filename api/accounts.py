@@ -1,0 +1,316 @@
+"""Accounts, API keys, the account's events, and challenges."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from flask import request, url_for
+from flask.views import MethodView
+from marshmallow import fields, validate
+from werkzeug.exceptions import UnsupportedMediaType
+
+from api import examples
+from api.context import bearer_token, service
+from api.errors import PROBLEM
+from api.parsing import Blueprint
+from api.schemas import JsonInteger, ProblemSchema, QueryInteger, QueryNumber, Strict
+from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
+from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
+
+blp = Blueprint("accounts", __name__, url_prefix="/v1", description="Accounts, API keys, account events, challenges.")
+
+BEARER = [{"bearerAuth": []}]
+ACCOUNT_NAME = r"^[A-Za-z0-9_-]{1,32}$"
+PROBLEMS = {
+    **examples.PROBLEM_TEXT,
+    403: "forbidden, or insufficient_scope: the API key lacks the scope this needs",
+    404: "not_found: no such account, key or challenge",
+    409: "name_taken, or challenge_closed: the challenge started, expired, was declined or canceled",
+}
+
+
+@blp.before_request
+def _bodies_are_json() -> None:
+    if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
+        raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
+
+
+def problems(*statuses: int):  # type: ignore[no-untyped-def]
+    def decorate(view):  # type: ignore[no-untyped-def]
+        for status in (*statuses, 414, 429, 431):
+            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
+                                    description=PROBLEMS[status])(view)
+        return view
+
+    return decorate
+
+
+def caller(scope: str) -> Caller:
+    """The account the request's key speaks for; it must hold ``scope``."""
+    return service().accounts.required_caller(bearer_token(), scope)
+
+
+def any_caller() -> Caller:
+    """The account the request's key speaks for, whatever its scopes."""
+    found = service().accounts.caller(bearer_token())
+    if found is None:
+        return service().accounts.required_caller(None, READ)
+    return found
+
+
+def challenges() -> Challenges:
+    return Challenges(service())
+
+
+# -- schemas -------------------------------------------------------------------------------
+class CreateAccountSchema(Strict):
+    name = fields.String(required=True, validate=validate.Regexp(ACCOUNT_NAME),
+                         metadata={"example": "deepcrait", "pattern": ACCOUNT_NAME})
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    description = fields.String(load_default="", validate=validate.Length(max=500))
+
+
+class CreatedAccountSchema(ma.Schema):
+    name = fields.String()
+    kind = fields.String()
+    key = fields.String(metadata={"description": "The account's first API key (Authorization: Bearer KEY); "
+                                                 "shown once"})
+    scopes = fields.List(fields.String())
+
+
+class AccountGamesSchema(ma.Schema):
+    played = fields.Integer(metadata={"description": "Games it sat in that are over"})
+    current = fields.List(fields.String(), metadata={"description": "Ids of the games it sits in now"})
+
+
+class AccountSchema(ma.Schema):
+    name = fields.String()
+    kind = fields.String(validate=validate.OneOf(KINDS))
+    description = fields.String()
+    created_at = fields.DateTime()
+    games = fields.Nested(AccountGamesSchema)
+    ratings = fields.Dict()
+
+
+class KeySchema(ma.Schema):
+    prefix = fields.String(metadata={"description": "How the key is listed and revoked (the key is never shown again)"})
+    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)))
+    created_at = fields.DateTime()
+    revoked_at = fields.DateTime(allow_none=True)
+
+
+class NewKeySchema(KeySchema):
+    key = fields.String(metadata={"description": "The new key; shown once"})
+
+
+class KeysSchema(ma.Schema):
+    keys = fields.List(fields.Nested(KeySchema))
+
+
+class AddKeySchema(Strict):
+    scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), load_default=list(SCOPES),
+                         validate=validate.Length(min=1, max=3))
+
+
+class AccountEventsQuerySchema(Strict):
+    after = QueryInteger(load_default=None, validate=validate.Range(min=0, max=2**31 - 1),
+                         metadata={"description": "The id of the last event seen (default: Last-Event-ID, else 0)"})
+    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=1000))
+    wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=30),
+                       metadata={"description": "Seconds to wait for an event after 'after'"})
+
+
+class AccountEventSchema(ma.Schema):
+    id = fields.Integer(metadata={"description": "Counts the account's events from 1; resume after it"})
+    type = fields.String(metadata={"description": "challenge, challengeCanceled, challengeDeclined, "
+                                                  "gameStart or gameFinish"})
+    data = fields.Dict()
+    recorded_at = fields.DateTime()
+
+
+class AccountEventsSchema(ma.Schema):
+    events = fields.List(fields.Nested(AccountEventSchema))
+    last_id = fields.Integer()
+
+
+class CreateChallengeSchema(Strict):
+    game = fields.String(required=True, metadata={"example": "craits"})
+    players = JsonInteger(required=True, metadata={"example": 2})
+    options = fields.Dict(load_default=dict)
+    to = fields.List(fields.String(validate=validate.Regexp(ACCOUNT_NAME)), allow_none=True, load_default=None,
+                     validate=validate.Length(max=16),
+                     metadata={"description": "The accounts offered the other seats; null: open to anyone"})
+    rated = fields.Boolean(load_default=False)
+    expires_in = JsonInteger(load_default=DEFAULT_EXPIRY, validate=validate.Range(min=1, max=MAX_EXPIRY),
+                             metadata={"description": "Seconds (default 60, at most a day)"})
+
+
+class DeclineSchema(Strict):
+    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
+
+
+class ChallengeSchema(ma.Schema):
+    id = fields.String()
+    status = fields.String(validate=validate.OneOf(("open", "started", "declined", "canceled", "expired")))
+    challenger = fields.String()
+    game = fields.String()
+    players = fields.Integer()
+    options = fields.Dict()
+    rated = fields.Boolean()
+    to = fields.List(fields.String(), allow_none=True)
+    accepted = fields.List(fields.String(), metadata={"description": "Who took a seat, seat by seat"})
+    game_id = fields.String(allow_none=True, metadata={"description": "Once every seat is accepted, its game"})
+    reason = fields.String(allow_none=True)
+    created_at = fields.String()
+    expires_at = fields.String()
+
+
+class ChallengesSchema(ma.Schema):
+    challenges = fields.List(fields.Nested(ChallengeSchema))
+
+
+# -- routes --------------------------------------------------------------------------------
+@blp.route("/accounts")
+class Accounts(MethodView):
+    @blp.doc(operationId="createAccount", security=[{"bearerAuth": []}, {}])
+    @blp.arguments(CreateAccountSchema())
+    @blp.response(201, CreatedAccountSchema)
+    @problems(400, 401, 403, 409, 413, 415, 422)
+    def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Create an account and its first API key (shown once). Where sign-up is closed, an admin key may."""
+        accounts = service().accounts
+        created = accounts.create_account(body["name"], body["kind"], body["description"],
+                                          accounts.caller(bearer_token()))
+        return created, 201, {"Location": url_for("accounts.AccountPage", name=created["name"])}
+
+
+@blp.route("/accounts/<name>")
+class AccountPage(MethodView):
+    @blp.doc(operationId="getAccount")
+    @blp.response(200, AccountSchema)
+    @problems(404)
+    def get(self, name: str) -> dict[str, Any]:
+        """An account: its kind, when it was made, the games it played and sits in now."""
+        return service().accounts.account(name)
+
+
+@blp.route("/account")
+class Me(MethodView):
+    @blp.doc(operationId="getOwnAccount", security=BEARER)
+    @blp.response(200, AccountSchema)
+    @problems(401)
+    def get(self) -> dict[str, Any]:
+        """The account the API key speaks for (any scope)."""
+        return service().accounts.account(any_caller().account.name)
+
+
+@blp.route("/account/keys")
+class Keys(MethodView):
+    @blp.doc(operationId="listKeys", security=BEARER)
+    @blp.response(200, KeysSchema)
+    @problems(401, 403)
+    def get(self) -> dict[str, Any]:
+        """The account's keys by prefix (scope ``read``)."""
+        return service().accounts.keys(caller(READ))
+
+    @blp.doc(operationId="addKey", security=BEARER)
+    @blp.arguments(AddKeySchema())
+    @blp.response(201, NewKeySchema)
+    @problems(401, 403, 413, 415, 422)
+    def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """A new key for the account (shown once), with no scope the calling key lacks."""
+        return service().accounts.add_key(any_caller(), body["scopes"]), 201
+
+
+@blp.route("/account/keys/<prefix>")
+class Key(MethodView):
+    @blp.doc(operationId="revokeKey", security=BEARER)
+    @blp.response(204)
+    @problems(401, 403, 404)
+    def delete(self, prefix: str) -> tuple[str, int]:
+        """Revoke a key: itself, or one whose every scope the calling key holds. Refused at once by every worker."""
+        service().accounts.revoke_key(any_caller(), prefix)
+        return "", 204
+
+
+@blp.route("/account/events")
+class AccountEvents(MethodView):
+    @blp.doc(operationId="getAccountEvents", security=BEARER)
+    @blp.arguments(AccountEventsQuerySchema(), location="query")
+    @blp.response(200, AccountEventsSchema)
+    @problems(401, 403, 422)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The account's events after ``after`` (scope ``read``); ``wait`` holds the request until there is one."""
+        after = query["after"]
+        if after is None:
+            after = _last_event_id()
+        accounts = service().accounts
+        return accounts.events(caller(READ), after, query["limit"], min(query["wait"], service().max_wait))
+
+
+def _last_event_id() -> int:
+    """The ``Last-Event-ID`` header as an event id; 0 without one (or with one that is no id)."""
+    value = request.headers.get("Last-Event-ID", "").strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 10 else 0
+
+
+@blp.route("/challenges")
+class ChallengeList(MethodView):
+    @blp.doc(operationId="listChallenges")
+    @blp.response(200, ChallengesSchema)
+    def get(self) -> dict[str, Any]:
+        """Open challenges, newest first."""
+        return challenges().listing()
+
+    @blp.doc(operationId="createChallenge", security=BEARER)
+    @blp.arguments(CreateChallengeSchema())
+    @blp.response(201, ChallengeSchema)
+    @problems(401, 403, 404, 413, 415, 422)
+    def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """Offer a game to named accounts, or to anyone (scope ``create``); it starts when every seat is accepted."""
+        created = challenges().create(caller(CREATE), body["game"], body["players"], body["options"], body["to"],
+                                      body["rated"], body["expires_in"])
+        return created, 201, {"Location": url_for("accounts.ChallengeOne", challenge_id=created["id"])}
+
+
+@blp.route("/challenges/<challenge_id>")
+class ChallengeOne(MethodView):
+    @blp.doc(operationId="getChallenge")
+    @blp.response(200, ChallengeSchema)
+    @problems(404)
+    def get(self, challenge_id: str) -> dict[str, Any]:
+        """A challenge, whatever its status."""
+        return challenges().get(challenge_id)
+
+
+@blp.route("/challenges/<challenge_id>/accept")
+class Accept(MethodView):
+    @blp.doc(operationId="acceptChallenge", security=BEARER)
+    @blp.response(200, ChallengeSchema)
+    @problems(401, 403, 404, 409)
+    def post(self, challenge_id: str) -> dict[str, Any]:
+        """Take a seat of the challenge (scope ``play``); the last seat creates and starts the game (``game_id``).
+        A challenge no longer open, or whose last seat another account took first, is 409 ``challenge_closed``."""
+        return challenges().accept(caller("play"), challenge_id)
+
+
+@blp.route("/challenges/<challenge_id>/decline")
+class Decline(MethodView):
+    @blp.doc(operationId="declineChallenge", security=BEARER)
+    @blp.arguments(DeclineSchema())
+    @blp.response(200, ChallengeSchema)
+    @problems(401, 403, 404, 409, 413, 415, 422)
+    def post(self, body: dict[str, Any], challenge_id: str) -> dict[str, Any]:
+        """Decline a challenge offered to this account by name (scope ``play``), with an optional reason."""
+        return challenges().decline(caller("play"), challenge_id, body["reason"])
+
+
+@blp.route("/challenges/<challenge_id>/cancel")
+class Cancel(MethodView):
+    @blp.doc(operationId="cancelChallenge", security=BEARER)
+    @blp.response(200, ChallengeSchema)
+    @problems(401, 403, 404, 409)
+    def post(self, challenge_id: str) -> dict[str, Any]:
+        """Withdraw one's own challenge (scope ``create``)."""
+        return challenges().cancel(caller(CREATE), challenge_id)

@@ -1,0 +1,225 @@
+"""Accounts and API keys: who a bearer key speaks for, and with which scopes.
+
+A key reads ``chk_`` + a 12-hex-digit prefix (public: how a key is listed and revoked) + ``_``
++ 256 random bits. Only its SHA-256 is stored; a presented key is found by its prefix and
+its hash compared in constant time. Nothing about keys is cached: a key revoked in any
+process is refused by every process at the next request.
+
+Scopes: ``play`` (take seats, move), ``create`` (create games and challenges), ``read``
+(the account's stream and keys); ``admin`` (create accounts when sign-up is closed) is only
+given by ``cardhall accounts create --admin``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from domain import table as tables
+from domain.errors import InvalidOptions
+from persistence.accounts import Account, AccountStore, AccountWrites, ApiKey, accounts_of, key_of
+from persistence.accounts import NameTaken as NameInUse
+from persistence.port import EventStore, Transaction
+from service.errors import Forbidden, InsufficientScope, NameTaken, NotFound, Unauthorized
+from service.hub import AccountHub
+
+PLAY, CREATE, READ, ADMIN = "play", "create", "read", "admin"
+SCOPES = (PLAY, CREATE, READ)
+KINDS = ("bot", "person")
+NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+KEY_START = "chk_"
+_PREFIX_END = len(KEY_START) + 12
+MAX_KEYS = 20  # live keys an account may hold
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def new_key() -> tuple[str, str]:
+    """A new key and its public prefix."""
+    prefix = secrets.token_hex(6)
+    return f"{KEY_START}{prefix}_{secrets.token_urlsafe(32)}", prefix
+
+
+def is_account_key(token: str) -> bool:
+    """Whether a bearer token has the shape of an account key (else it is a seat token)."""
+    return token.startswith(KEY_START) and len(token) > _PREFIX_END and token[_PREFIX_END] == "_"
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Caller:
+    """The account a request's key speaks for, and what the key may do."""
+
+    account: Account
+    key: str  # the account's name key
+    prefix: str
+    scopes: frozenset[str]
+
+    @property
+    def bot(self) -> bool:
+        return self.account.kind == "bot"
+
+    def require(self, scope: str) -> None:
+        """InsufficientScope unless the key has ``scope``."""
+        if scope not in self.scopes:
+            raise InsufficientScope(f"this API key lacks the '{scope}' scope (it has: {', '.join(sorted(self.scopes))})")
+
+
+class AccountService:
+    """Accounts, keys and streams; one per process, safe to share between threads."""
+
+    def __init__(self, store: EventStore, *, open_signup: bool = True,
+                 clock: Callable[[], dt.datetime] = utcnow) -> None:
+        self.events_store = store
+        self.store: AccountStore = accounts_of(store)
+        self.open_signup = open_signup
+        self.clock = clock
+        self.hub = AccountHub(self.store)
+
+    # -- writing ------------------------------------------------------------------------------
+    def write(self, work: Callable[[Transaction, AccountWrites], Any]) -> Any:
+        """``work`` in one transaction of the event store, account writes included; then the
+        accounts it gave events to are woken."""
+        with self.events_store.transaction() as tx, self.store.within(tx) as writes:
+            result = work(tx, writes)
+        self.hub.poke()
+        return result
+
+    def create_account(self, name: str, kind: str, description: str = "", caller: Caller | None = None,
+                       scopes: Iterable[str] = SCOPES, *, operator: bool = False) -> dict[str, Any]:
+        """A new account and its first key (shown once); when sign-up is closed, only an admin key
+        may, or the operator (``cardhall accounts create``)."""
+        if not self.open_signup and not operator:
+            if caller is None:
+                raise Unauthorized("sign-up is closed here: creating an account needs an admin key")
+            caller.require(ADMIN)
+        if not NAME.fullmatch(name or ""):
+            raise InvalidOptions("a name is 1 to 32 letters, digits, '-' or '_'")
+        if kind not in KINDS:
+            raise InvalidOptions(f"kind is one of {', '.join(KINDS)}")
+        account = Account(name, kind, description or "", self.clock())
+        key, prefix = new_key()
+        record = ApiKey(prefix, key_of(name), key_hash(key), frozenset(scopes), account.created_at)
+
+        def work(_tx: Transaction, writes: AccountWrites) -> None:
+            writes.add_account(account)
+            writes.add_key(record)
+
+        try:
+            self.write(work)
+        except NameInUse as error:
+            raise NameTaken(f"the name {name!r} is taken (names are compared without regard to case)") from error
+        return {"name": name, "kind": kind, "key": key, "scopes": sorted(record.scopes)}
+
+    def add_key(self, caller: Caller, scopes: Iterable[str]) -> dict[str, Any]:
+        """A new key for the caller's account with ``scopes``, none beyond the caller's own."""
+        scopes = frozenset(scopes)
+        if missing := scopes - caller.scopes:
+            raise InsufficientScope(f"a key cannot give scopes it lacks: {', '.join(sorted(missing))}")
+        if len([key for key in self.store.keys(caller.key) if key.revoked_at is None]) >= MAX_KEYS:
+            raise InvalidOptions(f"an account holds at most {MAX_KEYS} keys: revoke one first")
+        key, prefix = new_key()
+        record = ApiKey(prefix, caller.key, key_hash(key), scopes, self.clock())
+        self.write(lambda _tx, writes: writes.add_key(record))
+        return {**_key_listed(record), "key": key}
+
+    def revoke_key(self, caller: Caller, prefix: str) -> None:
+        """Revoke one of the caller's account's keys: itself, or one whose scopes it holds all of."""
+        found = self.store.key(prefix)
+        if found is None or found.account != caller.key or found.revoked_at is not None:
+            raise NotFound(f"this account has no live key {prefix!r}")
+        if prefix != caller.prefix and not found.scopes <= caller.scopes:
+            raise InsufficientScope("a key may revoke itself, or a key whose scopes it holds all of")
+        self.write(lambda _tx, writes: writes.revoke_key(caller.key, prefix, self.clock()))
+
+    # -- reading ------------------------------------------------------------------------------
+    def caller(self, token: str | None) -> Caller | None:
+        """The account an account key speaks for; None for no token or a seat token; Unauthorized
+        for a key never given out or revoked."""
+        if token is None or not is_account_key(token):
+            return None
+        found = self.store.key(token[len(KEY_START):_PREFIX_END])
+        if found is None or not hmac.compare_digest(found.key_hash, key_hash(token)) or found.revoked_at is not None:
+            raise Unauthorized("this API key is not valid: it was revoked, or never given out")
+        account = self.store.account(found.account)
+        assert account is not None, "a key belongs to an account"
+        return Caller(account, found.account, found.prefix, found.scopes)
+
+    def required_caller(self, token: str | None, scope: str) -> Caller:
+        """The account the key speaks for, which must hold ``scope``."""
+        caller = self.caller(token)
+        if caller is None:
+            raise Unauthorized("this needs 'Authorization: Bearer KEY' with an account's API key")
+        caller.require(scope)
+        return caller
+
+    def account(self, name: str) -> dict[str, Any]:
+        """An account's public page data."""
+        account = self.store.account(name)
+        if account is None:
+            raise NotFound(f"no account {name!r}")
+        played, current = self.store.games_of(key_of(name))
+        return {"name": account.name, "kind": account.kind, "description": account.description,
+                "created_at": account.created_at, "games": {"played": played, "current": current}, "ratings": {}}
+
+    def keys(self, caller: Caller) -> dict[str, Any]:
+        """The caller's account's keys, by prefix (a key is never shown again)."""
+        return {"keys": [_key_listed(key) for key in self.store.keys(caller.key)]}
+
+    def events(self, caller: Caller, after: int, limit: int = 100, wait: float = 0.0) -> dict[str, Any]:
+        """The account's stream after event ``after``; ``wait`` seconds for one if there is none yet."""
+        found = self.store.events(caller.key, after, limit)
+        if found or wait <= 0:
+            return _page(found, after)
+        deadline = time.monotonic() + wait
+        with self.hub.following():
+            while True:
+                generation = self.hub.generation(caller.key)
+                found = self.store.events(caller.key, after, limit)
+                if found or not self.hub.wait(caller.key, generation, deadline):
+                    return _page(found, after)
+
+
+def _page(found: list[Any], after: int) -> dict[str, Any]:
+    return {"events": [rendered(event) for event in found], "last_id": found[-1].seq if found else after}
+
+
+def rendered(event: Any) -> dict[str, Any]:
+    """An account event as the API shows it."""
+    return {"id": event.seq, "type": event.type, "data": event.data, "recorded_at": event.recorded_at}
+
+
+def _key_listed(key: ApiKey) -> dict[str, Any]:
+    return {"prefix": key.prefix, "scopes": sorted(key.scopes), "created_at": key.created_at,
+            "revoked_at": key.revoked_at}
+
+
+def record_status(writes: AccountWrites, game_id: str, before: tables.Table, after: tables.Table,
+                  at: dt.datetime) -> None:
+    """Tell the accounts seated in a game that it started (``gameStart``) or finished (``gameFinish``)."""
+    seated = {index: key_of(seat.account) for index, seat in enumerate(after.seats) if seat and seat.account}
+    if not seated or before.status == after.status:
+        return
+    if after.status == tables.ACTIVE:
+        for seat, account in seated.items():
+            writes.append(account, "gameStart", {"game_id": game_id, "game": after.game.name, "seat": seat}, at)
+    elif after.status == tables.FINISHED:
+        writes.finish_seats(game_id)
+        result = after.game.result(after.state)
+        for seat, account in seated.items():
+            writes.append(account, "gameFinish", {"game_id": game_id, "seat": seat, "result": result}, at)
+
+
+__all__ = ["ADMIN", "CREATE", "PLAY", "READ", "SCOPES", "AccountService", "Caller", "Forbidden", "record_status"]

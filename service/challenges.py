@@ -1,0 +1,208 @@
+"""Challenges: one account offers a game to named accounts, or to anyone; when every seat is
+accepted the game is created and started.
+
+Every change of a challenge names the revision it read and is refused if another came
+first (then read again and decided again). The acceptance that fills the last seat writes,
+in one transaction, the challenge (started, with its game's id), the game with every seat
+taken by its account, each seat's binding to its account and every participant's
+``gameStart``: all of it commits, or none. Of two acceptances racing for the last seat one
+makes the game; the other is told 409 ``challenge_closed``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+from domain import table as tables
+from domain.errors import InvalidOptions
+from persistence.accounts import AccountWrites, Challenge, key_of
+from persistence.port import Transaction
+from service.accounts import CREATE, PLAY, Caller
+from service.errors import ChallengeClosed, Forbidden, NotFound, StaleVersion
+from service.games import GameService, _new
+
+DEFAULT_EXPIRY = 60
+MAX_EXPIRY = 24 * 3600
+MAX_ATTEMPTS = 20
+OPEN, STARTED, DECLINED, CANCELED, EXPIRED = "open", "started", "declined", "canceled", "expired"
+
+
+class _Changed(Exception):
+    """The challenge changed since it was read: undo, read it again."""
+
+
+class Challenges:
+    """The challenge use cases, over the game service's stores."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.accounts = games.accounts
+
+    def create(self, caller: Caller, game: str, players: Any, options: Any, to: list[str] | None = None,
+               rated: bool = False, expires_in: int = DEFAULT_EXPIRY) -> dict[str, Any]:
+        """Offer a game to the accounts named in ``to`` (every other seat), or to anyone (``to`` None)."""
+        caller.require(CREATE)
+        created = tables.create(game, players, options)  # (checks the game, players and options)
+        if not 1 <= expires_in <= MAX_EXPIRY:
+            raise InvalidOptions(f"expires_in is 1 to {MAX_EXPIRY} seconds")
+        invited = None if to is None else tuple(self._invited(caller, to, created.players))
+        now = self.accounts.clock()
+        challenge = Challenge(self.games.new_id(), caller.account.name, game, created.players, dict(options or {}),
+                              bool(rated), invited, (caller.account.name,), OPEN, 1, None, None, now,
+                              now + dt.timedelta(seconds=expires_in))
+
+        def work(_tx: Transaction, writes: AccountWrites) -> None:
+            writes.put_challenge(challenge, None)
+            for name in invited or ():
+                writes.append(key_of(name), "challenge", rendered(challenge, now), now)
+
+        self.accounts.write(work)
+        return rendered(challenge, now)
+
+    def _invited(self, caller: Caller, names: list[str], players: int) -> list[str]:
+        """The accounts' names as they were given at sign-up, each once, the challenger not among them."""
+        if len(names) != players - 1:
+            raise InvalidOptions(f"a challenge to named accounts names one for each other seat: {players - 1}")
+        found = []
+        for name in names:
+            account = self.accounts.store.account(name)
+            if account is None:
+                raise NotFound(f"no account {name!r}")
+            found.append(account.name)
+        keys = {key_of(name) for name in found}
+        if caller.key in keys or len(keys) != len(found):
+            raise InvalidOptions("name each other account once, and not the challenger")
+        return found
+
+    def get(self, challenge_id: str) -> dict[str, Any]:
+        return rendered(self._challenge(challenge_id), self.accounts.clock())
+
+    def listing(self, limit: int = 50) -> dict[str, Any]:
+        """Open challenges, newest first (expired, declined, canceled and started ones are gone)."""
+        now = self.accounts.clock()
+        return {"challenges": [rendered(challenge, now) for challenge in self.accounts.store.open_challenges(now, limit)]}
+
+    def accept(self, caller: Caller, challenge_id: str) -> dict[str, Any]:
+        """Take a seat of the challenge; the last one creates and starts its game."""
+        caller.require(PLAY)
+        for _ in range(MAX_ATTEMPTS):
+            challenge = self._open(challenge_id)
+            if caller.key in map(key_of, challenge.accepted):
+                raise ChallengeClosed("this account has accepted this challenge already")
+            if challenge.invited is not None and caller.key not in map(key_of, challenge.invited):
+                raise Forbidden("this challenge is not offered to this account")
+            accepted = dataclasses.replace(challenge, accepted=(*challenge.accepted, caller.account.name),
+                                           revision=challenge.revision + 1)
+            try:
+                if len(accepted.accepted) < accepted.players:
+                    self.accounts.write(lambda _tx, writes, c=accepted, r=challenge.revision: _put(writes, c, r))
+                    return rendered(accepted, self.accounts.clock())
+                return self._start(accepted, challenge.revision)
+            except _Changed:
+                continue
+        raise StaleVersion("the challenge kept changing while accepting it; try again")
+
+    def decline(self, caller: Caller, challenge_id: str, reason: str | None = None) -> dict[str, Any]:
+        """Decline a challenge offered to this account by name: it is gone, and its challenger told."""
+        caller.require(PLAY)
+        return self._close(challenge_id, DECLINED, "challengeDeclined", reason, lambda challenge: (
+            challenge.invited is not None and caller.key in map(key_of, challenge.invited)),
+            "only an account the challenge names may decline it")
+
+    def cancel(self, caller: Caller, challenge_id: str) -> dict[str, Any]:
+        """Withdraw one's own challenge: it is gone, and those it was offered to told."""
+        caller.require(CREATE)
+        return self._close(challenge_id, CANCELED, "challengeCanceled", None,
+                           lambda challenge: key_of(challenge.challenger) == caller.key,
+                           "only the challenger may cancel a challenge")
+
+    def _close(self, challenge_id: str, status: str, event: str, reason: str | None,
+               allowed: Any, refusal: str) -> dict[str, Any]:
+        for _ in range(MAX_ATTEMPTS):
+            challenge = self._open(challenge_id)
+            if not allowed(challenge):
+                raise Forbidden(refusal)
+            closed = dataclasses.replace(challenge, status=status, reason=reason, revision=challenge.revision + 1)
+            now = self.accounts.clock()
+            told = {key_of(name) for name in (challenge.challenger, *(challenge.invited or ()), *challenge.accepted)}
+
+            def work(_tx: Transaction, writes: AccountWrites, closed: Challenge = closed,
+                     revision: int = challenge.revision, told: set[str] = told, now: dt.datetime = now) -> None:
+                _put(writes, closed, revision)
+                for account in sorted(told):
+                    writes.append(account, event, rendered(closed, now), now)
+
+            try:
+                self.accounts.write(work)
+            except _Changed:
+                continue
+            return rendered(closed, now)
+        raise StaleVersion("the challenge kept changing; try again")
+
+    def _start(self, challenge: Challenge, revision: int) -> dict[str, Any]:
+        """The game of a challenge whose every seat is accepted, created and started with it."""
+        games, now, game_id = self.games, self.accounts.clock(), self.games.new_id()
+        created = games.created(challenge.game, challenge.players, challenge.options, game_id)
+        table = tables.evolve(None, created)
+        kinds = {}
+        for name in challenge.accepted:
+            account = self.accounts.store.account(name)
+            kinds[name] = account is not None and account.kind == "bot"
+        seats = [tables.SeatTaken(seat, name=name, bot=None, account=name, bot_account=kinds[name])
+                 for seat, name in enumerate(challenge.accepted)]
+        after, decided = tables.settle(table, seats, games.house)
+        started = dataclasses.replace(challenge, status=STARTED, game_id=game_id)
+        write = games._write(game_id, table, after, decided)
+
+        def work(tx: Transaction, writes: AccountWrites) -> None:
+            _put(writes, started, revision)  # (first: of two racing for the last seat, one goes on)
+            tx.create_game(game_id, challenge.game, challenge.players, now)
+            tx.append(game_id, 0, [_new(created)], now)
+            for seat, name in enumerate(challenge.accepted):
+                writes.add_seat(game_id, seat, key_of(name))
+            write.apply(tx)
+
+        self.accounts.write(work)
+        games.cache.put(game_id, after)
+        return rendered(started, now)
+
+    def _challenge(self, challenge_id: str) -> Challenge:
+        challenge = self.accounts.store.challenge(challenge_id)
+        if challenge is None:
+            raise NotFound(f"no challenge {challenge_id!r}")
+        return challenge
+
+    def _open(self, challenge_id: str) -> Challenge:
+        """The challenge, if it is still open; ChallengeClosed if not."""
+        challenge = self._challenge(challenge_id)
+        status = status_of(challenge, self.accounts.clock())
+        if status == STARTED:
+            raise ChallengeClosed(f"every seat of this challenge was taken: its game {challenge.game_id} started")
+        if status != OPEN:
+            raise ChallengeClosed(f"this challenge is {status}")
+        return challenge
+
+
+def _put(writes: AccountWrites, challenge: Challenge, revision: int) -> None:
+    if not writes.put_challenge(challenge, revision):
+        raise _Changed
+
+
+def status_of(challenge: Challenge, now: dt.datetime) -> str:
+    """The challenge's status now: an open one past its expiry is ``expired``."""
+    return EXPIRED if challenge.status == OPEN and challenge.expires_at <= now else challenge.status
+
+
+def rendered(challenge: Challenge, now: dt.datetime) -> dict[str, Any]:
+    """A challenge as the API shows it."""
+    return {"id": challenge.id, "status": status_of(challenge, now), "challenger": challenge.challenger,
+            "game": challenge.game, "players": challenge.players, "options": challenge.options,
+            "rated": challenge.rated, "to": None if challenge.invited is None else list(challenge.invited),
+            "accepted": list(challenge.accepted), "game_id": challenge.game_id, "reason": challenge.reason,
+            "created_at": _iso(challenge.created_at), "expires_at": _iso(challenge.expires_at)}
+
+
+def _iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,125 @@
+"""Waking the readers of account streams when their account gets an event.
+
+Each account has a generation, bumped when the process hears of a new event of it:
+within :data:`POLL_SECONDS` (at once for this process's own writes, :meth:`AccountHub.poke`),
+by one thread that reads which accounts the newest events went to, and that runs only while
+someone waits. A reader takes the generation, reads, and waits for it to change; it reads
+again at least every :data:`RECHECK_SECONDS` all the same, so nothing is waited out for a
+missed wake-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from persistence.accounts import AccountStore
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1
+RECHECK_SECONDS = 2.0
+IDLE_SECONDS = 1.0  # the thread ends this long after its last waiter left
+
+
+class AccountHub:
+    """The generations of this process's accounts, and the thread that hears of new events."""
+
+    def __init__(self, store: AccountStore) -> None:
+        self.store = store
+        self._changed = threading.Condition()
+        self._generations: defaultdict[str, int] = defaultdict(int)
+        self._waiters = 0
+        self._position = 0
+        self._poke = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loops: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
+
+    @contextmanager
+    def following(self) -> Iterator[None]:
+        """While a reader follows: the thread runs (started, if need be, before the reader's first read)."""
+        with self._changed:
+            self._waiters += 1
+            if self._thread is None:
+                self._position = self.store.newest_position()
+                self._thread = threading.Thread(target=self._run, name="account-hub", daemon=True)
+                self._thread.start()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._waiters -= 1
+
+    def generation(self, account: str) -> int:
+        """The account's generation now; take it before reading, then wait for it to change."""
+        return self._generations[account]
+
+    def poke(self) -> None:
+        """This process wrote account events: find out whose now."""
+        self._poke.set()
+
+    def wait(self, account: str, generation: int, deadline: float) -> bool:
+        """Block (while :meth:`following`) until the account's generation moves past ``generation``,
+        or at most RECHECK_SECONDS; False once ``deadline`` (``time.monotonic()``) has passed."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        with self._changed:
+            self._changed.wait_for(lambda: self._generations[account] != generation, min(remaining, RECHECK_SECONDS))
+        return True
+
+    async def wait_async(self, account: str, generation: int, timeout: float) -> None:
+        """As :meth:`wait`, on an event loop, for at most ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + min(timeout, RECHECK_SECONDS)
+        while self._generations[account] == generation and (left := end - loop.time()) > 0:
+            event = self._loops.get(loop)
+            if event is None:
+                event = self._loops[loop] = asyncio.Event()
+            try:
+                await asyncio.wait_for(event.wait(), left)
+            except TimeoutError:
+                return
+
+    def _run(self) -> None:
+        idle_since = time.monotonic()
+        while True:
+            self._poke.wait(POLL_SECONDS)
+            self._poke.clear()
+            with self._changed:
+                if not self._waiters:
+                    if time.monotonic() - idle_since > IDLE_SECONDS:
+                        self._thread = None
+                        return
+                    continue
+            idle_since = time.monotonic()
+            try:
+                self._read_news()
+            except Exception:  # (the database out of reach: readers recheck on their own)
+                log.warning("account hub: could not read new account events", exc_info=True)
+                time.sleep(RECHECK_SECONDS)
+
+    def _read_news(self) -> None:
+        position, accounts = self.store.accounts_after(self._position)
+        self._position = position
+        if not accounts:
+            return
+        with self._changed:
+            for account in accounts:
+                self._generations[account] += 1
+            self._changed.notify_all()
+        for loop, event in list(self._loops.items()):
+            try:
+                loop.call_soon_threadsafe(_pulse, event)
+            except RuntimeError:  # (a loop that closed)
+                self._loops.pop(loop, None)
+
+
+def _pulse(event: asyncio.Event) -> None:
+    event.set()
+    event.clear()

@@ -1,0 +1,125 @@
+"""Challenges over HTTP: to named accounts and open ones, accept, decline, cancel, expiry, and the
+race for the last seat."""
+
+from __future__ import annotations
+
+import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from service.games import GameService
+from tests.e2e.conftest import Http
+from tests.e2e.test_accounts import account_events, bearer, sign_up
+
+
+def challenge(http: Http, key: str, **body: Any) -> Any:
+    return http.client.post("/v1/challenges", json={"game": "craits", "players": 2, **body}, headers=bearer(key))
+
+
+def test_a_named_challenge_accepted_starts_its_game_and_both_streams_hear_it_once(http: Http) -> None:
+    ana, bo = sign_up(http, "Ana"), sign_up(http, "bo")
+    offered = challenge(http, ana, to=["BO"], options={"short": True}, rated=True)
+    assert offered.status_code == 201
+    assert offered.json["status"] == "open" and offered.json["to"] == ["bo"] and offered.json["accepted"] == ["Ana"]
+    received = account_events(http, bo)
+    assert [event["type"] for event in received] == ["challenge"]
+    assert received[0]["data"]["id"] == offered.json["id"] and received[0]["data"]["rated"] is True
+    accepted = http.client.post(f"/v1/challenges/{offered.json['id']}/accept", headers=bearer(bo))
+    assert accepted.status_code == 200 and accepted.json["status"] == "started"
+    game_id = accepted.json["game_id"]
+    summary = http.client.get(f"/v1/games/{game_id}").json
+    assert summary["status"] == "active" and [seat["account"] for seat in summary["seats"]] == ["Ana", "bo"]
+    assert summary["options"] == {"short": True}
+    assert [(event["type"], event["data"]) for event in account_events(http, ana)] == [
+        ("gameStart", {"game_id": game_id, "game": "craits", "seat": 0})]
+    assert [(event["type"], event["data"]) for event in account_events(http, bo, after=1)] == [
+        ("gameStart", {"game_id": game_id, "game": "craits", "seat": 1})]
+    assert http.client.get("/v1/accounts/bo").json["games"]["current"] == [game_id]
+    http.play_out(game_id, [ana, bo])
+    assert account_events(http, ana, after=1)[0]["type"] == "gameFinish"
+
+
+def test_an_open_challenge_is_listed_until_its_seats_are_taken(http: Http) -> None:
+    keys = [sign_up(http, name) for name in ("ana", "bo", "cy")]
+    offered = challenge(http, keys[0], players=3).json
+    assert offered["to"] is None
+    assert [found["id"] for found in http.client.get("/v1/challenges").json["challenges"]] == [offered["id"]]
+    first = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(keys[1])).json
+    assert first["status"] == "open" and first["accepted"] == ["ana", "bo"]
+    again = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(keys[1]))
+    assert again.status_code == 409 and again.json["code"] == "challenge_closed"
+    last = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(keys[2])).json
+    assert last["status"] == "started" and last["accepted"] == ["ana", "bo", "cy"]
+    assert http.client.get("/v1/challenges").json["challenges"] == []
+    assert http.client.get(f"/v1/challenges/{offered['id']}").json["game_id"] == last["game_id"]
+
+
+def test_a_declined_challenge_is_gone_and_its_challenger_told_why(http: Http) -> None:
+    ana, bo, cy = sign_up(http, "ana"), sign_up(http, "bo"), sign_up(http, "cy")
+    offered = challenge(http, ana, to=["bo"]).json
+    stranger = http.client.post(f"/v1/challenges/{offered['id']}/decline", json={}, headers=bearer(cy))
+    assert stranger.status_code == 403
+    declined = http.client.post(f"/v1/challenges/{offered['id']}/decline", json={"reason": "later"},
+                                headers=bearer(bo))
+    assert declined.status_code == 200 and declined.json["status"] == "declined"
+    told = account_events(http, ana)
+    assert [(event["type"], event["data"]["reason"]) for event in told] == [("challengeDeclined", "later")]
+    late = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(bo))
+    assert late.status_code == 409 and late.json["code"] == "challenge_closed"
+    assert http.client.get("/v1/challenges").json["challenges"] == []
+
+
+def test_a_canceled_challenge_is_gone_and_those_offered_it_told(http: Http) -> None:
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    offered = challenge(http, ana, to=["bo"]).json
+    assert http.client.post(f"/v1/challenges/{offered['id']}/cancel", headers=bearer(bo)).status_code == 403
+    canceled = http.client.post(f"/v1/challenges/{offered['id']}/cancel", headers=bearer(ana))
+    assert canceled.status_code == 200 and canceled.json["status"] == "canceled"
+    assert [event["type"] for event in account_events(http, bo)] == ["challenge", "challengeCanceled"]
+
+
+def test_an_expired_challenge_is_gone_and_cannot_be_accepted(http: Http, games: GameService) -> None:
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    offered = challenge(http, ana, to=["bo"], expires_in=30).json
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=31)
+    games.accounts.clock = lambda: later
+    assert http.client.get(f"/v1/challenges/{offered['id']}").json["status"] == "expired"
+    assert http.client.get("/v1/challenges").json["challenges"] == []
+    late = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(bo))
+    assert late.status_code == 409 and "expired" in late.json["detail"]
+
+
+def test_a_challenge_not_offered_to_an_account_is_not_its_to_accept(http: Http) -> None:
+    ana, _, cy = sign_up(http, "ana"), sign_up(http, "bo"), sign_up(http, "cy")
+    offered = challenge(http, ana, to=["bo"]).json
+    refused = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(cy))
+    assert refused.status_code == 403 and refused.json["code"] == "forbidden"
+
+
+def test_bad_challenges_are_refused_clearly(http: Http) -> None:
+    ana = sign_up(http, "ana")
+    for body, status in ((dict(to=["nobody"]), 404), (dict(to=["ana"]), 422), (dict(players=9), 422),
+                         (dict(to=[]), 422), (dict(expires_in=24 * 3600 + 1), 422), (dict(game="chess"), 422),
+                         (dict(options={"nope": 1}), 422)):
+        assert challenge(http, ana, **body).status_code == status, body
+    assert http.client.post("/v1/challenges/nope/accept", headers=bearer(ana)).status_code == 404
+
+
+def test_of_accounts_racing_for_the_last_seat_one_starts_the_game_and_the_others_are_told(
+        http: Http, games: GameService) -> None:
+    keys = [sign_up(http, f"racer{index}") for index in range(5)]
+    offered = challenge(http, keys[0]).json
+
+    def accept(key: str) -> Any:
+        return http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(key))
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(accept, keys[1:]))
+    won = [answer for answer in answers if answer.status_code == 200]
+    lost = [answer for answer in answers if answer.status_code != 200]
+    assert len(won) == 1 and {answer.status_code for answer in lost} == {409}
+    assert all(answer.json["code"] == "challenge_closed" and "started" in answer.json["detail"] for answer in lost)
+    listing = games.store.list_games(limit=10)
+    assert [record.id for record in listing.games] == [won[0].json["game_id"]]
+    started = [sum(event["type"] == "gameStart" for event in account_events(http, key)) for key in keys]
+    assert sorted(started) == [0, 0, 0, 1, 1] and started[0] == 1

@@ -1,0 +1,77 @@
+"""Accounts across processes: two servers over one PostgreSQL. A key revoked through one is refused by
+the other at its next request; accounts racing for the last seat of an open challenge through
+different servers make one game."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.integration.multiprocess_http import bearer, servers_over
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(180)]
+
+
+@pytest.fixture
+def bases(postgres_database, tmp_path) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
+    """Two separate servers, one worker each, over a fresh database."""
+    with servers_over(postgres_database(), tmp_path, count=2, workers=1) as servers:
+        yield [server.base_url for server in servers]
+
+
+def sign_up(base: str, name: str) -> str:
+    created = httpx.post(f"{base}/v1/accounts", json={"name": name, "kind": "bot"}, timeout=30)
+    assert created.status_code == 201, created.text
+    return created.json()["key"]
+
+
+def test_a_key_revoked_through_one_server_is_refused_by_the_other_at_once(bases: list[str]) -> None:
+    key = sign_up(bases[0], "ana")
+    spare = httpx.post(f"{bases[0]}/v1/account/keys", json={"scopes": ["read"]}, headers=bearer(key), timeout=30)
+    spare_key = spare.json()["key"]
+    for base in bases:  # (both have used the key, and would have it cached if they cached keys)
+        assert httpx.get(f"{base}/v1/account", headers=bearer(spare_key), timeout=30).status_code == 200
+    revoked = httpx.delete(f"{bases[0]}/v1/account/keys/{spare_key[4:16]}", headers=bearer(key), timeout=30)
+    assert revoked.status_code == 204
+    for base in reversed(bases):
+        refused = httpx.get(f"{base}/v1/account", headers=bearer(spare_key), timeout=30)
+        assert refused.status_code == 401 and refused.json()["code"] == "unauthorized"
+        assert spare_key not in refused.text
+
+
+def test_accounts_racing_through_two_servers_for_the_last_seat_make_one_game(bases: list[str]) -> None:
+    challenger = sign_up(bases[0], "host")
+    racers = [sign_up(bases[index % 2], f"racer{index}") for index in range(2)]
+    for _ in range(10):
+        offered = httpx.post(f"{bases[0]}/v1/challenges", json={"game": "craits", "players": 2},
+                             headers=bearer(challenger), timeout=30).json()
+        answers: list[Any] = [None, None]
+        start = threading.Barrier(2)
+
+        def accept(index: int, offered: dict[str, Any] = offered, answers: list[Any] = answers,
+                   start: threading.Barrier = start) -> None:
+            with httpx.Client(base_url=bases[index], timeout=30) as http:
+                start.wait()
+                answers[index] = http.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(racers[index]))
+
+        threads = [threading.Thread(target=accept, args=(index,)) for index in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(answer.status_code for answer in answers) == [200, 409]
+        loser = next(answer for answer in answers if answer.status_code == 409).json()
+        assert loser["code"] == "challenge_closed" and "started" in loser["detail"]
+    games = httpx.get(f"{bases[1]}/v1/games", params={"limit": 100}, timeout=30).json()["games"]
+    assert len(games) == 10 and all(game["status"] == "active" for game in games)
+    events = httpx.get(f"{bases[1]}/v1/account/events", params={"limit": 100}, headers=bearer(challenger),
+                       timeout=30).json()["events"]
+    assert [event["type"] for event in events] == ["gameStart"] * 10
+    assert sorted(event["data"]["game_id"] for event in events) == sorted(game["id"] for game in games)
+    racer_starts = [len(httpx.get(f"{base}/v1/account/events", headers=bearer(key), timeout=30).json()["events"])
+                    for base, key in zip(bases, racers, strict=True)]
+    assert sum(racer_starts) == 10
