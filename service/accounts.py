@@ -208,16 +208,16 @@ def _key_listed(key: ApiKey) -> dict[str, Any]:
 
 def record_status(writes: AccountWrites, game_id: str, before: tables.Table, after: tables.Table,
                   at: dt.datetime) -> None:
-    """Tell the accounts seated in a game that it started (``gameStart``) or finished (``gameFinish``)."""
+    """Tell the accounts seated in a game that it started (``gameStart``) or ended (``gameFinish``)."""
     seated = {index: key_of(seat.account) for index, seat in enumerate(after.seats) if seat and seat.account}
     if not seated or before.status == after.status:
         return
     if after.status == tables.ACTIVE:
         for seat, account in seated.items():
             writes.append(account, "gameStart", {"game_id": game_id, "game": after.game.name, "seat": seat}, at)
-    elif after.status == tables.FINISHED:
+    elif after.status in tables.OVER:  # (finished, or aborted: no result)
         writes.finish_seats(game_id)
-        result = after.game.result(after.state)
+        result = after.game.result(after.state) if after.status == tables.FINISHED else None
         for seat, account in seated.items():
             writes.append(account, "gameFinish", {"game_id": game_id, "seat": seat, "result": result}, at)
 
