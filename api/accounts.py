@@ -217,7 +217,7 @@ class Keys(MethodView):
     @blp.doc(operationId="addKey", security=BEARER)
     @blp.arguments(AddKeySchema())
     @blp.response(201, NewKeySchema)
-    @problems(401, 403, 413, 415, 422)
+    @problems(400, 401, 403, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """A new key for the account (shown once), with no scope the calling key lacks."""
         return service().accounts.add_key(any_caller(), body["scopes"]), 201
@@ -266,7 +266,7 @@ class ChallengeList(MethodView):
     @blp.doc(operationId="createChallenge", security=BEARER)
     @blp.arguments(CreateChallengeSchema())
     @blp.response(201, ChallengeSchema)
-    @problems(401, 403, 404, 413, 415, 422)
+    @problems(400, 401, 403, 404, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Offer a game to named accounts, or to anyone (scope ``create``); it starts when every seat is accepted."""
         created = challenges().create(caller(CREATE), body["game"], body["players"], body["options"], body["to"],
@@ -300,7 +300,7 @@ class Decline(MethodView):
     @blp.doc(operationId="declineChallenge", security=BEARER)
     @blp.arguments(DeclineSchema())
     @blp.response(200, ChallengeSchema)
-    @problems(401, 403, 404, 409, 413, 415, 422)
+    @problems(400, 401, 403, 404, 409, 413, 415, 422)
     def post(self, body: dict[str, Any], challenge_id: str) -> dict[str, Any]:
         """Decline a challenge offered to this account by name (scope ``play``), with an optional reason."""
         return challenges().decline(caller("play"), challenge_id, body["reason"])
