@@ -10,7 +10,7 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 from werkzeug.exceptions import UnsupportedMediaType
 
-from api import examples
+from api import examples, jsonschema
 from api.context import bearer_token, service
 from api.errors import PROBLEM
 from api.parsing import Blueprint
@@ -170,6 +170,15 @@ class ChallengesSchema(ma.Schema):
     challenges = fields.List(fields.Nested(ChallengeSchema))
 
 
+def challenge_schema() -> dict[str, Any]:
+    """A challenge's body as JSON Schema: a game's as it is created (one branch per game and player
+    count), and to whom, rated, how long it stays open."""
+    more = {"to": {"type": ["array", "null"], "items": {"type": "string", "pattern": ACCOUNT_NAME}, "maxItems": 16},
+            "rated": {"type": "boolean"}, "expires_in": {"type": "integer", "minimum": 1, "maximum": MAX_EXPIRY}}
+    branches = jsonschema.create_game_schema()["oneOf"]
+    return {"oneOf": [{**branch, "properties": {**branch["properties"], **more}} for branch in branches]}
+
+
 # -- routes --------------------------------------------------------------------------------
 @blp.route("/accounts")
 class Accounts(MethodView):
@@ -265,6 +274,7 @@ class ChallengeList(MethodView):
 
     @blp.doc(operationId="createChallenge", security=BEARER)
     @blp.arguments(CreateChallengeSchema())
+    @blp.doc(requestBody={"content": {"application/json": {"schema": challenge_schema()}}})
     @blp.response(201, ChallengeSchema)
     @problems(400, 401, 403, 404, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:

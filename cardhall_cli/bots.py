@@ -28,12 +28,24 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 def _bot_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=["run"], help="run: play one game with the bot")
-    parser.add_argument("bot", metavar="BOT", help="path/to/file.py:function, a function choose(view) -> move")
+    parser.add_argument("action", choices=["run", "challenge"],
+                        help="run: play one game with the bot (with --key alone: live on the server as the "
+                             "key's account); challenge: offer a game to the named accounts")
+    parser.add_argument("subject", metavar="BOT | NAME", nargs="*",
+                        help="run: path/to/file.py:function, a function choose(view) -> move; challenge: the "
+                             "accounts offered the other seats (none: an open challenge)")
     parser.add_argument("--server", required=True, help="the server's base URL, e.g. http://localhost:8000")
-    where = parser.add_mutually_exclusive_group(required=True)
+    where = parser.add_mutually_exclusive_group()
     where.add_argument("--game", help="join this game (its id)")
-    where.add_argument("--new", metavar="GAME", help="create a game of GAME (craits or scat) and take seat 0")
+    where.add_argument("--new", metavar="GAME",
+                       help="create a game of GAME (craits or scat) and take seat 0; challenge: the game offered")
+    parser.add_argument("--key", help="an account's API key: run without --game or --new stays connected, "
+                                      "accepts challenges (--accept) and plays every game the account is seated in")
+    parser.add_argument("--accept", default="", metavar="GAMES",
+                        help="with --key: the games whose challenges to accept, e.g. craits,scat")
+    parser.add_argument("--concurrency", type=int, default=1, help="with --key: games played at once (default 1)")
+    parser.add_argument("--expires-in", type=int, default=60, help="challenge: seconds it stays open (default 60)")
+    parser.add_argument("--rated", action="store_true", help="challenge: a rated game")
     parser.add_argument("--players", type=int, default=2, help="players in a new game (default 2)")
     parser.add_argument("--fill", choices=["random", "greedy", "none"], default="random",
                         help="house bots for the other seats of a new game; none: wait for others (default random)")
@@ -51,7 +63,62 @@ def _bot_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command("bot", _bot_arguments)
 def bot(args: argparse.Namespace) -> int:
-    """Run a bot (a Python function) in a game on a server until the game ends."""
+    """Run a bot (a Python function) in a game on a server until the game ends, or live there as an account."""
+    if args.action == "challenge":
+        return _challenge(args)
+    if len(args.subject) != 1:
+        print("cardhall: bot run takes one bot: path/to/file.py:function", file=sys.stderr)
+        return 2
+    args.bot = args.subject[0]
+    if args.key and not (args.game or args.new):
+        return _live(args)
+    if not (args.game or args.new):
+        print("cardhall: bot run needs --game ID, --new GAME, or --key KEY (to live on the server)", file=sys.stderr)
+        return 2
+    return _run_one(args)
+
+
+def _live(args: argparse.Namespace) -> int:
+    """Stay on the server as the key's account until interrupted."""
+    from client import CardhallClient, CardhallError
+    from client.loading import load_bot
+    from client.lobby import live
+
+    choose = load_bot(args.bot)
+    accept = [name.strip() for name in args.accept.split(",") if name.strip()]
+    with CardhallClient(args.server, token=args.key, timeout=30.0) as client:
+        try:
+            print(f"{client.account()['name']} is live on {args.server}, accepting {', '.join(accept) or 'nothing'}, "
+                  f"{args.concurrency} game(s) at once", flush=True)
+            live(client, choose, accept, args.concurrency, lambda line: print(line, flush=True))
+        except CardhallError as error:
+            print(f"cardhall: {error}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 0
+    return 0
+
+
+def _challenge(args: argparse.Namespace) -> int:
+    """Offer a game to the named accounts (or anyone) and print the challenge."""
+    from client import CardhallClient, CardhallError
+
+    if not args.key or not args.new:
+        print("cardhall: bot challenge needs --key KEY and --new GAME", file=sys.stderr)
+        return 2
+    with CardhallClient(args.server, token=args.key) as client:
+        try:
+            offered = client.challenge(args.new, args.players, args.subject or None, options=dict(args.option),
+                                       rated=args.rated, expires_in=args.expires_in)
+        except CardhallError as error:
+            print(f"cardhall: {error}", file=sys.stderr)
+            return 1
+    print(json.dumps(offered), flush=True)
+    return 0
+
+
+def _run_one(args: argparse.Namespace) -> int:
+    """Play one game."""
     from client import CardhallClient, CardhallError
     from client.loading import load_bot
     from client.runner import NewGame, play, start

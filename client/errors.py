@@ -78,6 +78,22 @@ class PayloadTooLarge(CardhallError):
     code = "payload_too_large"
 
 
+class InsufficientScope(CardhallError):
+    """The API key lacks the scope (play, create, read) this needs."""
+
+    code = "insufficient_scope"
+
+
+class NameTaken(CardhallError):
+    code = "name_taken"
+
+
+class ChallengeClosed(CardhallError):
+    """The challenge started (another account took its last seat first), expired, was declined or canceled."""
+
+    code = "challenge_closed"
+
+
 class RateLimited(CardhallError):
     """Too many requests from this client, still so after the client waited out ``Retry-After``."""
 
@@ -94,7 +110,7 @@ ERRORS: dict[str, type[CardhallError]] = {
     cls.code: cls
     for cls in (ValidationError, Unauthorized, Forbidden, NotFound, SeatUnavailable, GameNotActive,
                 VersionConflict, NotYourTurn, SeatAbandoned, PreconditionFailed, IllegalMove, IdempotencyConflict,
-                PayloadTooLarge, RateLimited)
+                PayloadTooLarge, RateLimited, InsufficientScope, NameTaken, ChallengeClosed)
 }
 
 BY_STATUS: dict[int, type[CardhallError]] = {

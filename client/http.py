@@ -185,6 +185,76 @@ class CardhallClient:
                 stream.close()
         return view
 
+    # -- accounts and challenges (this client's token an account's API key) ----------------
+    def create_account(self, name: str, kind: str = "bot", description: str = "") -> dict[str, Any]:
+        """A new account; the answer's ``key`` (its first API key) is shown once."""
+        return self._call("POST", "/v1/accounts", json={"name": name, "kind": kind, "description": description},
+                          safe=False)
+
+    def account(self, name: str | None = None) -> dict[str, Any]:
+        """An account's page data (kind, games played and under way); without a name, this key's account."""
+        return self._call("GET", f"/v1/accounts/{name}" if name else "/v1/account")
+
+    def keys(self) -> list[dict[str, Any]]:
+        """This account's keys, by prefix."""
+        return self._call("GET", "/v1/account/keys")["keys"]
+
+    def add_key(self, scopes: list[str] | None = None) -> dict[str, Any]:
+        """A new key for this account (``key``, shown once), with at most this key's scopes."""
+        return self._call("POST", "/v1/account/keys", json={"scopes": scopes or ["play", "create", "read"]},
+                          safe=False)
+
+    def revoke_key(self, prefix: str) -> None:
+        """Revoke one of this account's keys (the 12 characters after ``chk_``)."""
+        self._call("DELETE", f"/v1/account/keys/{prefix}", safe=False)
+
+    def take_seat(self, game_id: str) -> JoinResult:
+        """Take the next free seat for this key's account: the key then moves for it."""
+        return self._call("POST", f"/v1/games/{game_id}/seats", json={}, safe=False)
+
+    def account_events(self, after: int = 0, limit: int = 100, wait: float = 0) -> dict[str, Any]:
+        """This account's events after id ``after``; ``wait`` (≤ 30 s) holds the request until there is one."""
+        params = {"after": after, "limit": limit, "wait": wait or None}
+        return self._call("GET", "/v1/account/events", params=params, timeout=self.timeout + wait)
+
+    def follow_account(self, after: int = 0, *, stop: Any = None) -> Iterator[dict[str, Any]]:
+        """This account's events from after ``after`` on, for ever (until ``stop()``), each once and in
+        order: long-polls, resumed after the last id seen, with back-off when the server is away."""
+        failures = 0
+        while stop is None or not stop():
+            try:
+                page = self.account_events(after, wait=LONG_POLL)
+            except ServerError:
+                failures += 1
+                time.sleep(min(30.0, self.backoff * 2**failures))
+                continue
+            failures = 0
+            for event in page["events"]:
+                after = event["id"]
+                yield event
+
+    def challenge(self, game: str, players: int = 2, to: list[str] | None = None, *,
+                  options: Mapping[str, Any] | None = None, rated: bool = False, expires_in: int = 60
+                  ) -> dict[str, Any]:
+        """Offer a game to the named accounts (one for each other seat), or to anyone (``to`` None)."""
+        body = {"game": game, "players": players, "options": dict(options or {}), "to": to, "rated": rated,
+                "expires_in": expires_in}
+        return self._call("POST", "/v1/challenges", json=body, safe=False)
+
+    def challenges(self) -> list[dict[str, Any]]:
+        """The open challenges, newest first."""
+        return self._call("GET", "/v1/challenges")["challenges"]
+
+    def accept(self, challenge_id: str) -> dict[str, Any]:
+        """Take a seat of a challenge; once every seat is taken its ``game_id`` is the game, started."""
+        return self._call("POST", f"/v1/challenges/{challenge_id}/accept", safe=False)
+
+    def decline(self, challenge_id: str, reason: str | None = None) -> dict[str, Any]:
+        return self._call("POST", f"/v1/challenges/{challenge_id}/decline", json={"reason": reason}, safe=False)
+
+    def cancel(self, challenge_id: str) -> dict[str, Any]:
+        return self._call("POST", f"/v1/challenges/{challenge_id}/cancel", safe=False)
+
     # -- plumbing -------------------------------------------------------------
     def _caught_up(self, game_id: str, last: int) -> bool:
         summary = self.game(game_id)

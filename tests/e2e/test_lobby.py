@@ -1,0 +1,86 @@
+"""Bots that live on the platform (client.lobby, ``cardhall bot run --key``, ``cardhall bot challenge``),
+against a real server: a challenge is accepted and both bots play its game to the end."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from cardhall_cli import main
+from client import CardhallClient
+from client.lobby import Lobby
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def first_move(view: dict[str, Any]) -> dict[str, Any]:
+    return view["legal_moves"][0]
+
+
+def sign_up(base: str, name: str) -> CardhallClient:
+    with CardhallClient(base) as anonymous:
+        key = anonymous.create_account(name)["key"]
+    return CardhallClient(base, token=key, timeout=30.0)
+
+
+def test_a_living_bot_accepts_a_challenge_it_likes_declines_one_it_does_not_and_plays_to_the_end(
+        live_server: str, capsys: Any) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    host, guest = sign_up(live_server, f"host{suffix}"), sign_up(live_server, f"guest{suffix}")
+    said: list[str] = []
+    finished = threading.Event()
+    lobby = Lobby(guest, first_move, accept={"craits"}, concurrency=1, say=said.append)
+    original = lobby.handle
+
+    def handle(event: dict[str, Any]) -> None:
+        original(event)
+        if event["type"] == "gameFinish":
+            finished.set()
+
+    lobby.handle = handle  # type: ignore[method-assign]
+    living = threading.Thread(target=lobby.run, args=(finished.is_set, 0))
+    living.start()
+    try:
+        declined = host.challenge("scat", 2, [guest.account()["name"]])
+        offered = host.challenge("craits", 2, [guest.account()["name"]], options={"short": True})
+        hosting = Lobby(host, first_move, accept=(), say=said.append)
+        hosting.handle({"type": "gameStart", "data": {"game_id": _started(host, offered["id"])}})
+        assert finished.wait(120), said
+    finally:
+        finished.set()
+        living.join(60)
+    assert host.challenges() == [] and _status(host, declined["id"]) == "declined"
+    game = host.game(_started(host, offered["id"]))
+    assert game["status"] == "finished" and [seat["account"] for seat in game["seats"]] == [
+        f"host{suffix}", f"guest{suffix}"]
+    assert host.account()["games"] == {"played": 1, "current": []}
+    host.close()
+    guest.close()
+
+
+def _status(client: CardhallClient, challenge_id: str) -> str:
+    return client._call("GET", f"/v1/challenges/{challenge_id}")["status"]
+
+
+def _started(client: CardhallClient, challenge_id: str) -> str:
+    """The game of a challenge, once it has one (the living bot accepts it in its own time)."""
+    for event in client.follow_account():
+        if event["type"] == "gameStart":
+            return event["data"]["game_id"]
+    raise AssertionError("unreachable")
+
+
+def test_bot_challenge_offers_a_game_from_the_command_line(live_server: str, capsys: Any) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    host, guest = sign_up(live_server, f"h{suffix}"), sign_up(live_server, f"g{suffix}")
+    code = main(["bot", "challenge", f"g{suffix}", "--server", live_server, "--key", str(host.token),
+                 "--new", "scat", "--players", "2", "--expires-in", "600"])
+    assert code == 0
+    offered = json.loads(capsys.readouterr().out)
+    assert offered["to"] == [f"g{suffix}"] and offered["game"] == "scat" and offered["status"] == "open"
+    assert [event["type"] for event in guest.account_events()["events"]] == ["challenge"]
+    host.close()
+    guest.close()
