@@ -64,3 +64,9 @@ def rules_page(game: str) -> str:
         abort(404)
     title, body = found
     return render_template("rules.html", title=title, body=body, games=rules.games())
+
+
+@blueprint.get("/accounts/<string:name>")
+def account(name: str) -> str:
+    """An account's page: its kind, since when, the games it played and plays."""
+    return render_template("account.html", name=name)

@@ -84,3 +84,10 @@ def test_bot_challenge_offers_a_game_from_the_command_line(live_server: str, cap
     assert [event["type"] for event in guest.account_events()["events"]] == ["challenge"]
     host.close()
     guest.close()
+
+
+def test_the_living_bot_of_the_docs_is_the_example_and_under_30_lines() -> None:
+    example = (EXAMPLES / "live_bot.py").read_text()
+    assert example in (EXAMPLES.parent / "docs" / "bots.md").read_text()
+    assert len(example.splitlines()) < 30
+    compile(example, "live_bot.py", "exec")

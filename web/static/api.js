@@ -50,6 +50,7 @@ export function seatName(summary, seat, version = Infinity) {
   const sitter = summary.seats[seat];
   if (!sitter || !sitter.taken) return `seat ${seat} (open)`;
   if (sitter.name && sitter.bot_since && version >= sitter.bot_since) return `${sitter.name} → ${sitter.bot} bot since #${sitter.bot_since}`;
+  if (sitter.account) return sitter.bot === true ? `${sitter.account} (bot)` : sitter.account;
   return sitter.name || `${sitter.bot} bot ${seat}`;
 }
 

@@ -1,0 +1,46 @@
+"""Accounts in the pages: sign in by pasting a key (kept in the browser, never in a URL), the lobby's
+open challenges with Accept, and an account's page."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.e2e.web.conftest import settled
+
+
+def test_signing_in_with_a_key_accepts_an_open_challenge_and_opens_its_game(page, api):
+    suffix = uuid.uuid4().hex[:8]
+    host = api.client.post("/accounts", json={"name": f"host{suffix}", "kind": "bot"}).json()["key"]
+    guest = api.client.post("/accounts", json={"name": f"guest{suffix}", "kind": "person"}).json()["key"]
+    offered = api.client.post("/challenges", json={"game": "scat", "players": 2, "expires_in": 600},
+                              headers={"Authorization": f"Bearer {host}"}).json()
+    page.goto("/")
+    settled(page)
+    row = page.locator(f"#challenge-rows li[data-challenge='{offered['id']}']")
+    assert row.locator("button", has_text="Accept").is_disabled()
+    page.fill("#account-key", guest)
+    page.click("#sign-in button")
+    page.wait_for_selector("#signed-in:not([hidden])")
+    assert page.inner_text("#account-link") == f"guest{suffix}"
+    row.locator("button", has_text="Accept").click()
+    page.wait_for_url("**/games/*")
+    game_id = page.url.rsplit("/", 1)[-1]
+    settled(page)
+    assert [seat["account"] for seat in api.summary(game_id)["seats"]] == [f"host{suffix}", f"guest{suffix}"]
+    assert guest not in page.url
+    assert page.evaluate("localStorage.getItem('cardhall.account')").count(guest) == 1
+    page.goto(f"/accounts/guest{suffix}")
+    settled(page)
+    assert page.inner_text("#account-kind") == "a person"
+    assert page.locator("#current-games a").get_attribute("href") == f"/games/{game_id}"
+    assert page.watched.errors == [] and page.watched.outside == []
+
+
+def test_a_key_the_server_refuses_is_said_so(page):
+    page.goto("/")
+    settled(page)
+    page.fill("#account-key", "chk_000000000000_nothing")
+    page.click("#sign-in button")
+    page.wait_for_selector("#account-problem:not([hidden])")
+    assert "not valid" in page.inner_text("#account-problem")
+    assert page.is_hidden("#signed-in")
