@@ -121,3 +121,8 @@ def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel()
     out = run_script("env.py", "--seconds", "0.05")
     assert "cardhall env craits 4p" in out and "decisions/s" in out
     assert "rlcard uno 2p" in out and "open_spiel crazy_eights 2p" in out and "not installed" not in out
+
+
+def test_the_accounts_benchmark_challenges_in_pairs_and_prints_its_table() -> None:
+    out = run_script("accounts.py", "--accounts", "4", "--rounds", "1", "--databases", "sqlite")
+    assert "Accounts:" in out and "│ sqlite x1" in out and "gameStarts" in out
