@@ -13,6 +13,7 @@ import cardhall_env
 import persistence
 from api import create_app
 from cardhall_env.aec import CardhallEnv
+from domain import table as tables
 from domain.events import Event
 from persistence.port import NewEvent
 from service.games import GameService, hash_token
@@ -142,9 +143,45 @@ def test_many_server_games_of_both_games_step_through_the_environment_to_the_ser
                     service.view(game_id, token, at=version)
 
 
-#: Server games the test above steps through, two of each table: each version's past view is a replay on the
+#: Server games the test above steps through, one of each table: each version's past view is a replay on the
 #: server, so a game of 1,000 events costs seconds (a longer run's count is in docs/env.md).
-GAMES = 16
+GAMES = 8
+
+
+def fold_and_compare(service: GameService, number: int) -> int:
+    """Server game ``number`` (a person in seat 0 playing random moves, house bots in the others) stepped through
+    the environment from its log; every seat's view at every version compared with the server's, folded once
+    from the stored log with the domain's own replay; the versions compared."""
+    game, players, options = FOLDED_TABLES[number % len(FOLDED_TABLES)]
+    rng = random.Random(number)
+    game_id = service.create_game(game, players, {**options, "seed": number})["id"]
+    token = service.join(game_id, name="p0")["token"]
+    for seat in range(1, players):
+        service.join(game_id, bot=("greedy", "random")[(seat + number) % 2])
+    while moves := service.view(game_id, token)["legal_moves"]:
+        service.move(game_id, token, rng.choice(moves))
+    log = whole_events(service, game_id)
+    env = step_through([{**event, "recorded_at": None} for event in log])
+    server = None
+    for version, event in enumerate(log, start=1):
+        server = tables.replay_records([(event["type"], event["seat"], event["data"])], server)
+        for seat in (None, *range(players)):
+            assert env.match.view_at(version, seat, reveal_all=True, with_moves=False) == \
+                tables.view(server, seat, reveal_all=True, with_moves=False)
+    return len(log)
+
+
+FOLDED_TABLES = [("craits", players, {"short": True}) for players in (2, 3, 4, 5)] + \
+                [("scat", players, {}) for players in (2, 3, 4, 6, 9)]
+#: Server games the test below steps through (python3 -m tests.e2e.test_env_logs N runs N of them).
+FOLDED_GAMES = 60
+
+
+@pytest.mark.slow
+def test_server_games_with_house_bots_step_through_the_environment_to_the_servers_fold_at_every_version(
+        service: GameService) -> None:
+    for number in range(FOLDED_GAMES):
+        fold_and_compare(service, number)
 
 
 def import_log(service: GameService, log: list[dict[str, Any]]) -> tuple[str, dict[int, str]]:
@@ -188,3 +225,13 @@ def whole_events(service: GameService, game_id: str) -> list[dict[str, Any]]:
     while not events or len(events) < service.table(game_id).version:
         events += service.events(game_id, None, after=len(events), limit=1000)["events"]
     return events
+
+
+if __name__ == "__main__":  # a longer run than the suite's: python3 -m tests.e2e.test_env_logs 1000
+    import sys
+    import time
+
+    started, store = time.perf_counter(), GameService(persistence.open_store("memory://"))
+    versions = sum(fold_and_compare(store, number) for number in range(int(sys.argv[1])))
+    print(f"{sys.argv[1]} server games, {versions} versions: every seat's view equal, "
+          f"{time.perf_counter() - started:.0f} s")
