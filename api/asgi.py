@@ -1,8 +1,8 @@
 """The ASGI entry point for uvicorn: ``api.asgi:app`` (configured like ``api.wsgi``).
 
 One Starlette app: the waiting endpoints are its ``async`` handlers (:mod:`api.waiting`),
-and every other route is the Flask app, mounted through a2wsgi, which runs it in a
-thread pool as under a threaded WSGI server: the same checks, the same errors.
+and every other route is the Flask app, mounted as its fallback (:mod:`api.mount`), which
+runs it in a thread pool as under a threaded WSGI server: the same checks, the same errors.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
-from a2wsgi import WSGIMiddleware
 from flask import Flask
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api.mount import ThreadedWsgi
 from api.waiting import Waiting
 
 
@@ -26,7 +26,7 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     """The ASGI app serving ``flask``: its routes in ``threads`` threads; its followers on the event loop, whose
     checks and reads have a quarter as many threads of their own (at least 2), so that moves, views and
     ``/healthz`` never queue behind a burst of followers woken at once."""
-    wsgi = WSGIMiddleware(flask, workers=threads)  # type: ignore[arg-type]
+    wsgi = ThreadedWsgi(flask, threads)
     waiting = Waiting(flask, max(2, threads // 4))
 
     app = Starlette(routes=[

@@ -1,0 +1,74 @@
+"""The Flask app as the ASGI app's fallback: each request crosses to a thread once and back once.
+
+Its body is read on the event loop first (no further than the app's ``MAX_CONTENT_LENGTH`` and
+one byte more, which is how the app tells a chunked body past its limit; nothing of a body
+declared longer), the app makes its whole answer in a thread of the pool, and the loop sends it.
+a2wsgi's ``WSGIMiddleware``, which this stands for (its environ is still a2wsgi's), crosses
+threads for each part of the answer and each read of the body: measured in-process
+(docs/deploy.md, "Serving model"), a request through it cost 0.3–0.5 ms more CPU, about
+two thirds more than through this. The Flask app's answers are finite: the routes that wait or
+stream are the ASGI app's own (:mod:`api.waiting`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from a2wsgi.wsgi import build_environ
+from flask import Flask
+from starlette.types import Receive, Scope, Send
+
+
+class ThreadedWsgi:
+    """``flask`` served to ASGI from a pool of ``threads`` threads."""
+
+    def __init__(self, flask: Flask, threads: int) -> None:
+        self.app = flask
+        self.limit: int | None = flask.config.get("MAX_CONTENT_LENGTH")
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="cardhall-http")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        environ = build_environ(scope, io.BytesIO(await self._body(scope, receive)))  # type: ignore[arg-type]
+        environ["wsgi.input_terminated"] = True  # (a chunked body ends where its bytes end)
+        status, headers, body = await asyncio.get_running_loop().run_in_executor(self.executor, self._answer, environ)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _body(self, scope: Scope, receive: Receive) -> bytes:
+        """The request's body, read no further than the app will look (nothing of one declared too long)."""
+        declared = next((value for name, value in scope["headers"] if name == b"content-length"), None)
+        if self.limit is not None and declared is not None and declared.isdigit() and int(declared) > self.limit:
+            return b""  # (the app refuses it by its length alone)
+        chunks, size = [], 0
+        while self.limit is None or size <= self.limit:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    def _answer(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The app's whole answer to ``environ``, in this thread: status, headers (as ASGI sends them), body."""
+        started: list[Any] = []
+        chunks: list[bytes] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
+            started[:] = [status, headers]
+            return chunks.append
+
+        answer = self.app(environ, start_response)
+        try:
+            chunks.extend(answer)
+        finally:
+            if hasattr(answer, "close"):
+                answer.close()
+        status, headers = started
+        return (int(status.split(" ", 1)[0]),
+                [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers], b"".join(chunks))
