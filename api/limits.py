@@ -14,7 +14,7 @@ Every answer under a limit carries ``RateLimit-Limit``, ``RateLimit-Remaining`` 
 - ``CARDHALL_ACCOUNT_RATE_LIMIT``: accounts an address may create (counted by address: a new
   account's key would otherwise be a new client).
 - ``CARDHALL_RATE_LIMIT_STORAGE``: where counters live: ``memory://`` (one process) or
-  ``cardhall+sqlite:///path`` (several workers on one host; ``cardhall serve`` picks it).
+  ``cardhall+sqlite:///path`` (several workers on one host; ``cardhall serve`` picks it; :mod:`api.ratelimits`).
 
 House bots never meet a limit: their turns are played inside the request that gives
 them the turn, never as requests of their own. Liveness and the API's description
@@ -34,6 +34,7 @@ from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 
+from api import ratelimits  # noqa: F401  (registers the storage cardhall+sqlite:// with the limits library)
 from api.context import service
 
 #: A fair bot's rate is a few requests a second, bursts of its moves' answers included.

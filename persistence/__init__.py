@@ -1,4 +1,7 @@
-"""Persistence: the event store port and its backends (SQLite, PostgreSQL, memory).
+"""Persistence: the event store port and its backends (SQLite, PostgreSQL, memory), each in a module of its own.
+
+Beside each store, its announcements (``store.announcements``, the port
+:class:`persistence.port.Announcements`): what the process hears of appends as they commit.
 
 ``open_store(url)`` picks the backend from the URL:
 

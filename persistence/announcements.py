@@ -1,42 +1,37 @@
-"""Announcing a game's appends to those who follow it, within and across processes.
+"""A process's announcements of appends (the :class:`persistence.port.Announcements` port): its own
+commits at once, and other processes' as its backend's listener tells it.
 
-Every process keeps one :class:`Announcements` board: appends committed in this
-process announce themselves on it at once, and one background thread per
-process announces what other processes committed — a LISTEN connection on
-PostgreSQL (:class:`PostgresListener`), a poll of the events table on SQLite
-(:class:`SqlitePoller`). Followers :meth:`Announcements.subscribe`: their callback
-is called from the announcing thread and must only hand the news on (e.g.
-``loop.call_soon_threadsafe``); they confirm with a read from the store, so a lost
-or late announcement costs latency, never correctness.
+Every store keeps one :class:`Board`: appends committed in this process are announced on it
+at commit, and a :class:`Listener` thread (started on first use) announces what other
+processes committed — the PostgreSQL store's LISTEN connection, the SQLite store's poll of
+the events table. A backend that hears of nothing else (memory) has no listener.
+Followers subscribe: their callback is called from the announcing thread and must only hand
+the news on (e.g. ``loop.call_soon_threadsafe``); they confirm with a read from the store, so a
+lost or late announcement costs latency, never correctness.
 """
 
 from __future__ import annotations
 
 import collections
-import logging
 import threading
 from collections.abc import Callable
-from typing import Any
 
-import sqlalchemy as sa
-
-from persistence.schema import events
-
-CHANNEL = "cardhall_events"
-log = logging.getLogger(__name__)
+from persistence.port import Announcements
 
 
-class Announcements:
+class Board(Announcements):
     """The latest version announced for each game, and the callbacks of those who follow a game."""
 
-    #: How many games' newest versions :meth:`heard` remembers before it forgets them all.
+    #: How many games' newest versions :meth:`latest` remembers before it forgets them all.
     HEARD_LIMIT = 100_000
 
-    def __init__(self) -> None:
+    def __init__(self, listener: Callable[[Board], Listener] | None = None) -> None:
+        """``listener(board)``: the thread that announces other processes' appends on it (None: there are none)."""
         self._changed = threading.Condition()  # (notified when someone subscribes: a poller idles without them)
         self._heard: dict[str, int] = {}
         self._heard_lock = threading.Lock()
         self._subscribers: dict[str, set[Callable[[int | None], None]]] = collections.defaultdict(set)
+        self.listener = None if listener is None else listener(self)
 
     def announce(self, game_id: str, version: int) -> None:
         """A commit made the game reach ``version``."""
@@ -61,16 +56,14 @@ class Announcements:
             callback(None)
 
     def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
-        """Call ``callback(version)`` on each announcement of the game, ``callback(None)`` when
-        announcements may have been lost (re-read the store); the function that unsubscribes.
-
-        The subscriber hears at once the newest version heard before it subscribed, so an append
-        between its last read and now is not missed.
-        """
+        """The subscriber hears at once the newest version heard before it subscribed, so an append between
+        its last read and now is not missed."""
+        if self.listener is not None:
+            self.listener.start()
         with self._changed:
             self._subscribers[game_id].add(callback)
             self._changed.notify_all()  # (a poller idling for want of subscribers)
-        if (heard := self.heard(game_id)) is not None:
+        if (heard := self._heard.get(game_id)) is not None:
             callback(heard)
 
         def unsubscribe() -> None:
@@ -81,8 +74,12 @@ class Announcements:
 
         return unsubscribe
 
-    def heard(self, game_id: str) -> int | None:
-        """The newest version announced for the game since the last :meth:`announce_all`, if any."""
+    def latest(self, game_id: str) -> int | None:
+        """Only once the listener runs (started here): before, the board knows this process's appends alone."""
+        if self.listener is not None:
+            self.listener.start()
+            if not self.listener.ready.is_set():
+                return None
         return self._heard.get(game_id)
 
     def has_subscribers(self) -> bool:
@@ -95,13 +92,19 @@ class Announcements:
         with self._changed:
             self._changed.wait_for(lambda: bool(self._subscribers), timeout)
 
+    def close(self) -> None:
+        """Stop the listener."""
+        if self.listener is not None:
+            self.listener.close()
 
-class _Background:
-    """A daemon thread started on first use and stopped by :meth:`close`."""
 
-    name = "cardhall-wakeups"
+class Listener:
+    """A daemon thread that announces other processes' appends on a board: started on first use, stopped by
+    :meth:`close`; ``ready`` while it hears every append."""
 
-    def __init__(self, board: Announcements) -> None:
+    name = "cardhall-listener"
+
+    def __init__(self, board: Board) -> None:
         self.board = board
         self.ready = threading.Event()
         self._closed = threading.Event()
@@ -110,6 +113,8 @@ class _Background:
 
     def start(self) -> None:
         """Start the thread unless it runs already."""
+        if self._thread is not None:
+            return
         with self._lock:
             if self._thread is None and not self._closed.is_set():
                 self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
@@ -124,71 +129,3 @@ class _Background:
 
     def _run(self) -> None:
         raise NotImplementedError
-
-
-class SqlitePoller(_Background):
-    """Announces other processes' commits by polling the events table while anyone waits."""
-
-    name = "cardhall-sqlite-poller"
-
-    def __init__(self, board: Announcements, engine: sa.Engine, interval: float = 0.05) -> None:
-        super().__init__(board)
-        self.engine, self.interval = engine, interval
-
-    def _run(self) -> None:
-        last = self._poll(None)
-        self.ready.set()
-        while not self._closed.is_set():
-            self.board.idle(timeout=0.25)
-            if self.board.has_subscribers() and not self._closed.wait(self.interval):
-                last = self._poll(last)
-
-    def _poll(self, last: int | None) -> int | None:
-        """Announce each game's newest version past position ``last``; the new last position."""
-        try:
-            with self.engine.connect() as connection:
-                if last is None:
-                    return connection.scalar(sa.select(sa.func.max(events.c.position))) or 0
-                query = (
-                    sa.select(events.c.game_id, sa.func.max(events.c.version), sa.func.max(events.c.position))
-                    .where(events.c.position > last)
-                    .group_by(events.c.game_id)
-                )
-                rows = connection.execute(query).all()
-        except sa.exc.DBAPIError:
-            log.exception("polling the events table failed")
-            return last
-        for game_id, version, position in rows:
-            self.board.announce(game_id, version)
-            last = max(last, position)
-        return last
-
-
-class PostgresListener(_Background):
-    """One LISTEN connection per process; each NOTIFY ``game_id:version`` is announced."""
-
-    name = "cardhall-pg-listener"
-
-    def __init__(self, board: Announcements, connect: Callable[[], Any]) -> None:
-        super().__init__(board)
-        self.connect = connect
-
-    def _run(self) -> None:
-        while not self._closed.is_set():
-            try:
-                self._listen()
-            except Exception:  # the server went away: reconnect, and make everyone re-read
-                log.exception("the LISTEN connection failed; reconnecting")
-            self.ready.clear()
-            self.board.announce_all()
-            self._closed.wait(1.0)
-
-    def _listen(self) -> None:
-        with self.connect() as connection:
-            connection.execute(f"LISTEN {CHANNEL}")
-            self.ready.set()
-            self.board.announce_all()
-            while not self._closed.is_set():
-                for notice in connection.notifies(timeout=0.25):  # so close() is quick
-                    game_id, _, version = notice.payload.rpartition(":")
-                    self.board.announce(game_id, int(version))

@@ -7,11 +7,11 @@ import dataclasses
 import datetime as dt
 import secrets
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
+from persistence.announcements import Board
 from persistence.cursor import decode_cursor, encode_cursor
-from persistence.notify import Announcements
 from persistence.port import (
     EventStore,
     GameExists,
@@ -75,9 +75,6 @@ class MemoryTransaction(Transaction):
         log = self.state.events.get(game_id)
         return None if log is None else len(log)
 
-    def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        return self.state.events.get(game_id, [])[after:]
-
     def set_status(self, game_id: str, status: str) -> None:
         if game_id not in self.state.games:
             raise UnknownGame(game_id)
@@ -105,8 +102,6 @@ class MemoryTransaction(Transaction):
             raise UnknownGame(game_id)
         self.state.snapshots[game_id] = Snapshot(version, fingerprint, bytes(blob))
 
-    def latest_snapshot(self, game_id: str) -> Snapshot | None:
-        return self.state.snapshots.get(game_id)
 
 
 class MemoryEventStore(EventStore):
@@ -115,7 +110,7 @@ class MemoryEventStore(EventStore):
     def __init__(self) -> None:
         self._state = _MemoryState()
         self._lock = threading.RLock()
-        self._board = Announcements()  # (every append is this process's: it hears them all)
+        self.announcements = Board()  # (every append is this process's: it hears them all)
         self._shuffle_secret = secrets.token_hex(32)  # lives as long as the games it keys
 
     @contextmanager
@@ -132,7 +127,7 @@ class MemoryEventStore(EventStore):
             yield work
             self._state = working
         for game_id, version in work.appended.items():
-            self._board.announce(game_id, version)
+            self.announcements.announce(game_id, version)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         log = self._state.events.get(game_id, [])
@@ -170,15 +165,6 @@ class MemoryEventStore(EventStore):
         state, now = self._state, as_utc(now)
         due = sorted((deadline, game_id) for game_id, deadline in state.deadlines.items() if deadline <= now)
         return [(game_id, len(state.events[game_id])) for _, game_id in due[:limit]]
-
-    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
-        return self._board.subscribe(game_id, callback)
-
-    def heard(self, game_id: str) -> int | None:
-        return self._board.heard(game_id)
-
-    def latest_heard(self, game_id: str) -> int | None:
-        return self._board.heard(game_id)
 
     def shuffle_secret(self) -> str:
         return self._shuffle_secret

@@ -132,10 +132,6 @@ class Transaction(abc.ABC):
         """The game's version as this transaction sees it (its own appends included); None if no game."""
 
     @abc.abstractmethod
-    def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        """The game's events with version > ``after`` as this transaction sees them, in order."""
-
-    @abc.abstractmethod
     def set_status(self, game_id: str, status: str) -> None:
         """Update the listing's status of a game; UnknownGame if there is none."""
 
@@ -160,13 +156,27 @@ class Transaction(abc.ABC):
     def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
         """Keep ``blob`` as the game's snapshot at ``version``, replacing any earlier one (one per game)."""
 
+
+class Announcements(abc.ABC):
+    """What this process hears of the appends to the store beside which it is kept (``EventStore.announcements``):
+    its own at commit, other processes' as its backend tells it. A hint, never the truth: an append checks the
+    version itself, and a follower confirms what it heard with a read."""
+
     @abc.abstractmethod
-    def latest_snapshot(self, game_id: str) -> Snapshot | None:
-        """The game's snapshot as this transaction sees it, if any."""
+    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
+        """Have ``callback(version)`` called (from any thread) as the game's appends are heard of, and
+        ``callback(None)`` when some may have been missed (re-read the store); the function that stops it."""
+
+    @abc.abstractmethod
+    def latest(self, game_id: str) -> int | None:
+        """The game's newest version heard of while this process hears every process's appends; None when
+        it cannot tell (it has heard nothing of the game, or does not hear other processes yet)."""
 
 
 class EventStore(abc.ABC):
-    """The store port."""
+    """The store port; ``announcements`` is what the process hears of its appends."""
+
+    announcements: Announcements
 
     @abc.abstractmethod
     def transaction(self) -> AbstractContextManager[Transaction]:
@@ -204,32 +214,8 @@ class EventStore(abc.ABC):
     def seat_for_token(self, token_hash: str) -> tuple[str, int] | None:
         """The (game id, seat) a token hash acts for."""
 
-    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
-        """Have ``callback(version)`` called (from any thread) as the game's appends are heard of,
-        ``callback(None)`` when some may have been missed; the function that stops it.
-
-        For waiters that hold no thread; they re-read the store now and then all the same. A store
-        that hears of nothing (this default) leaves them to those re-reads.
-        """
-        return lambda: None
-
     def pool_use(self) -> tuple[int, int] | None:
         """Database connections in use and the pool's size, for a store with a pool."""
-        return None
-
-    def latest_heard(self, game_id: str) -> int | None:
-        """The game's newest version as this process has heard of it, if it hears of appends
-        as they commit (its own, and on PostgreSQL every process's); else None (only a read can tell).
-
-        A hint for optimistic writers, never the truth: an append checks the version itself.
-        """
-        return None
-
-    def heard(self, game_id: str) -> int | None:
-        """The game's newest version as this process has heard of it, while it hears of the game
-        at all (someone follows it); None if it heard nothing. Unlike :meth:`latest_heard`, it may
-        lag another process's append by that announcement's delay: a hint for a reader about to
-        wait anyway, whom that announcement wakes."""
         return None
 
     @abc.abstractmethod

@@ -13,9 +13,9 @@ flight, is caught by ``UNIQUE(game_id, version)`` instead (the insert waits for
 the other transaction, then fails), which the store reports as the same
 VersionConflict. Of any two appends after one version, one is refused.
 
-**Waiting.** Appends committed in this process wake its waiters at once; every
+**Announcements.** Appends committed in this process are announced at once; every
 process keeps one LISTEN connection (:class:`PostgresListener`) that hears every
-process's NOTIFY and wakes its waiters, who re-read the store. The NOTIFY is sent
+process's NOTIFY and announces it; followers re-read the store. The NOTIFY is sent
 after the append's COMMIT, in a statement of its own: a transaction that notifies
 takes a lock of the whole database from its NOTIFY until its commit is done, flush
 to disk included, so a NOTIFY inside the append would make every game's commits
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,8 +35,8 @@ import psycopg
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from persistence.engine import JSON_SERIALIZER
-from persistence.notify import CHANNEL, PostgresListener
+from persistence.announcements import Board, Listener
+from persistence.engine import JSON_SERIALIZER, pool_options
 from persistence.port import NewEvent, Transaction
 from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 
@@ -59,6 +59,16 @@ APPEND_SQL = (
     "SELECT version FROM new"
 )
 log = logging.getLogger(__name__)
+#: The channel of the NOTIFY each append sends, ``game_id:version``.
+CHANNEL = "cardhall_events"
+# PostgreSQL: at most 4 connections a worker, all kept once opened, and no overflow:
+# SQLAlchemy closes an overflow connection when it is handed back, so with overflow a busy
+# worker opened and closed PostgreSQL sessions without end. Far fewer than the 32 threads,
+# which are there for waiting requests (they hold no connection): the requests past the
+# pool's size wait their turn inside the worker, asleep, rather than as PostgreSQL backends
+# contending for the database's cores and its locks (PostgreSQL's rule of thumb: about twice
+# its cores in active connections). docs/performance.md has the measurements.
+POSTGRES_POOL_SIZE = 4
 
 
 def run(driver: psycopg.Connection, command: bytes) -> None:
@@ -136,8 +146,8 @@ class PostgresEventStore(SqlEventStore):
             except psycopg.Error as error:
                 log.warning("NOTIFY after an append failed: %s", error)
 
-    def _new_waker(self) -> PostgresListener:
-        return PostgresListener(self._board, self._listen_connection)
+    def _listener(self, board: Board) -> PostgresListener:
+        return PostgresListener(board, self._listen_connection)
 
     def is_outage(self, driver_error: BaseException) -> bool:
         """A connection-class error. A missing table is a ProgrammingError: a bug or a deployment
@@ -160,13 +170,48 @@ class PostgresEventStore(SqlEventStore):
             connection.invalidate()
             self.engine.dispose(close=False)
 
-    def latest_heard(self, game_id: str) -> int | None:
-        """What this process's LISTEN connection (started here if need be) has heard, while it
-        listens; it hears every commit of every process."""
-        self._waker.start()
-        return self._board.heard(game_id) if self._waker.ready.is_set() else None
-
     def _listen_connection(self) -> Any:
         """A dedicated autocommit psycopg connection, outside the pool, for LISTEN."""
         args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
         return psycopg.connect(*args, **kwargs, autocommit=True)
+
+
+def postgres_engine(url: sa.URL, *, autocommit: bool) -> sa.Engine:
+    """The engine of a PostgreSQL database: a pool of psycopg connections (in autocommit for the store)."""
+    # No pool_pre_ping: it costs a round trip per checkout. A dead connection fails its
+    # statement instead, which makes SQLAlchemy discard every connection of the pool opened
+    # before it; reads then try once more (SqlEventStore._read), a write answers 503.
+    if autocommit:  # (a connection's checkout and return then cost no round trip, nor any psycopg call)
+        return sa.create_engine(url, pool_recycle=1800, isolation_level="AUTOCOMMIT", pool_reset_on_return=None,
+                                json_serializer=JSON_SERIALIZER, **pool_options(POSTGRES_POOL_SIZE))
+    return sa.create_engine(url, pool_recycle=1800, json_serializer=JSON_SERIALIZER, **pool_options(POSTGRES_POOL_SIZE))
+
+
+class PostgresListener(Listener):
+    """One LISTEN connection per process; each NOTIFY ``game_id:version`` is announced."""
+
+    name = "cardhall-pg-listener"
+
+    def __init__(self, board: Board, connect: Callable[[], Any]) -> None:
+        super().__init__(board)
+        self.connect = connect
+
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            try:
+                self._listen()
+            except Exception:  # the server went away: reconnect, and make everyone re-read
+                log.exception("the LISTEN connection failed; reconnecting")
+            self.ready.clear()
+            self.board.announce_all()
+            self._closed.wait(1.0)
+
+    def _listen(self) -> None:
+        with self.connect() as connection:
+            connection.execute(f"LISTEN {CHANNEL}")
+            self.ready.set()
+            self.board.announce_all()
+            while not self._closed.is_set():
+                for notice in connection.notifies(timeout=0.25):  # so close() is quick
+                    game_id, _, version = notice.payload.rpartition(":")
+                    self.board.announce(game_id, int(version))

@@ -16,16 +16,41 @@ append's version check and the others' always pass. Its values are bound with
 the columns' own SQLAlchemy processors, so rows are stored exactly as Core would
 store them.
 
-**Waiting.** Appends committed in this process wake its waiters at once; another
+**Announcements.** Appends committed in this process are announced at once; another
 process's appends are seen by a poll of the events table (:class:`SqlitePoller`),
 one small indexed query per interval per process, and only while someone waits.
 Readers are never blocked (WAL). Never put the file on a network file system.
+
+**The engine** (:func:`sqlite_engine`, the store's and the migrations'):
+
+- ``journal_mode=WAL``: readers never block the writer and the writer never
+  blocks readers;
+- ``busy_timeout`` 30 s: a writer waiting for the write lock queues instead of
+  failing with "database is locked";
+- ``synchronous=FULL`` (:class:`DatabaseOptions`, which the server's settings give:
+  ``cardhall serve --sqlite-synchronous``, ``CARDHALL_SQLITE_SYNCHRONOUS``): every commit reaches the disk before it is
+  acknowledged, so not even a power loss or an OS crash loses an acknowledged
+  move. ``normal`` is the operator's other choice: in WAL mode a commit is then
+  durable against a crash of the process and atomic always, but a power loss or
+  OS crash can drop the last transactions acknowledged — and the versions they
+  had are then given again to other events, so what followers saw as immutable
+  changes. It commits faster (docs/performance.md has the measured cost);
+- ``foreign_keys=ON``;
+- pysqlite's own transaction handling is switched off: writing transactions
+  issue ``BEGIN IMMEDIATE`` (the store's, :mod:`persistence.sqlite`, on the driver;
+  the engine, on connections with the ``cardhall_write`` execution option, for
+  migrations), so writers take the write lock up front and queue on the busy
+  timeout instead of failing half-way on a lock upgrade. Reads issue no ``BEGIN``: each is one statement, which SQLite runs
+  atomically on one snapshot, and a ``BEGIN`` would cost as much as the read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import fcntl
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -33,13 +58,25 @@ from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 from sqlalchemy.dialects import sqlite
 
-from persistence.engine import JSON_SERIALIZER
-from persistence.notify import SqlitePoller
+from persistence.announcements import Board, Listener
+from persistence.engine import JSON_SERIALIZER, WRITE, pool_options, sqlite_synchronous
 from persistence.port import NewEvent, StoreUnavailable, Transaction
 from persistence.schema import events
 from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
+
+log = logging.getLogger(__name__)
+BUSY_TIMEOUT_SECONDS = 30.0
+# A connection per server thread (``cardhall serve --threads`` defaults to 32): SQLite
+# connections cost no server slot, and a pool smaller than the threads closes each
+# connection opened beyond it on return, so every request past it opened a file anew.
+SQLITE_POOL_SIZE = 32
+#: The page size of a new SQLite file. A commit writes every page it touched, whole, to the
+#: WAL; an append touches two (the events table's and its (game_id, version) index's), so
+#: halving SQLite's default 4 KiB halves the bytes an append writes (docs/performance.md).
+SQLITE_PAGE_SIZE = 2048
 
 POLL_SECONDS = 0.05
 #: SQLite primary result codes that mean the database is out of reach: busy, locked, I/O error,
@@ -231,15 +268,8 @@ class SqliteEventStore(SqlEventStore):
             self._queue.release()
             group.committing.release()
 
-    def _new_waker(self) -> SqlitePoller:
-        return SqlitePoller(self._board, self.engine, POLL_SECONDS)
-
-    def latest_heard(self, game_id: str) -> int | None:
-        """The newest version this process appended or heard of: its own appends are heard at
-        commit, another process's only while the poller polls (someone waits). So it may lag an
-        append by another process sharing the file; the writer who trusts it then fails the
-        append's version check, and reads."""
-        return self._board.heard(game_id)
+    def _listener(self, board: Board) -> SqlitePoller:
+        return SqlitePoller(board, self.engine, POLL_SECONDS)
 
     def is_outage(self, driver_error: BaseException) -> bool:
         """Busy, locked, an I/O error or a file that cannot be opened. A missing table is a bug or a
@@ -270,3 +300,88 @@ class SqliteEventStore(SqlEventStore):
             self._writer = None
         super().close()
         self._queue.close()
+
+
+def _create_private(path: str) -> None:
+    """Create the SQLite file ``path``, if there is none, readable and writable by its owner alone: it
+    holds every hidden card and the shuffle secret. (SQLite gives its WAL and shared-memory files the
+    mode of the database's; an existing file keeps the mode its owner gave it.)"""
+    if path.startswith("file:"):  # (a URI filename: SQLite's to open)
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
+def sqlite_engine(url: sa.URL, *, foreign_keys: bool, autocommit: bool) -> sa.Engine:
+    """The engine of an SQLite file, configured as the module docstring says."""
+    if url.database in (None, "", ":memory:"):
+        raise ValueError("an SQLite store needs a file (use memory:// for an in-memory store)")
+    _create_private(url.database)
+    # The store's engine (``autocommit``), as on PostgreSQL: SQLAlchemy neither begins nor resets a
+    # connection (no rollback on its return to the pool), which was a third of a read's cost.
+    unmanaged = {"isolation_level": "AUTOCOMMIT", "pool_reset_on_return": None} if autocommit else {}
+    engine = sa.create_engine(
+        url,
+        connect_args={"timeout": BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+        poolclass=sa.QueuePool,
+        json_serializer=JSON_SERIALIZER,
+        **unmanaged,
+        **pool_options(SQLITE_POOL_SIZE),
+    )
+
+    @event.listens_for(engine, "connect")
+    def configure(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        cursor.execute(f"PRAGMA page_size = {SQLITE_PAGE_SIZE}")  # (a new file's; an existing file keeps its own)
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute(f"PRAGMA synchronous = {sqlite_synchronous()}")
+        cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
+        cursor.close()
+
+    if not autocommit:  # (the store begins its writes itself: persistence.sqlite)
+        @event.listens_for(engine, "begin")
+        def begin(connection: sa.Connection) -> None:
+            if connection.get_execution_options().get(WRITE, False):
+                connection.connection.driver_connection.execute("BEGIN IMMEDIATE")
+
+    return engine
+
+
+class SqlitePoller(Listener):
+    """Announces other processes' commits by polling the events table while anyone follows a game."""
+
+    name = "cardhall-sqlite-poller"
+
+    def __init__(self, board: Board, engine: sa.Engine, interval: float = 0.05) -> None:
+        super().__init__(board)
+        self.engine, self.interval = engine, interval
+
+    def _run(self) -> None:
+        last = self._poll(None)
+        self.ready.set()
+        while not self._closed.is_set():
+            self.board.idle(timeout=0.25)
+            if self.board.has_subscribers() and not self._closed.wait(self.interval):
+                last = self._poll(last)
+
+    def _poll(self, last: int | None) -> int | None:
+        """Announce each game's newest version past position ``last``; the new last position."""
+        try:
+            with self.engine.connect() as connection:
+                if last is None:
+                    return connection.scalar(sa.select(sa.func.max(events.c.position))) or 0
+                query = (
+                    sa.select(events.c.game_id, sa.func.max(events.c.version), sa.func.max(events.c.position))
+                    .where(events.c.position > last)
+                    .group_by(events.c.game_id)
+                )
+                rows = connection.execute(query).all()
+        except sa.exc.DBAPIError:
+            log.exception("polling the events table failed")
+            return last
+        for game_id, version, position in rows:
+            self.board.announce(game_id, version)
+            last = max(last, position)
+        return last

@@ -22,10 +22,10 @@ from typing import Any, NoReturn, TypeVar
 
 import sqlalchemy as sa
 
+from persistence.announcements import Board, Listener
 from persistence.cursor import decode_cursor, encode_cursor
 from persistence.engine import create_engine, normalise_url
 from persistence.migrate import head_revision
-from persistence.notify import Announcements, PostgresListener, SqlitePoller
 from persistence.port import (
     EventStore,
     GameExists,
@@ -153,9 +153,6 @@ class SqlTransaction(Transaction):
     def last_version(self, game_id: str) -> int | None:
         return _version_of(self.connection, game_id)
 
-    def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        return _events_of(self.connection, game_id, after, None)
-
     def set_status(self, game_id: str, status: str) -> None:
         self._update_game(_SET_STATUS, {"game_id": game_id, "status": status})
 
@@ -183,12 +180,10 @@ class SqlTransaction(Transaction):
             "game_id": game_id, "version": version, "fingerprint": fingerprint, "blob": bytes(blob),
             "created_at": dt.datetime.now(dt.UTC)})
 
-    def latest_snapshot(self, game_id: str) -> Snapshot | None:
-        return _snapshot_of(self.connection, game_id)
 
 
 class SqlEventStore(EventStore):
-    """The reads and waits both SQL backends share; the schema must be migrated (:func:`persistence.upgrade`)."""
+    """The reads both SQL backends share; the schema must be migrated (:func:`persistence.upgrade`)."""
 
     #: The base of the driver's errors.
     DRIVER_ERROR: type[Exception]
@@ -197,7 +192,7 @@ class SqlEventStore(EventStore):
         self.engine = create_engine(normalise_url(url), autocommit=True)
         self._outages = _Outages(self)
         self.head_revision = head_revision()  # (taken now: a deploy that changes the files does not change this process)
-        self._start_wake_ups()
+        self.announcements = Board(self._listener)
         # A server that forks workers (gunicorn --preload) must not share the parent's
         # connections or its wake-up thread, which does not survive the fork.
         store = weakref.ref(self)
@@ -212,17 +207,13 @@ class SqlEventStore(EventStore):
         """Whether a driver error means the database is out of reach (worth a retry), not a bug."""
 
     @abc.abstractmethod
-    def _new_waker(self) -> SqlitePoller | PostgresListener:
-        """The thread that announces other processes' appends on ``self._board``."""
-
-    def _start_wake_ups(self) -> None:
-        self._board = Announcements()
-        self._waker = self._new_waker()
+    def _listener(self, board: Board) -> Listener:
+        """The thread that announces other processes' appends on ``board``."""
 
     def after_fork(self) -> None:
-        """In a forked child: drop the parent's pooled connections (unclosed) and wake-up thread."""
+        """In a forked child: drop the parent's pooled connections (unclosed) and listener thread."""
         self.engine.dispose(close=False)
-        self._start_wake_ups()
+        self.announcements = Board(self._listener)
 
     def outages(self) -> AbstractContextManager[None]:
         """The database being out of reach (refused or dropped connections, an exhausted pool, a
@@ -231,9 +222,9 @@ class SqlEventStore(EventStore):
         return self._outages
 
     def announce(self, work: SqlTransaction) -> None:
-        """Wake this process's waiters for what a committed transaction appended."""
+        """Announce in this process what a committed transaction appended."""
         for game_id, version in work.appended.items():
-            self._board.announce(game_id, version)
+            self.announcements.announce(game_id, version)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         return self._read(lambda connection: _events_of(connection, game_id, after, limit))
@@ -278,15 +269,6 @@ class SqlEventStore(EventStore):
         row = self._read(lambda connection: connection.execute(_SEAT_OF_TOKEN, {"token_hash": token_hash}).first())
         return None if row is None else (row.game_id, row.seat)
 
-    def subscribe(self, game_id: str, callback: Callable[[int | None], None]) -> Callable[[], None]:
-        self._waker.start()
-        return self._board.subscribe(game_id, callback)
-
-    def heard(self, game_id: str) -> int | None:
-        # (only once the process hears every append, other processes' included: before its LISTEN
-        # connection or poller runs, its board knows its own appends alone)
-        return self._board.heard(game_id) if self._waker.ready.is_set() else None
-
     def pool_use(self) -> tuple[int, int] | None:
         pool = self.engine.pool
         return (pool.checkedout(), pool.size()) if isinstance(pool, sa.pool.QueuePool) else None
@@ -310,7 +292,7 @@ class SqlEventStore(EventStore):
         return None
 
     def close(self) -> None:
-        self._waker.close()
+        self.announcements.close()
         self.engine.dispose()
 
     def _read(self, read: Callable[[sa.Connection], _T]) -> _T:

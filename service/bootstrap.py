@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import persistence
-import persistence.ratelimits
 from persistence.engine import DEFAULT_URL
 from service.games import GameService
 

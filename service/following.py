@@ -79,7 +79,7 @@ class _Followed:
         self.waiters: dict[asyncio.Future[int | None], int] = {}
         self.lost = asyncio.Event()
         self.rereads = self.loop.create_task(self._reread())
-        self.unsubscribe = hub.games.store.subscribe(game_id, self._heard_in_thread)
+        self.unsubscribe = hub.games.store.announcements.subscribe(game_id, self._heard_in_thread)
 
     def waiter(self, after: int) -> asyncio.Future[int | None]:
         """A future that is the version heard once the game passes ``after`` (unless settled otherwise first)."""

@@ -134,7 +134,7 @@ class GameService:
     def _table_as_heard(self, game_id: str) -> tables.Table:
         """The table at the newest version this process heard of (or later), without reading the
         version; as :meth:`table` if it heard nothing."""
-        heard = self.store.heard(game_id)
+        heard = self.store.announcements.latest(game_id)
         table = None if heard is None else self.cache.get(game_id, version=heard, trust_cached=True)
         return self.table(game_id) if table is None else table
 

@@ -95,7 +95,7 @@ class TableCache:
         else None. Only for a write, whose append checks the version anyway."""
         with self._lock:
             cached = self._tables.get(game_id)
-        if cached is None or self.store.latest_heard(game_id) != cached.version:
+        if cached is None or self.store.announcements.latest(game_id) != cached.version:
             return None
         return cached
 
@@ -105,7 +105,7 @@ class TableCache:
         reader who would wait for one: a later append not yet heard wakes it when it is."""
         with self._lock:
             cached = self._tables.get(game_id)
-        if cached is None or cached.version > after or self.store.heard(game_id) != cached.version:
+        if cached is None or cached.version > after or self.store.announcements.latest(game_id) != cached.version:
             return None
         return cached
 

@@ -25,3 +25,13 @@ def store(request: pytest.FixtureRequest) -> Iterator[EventStore]:
         assert isinstance(backend, SqlEventStore)
     yield backend
     backend.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def two_stores(request: pytest.FixtureRequest) -> Iterator[tuple[EventStore, EventStore]]:
+    """Two stores over one empty database, as two server processes have (a memory store is its own database)."""
+    url = request.getfixturevalue(f"{request.param}_url")
+    first, second = open_store(url), open_store(url)
+    yield first, second
+    first.close()
+    second.close()

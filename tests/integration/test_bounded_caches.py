@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 
 from persistence import open_store
+from persistence.announcements import Board
 from persistence.memory import MemoryEventStore
-from persistence.notify import Announcements
 from persistence.port import NewEvent
 from service.games import GameService
 from service.tables import TableCache
@@ -55,8 +55,8 @@ def test_the_token_cache_keeps_at_most_its_size_of_tokens():
 
 
 def test_what_a_process_has_heard_is_forgotten_past_its_limit(monkeypatch):
-    monkeypatch.setattr(Announcements, "HEARD_LIMIT", 10)
-    board = Announcements()
+    monkeypatch.setattr(Board, "HEARD_LIMIT", 10)
+    board = Board()
     for number in range(35):
         board.announce(f"game{number}", 1)
     assert len(board._heard) <= 10

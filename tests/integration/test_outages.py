@@ -82,11 +82,11 @@ def test_an_sqlite_file_that_cannot_be_opened_is_503_unavailable(tmp_path, clien
 def test_an_sqlite_database_locked_by_another_writer_past_the_busy_timeout_is_503(tmp_path, monkeypatch, client):
     import sqlite3
 
-    import persistence.engine
+    import persistence.sqlite
 
     path = tmp_path / "cardhall.db"
     persistence.upgrade(f"sqlite:///{path}")
-    monkeypatch.setattr(persistence.engine, "BUSY_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(persistence.sqlite, "BUSY_TIMEOUT_SECONDS", 0.2)
     http = client(f"sqlite:///{path}")
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")  # another process's writer, holding the lock

@@ -21,8 +21,8 @@ def two_processes(postgres_url: str) -> Iterator[tuple[GameService, GameService]
     both listening already."""
     services = (GameService(open_store(postgres_url)), GameService(open_store(postgres_url)))
     for service in services:
-        service.store.latest_heard("")  # starts the LISTEN connection
-        assert service.store._waker.ready.wait(10), "no LISTEN connection"
+        service.store.announcements.latest("")  # starts the LISTEN connection
+        assert service.store.announcements.listener.ready.wait(10), "no LISTEN connection"
     yield services
     for service in services:
         service.store.close()
@@ -43,7 +43,7 @@ def counting_reads(service: GameService) -> list[str]:
 
 def heard(service: GameService, game_id: str, version: int) -> None:
     deadline = time.monotonic() + 10
-    while service.store.latest_heard(game_id) != version:
+    while service.store.announcements.latest(game_id) != version:
         assert time.monotonic() < deadline, "the LISTEN connection never heard of the append"
         time.sleep(0.01)
 
@@ -65,7 +65,7 @@ def test_a_move_on_a_table_nothing_newer_was_heard_of_reads_no_version(two_proce
     outcome = games.move(game_id, token, move)
     assert outcome.status == 201 and outcome.body["version"] > version
     assert reads == []
-    assert games.store.latest_heard(game_id) == outcome.body["version"]
+    assert games.store.announcements.latest(game_id) == outcome.body["version"]
 
 
 def test_another_process_append_once_heard_makes_the_next_move_read_the_new_version(two_processes) -> None:
@@ -92,7 +92,7 @@ def test_a_stale_table_whose_news_is_still_on_its_way_is_caught_by_the_append_an
     moved = first.move(game_id, *next_move(first, game_id, tokens)).body["version"]
     # The notification of that append has not reached the second process yet: it still
     # believes its cached table is the newest.
-    second.store.latest_heard = lambda gid: stale.version  # type: ignore[method-assign]
+    second.store.announcements.latest = lambda gid: stale.version  # type: ignore[method-assign]
     token, move = next_move(first, game_id, tokens)
     outcome = second.move(game_id, token, move)
     assert outcome.status == 201 and outcome.body["version"] > moved

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 
 import persistence
 from domain import table as tables
@@ -67,10 +68,14 @@ def test_a_process_that_has_not_heard_another_processes_move_still_accepts_the_v
         game_id = here.create_game("craits", 2, {"seed": 3})["id"]
         tokens = [here.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
         table = here.table(game_id)
-        assert here.store.latest_heard(game_id) == table.version  # (its own appends: heard at commit)
+        deadline = time.monotonic() + 10
+        while here.store.announcements.latest(game_id) is None:  # (once its poller runs: it idles, nobody follows)
+            assert time.monotonic() < deadline, "the store never heard its own appends"
+            time.sleep(0.01)
+        assert here.store.announcements.latest(game_id) == table.version  # (its own appends: heard at commit)
         seat = tables.to_act(table)[0]
         moved = there.move(game_id, tokens[seat], tables.legal_moves(table, seat)[0])
-        assert moved.status == 201 and here.store.latest_heard(game_id) == table.version  # (not heard here)
+        assert moved.status == 201 and here.store.announcements.latest(game_id) == table.version  # (not heard here)
         fresh = there.table(game_id)
         seat = tables.to_act(fresh)[0]
         outcome = here.move(game_id, tokens[seat], tables.legal_moves(fresh, seat)[0], expected_version=fresh.version)
