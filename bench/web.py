@@ -1,7 +1,8 @@
 """Web pages benchmark: page weight, and in headless Chromium the first render of a long finished game
-and stepping through its versions.
+and stepping through its versions, at each of four viewports (a 360 px and a 390 px phone, a tablet,
+a laptop: those tests/e2e/web/test_viewports.py checks the layout at).
 
-Usage: ``python3 bench/web.py [--events 1500] [--steps 100] [--runs 5]``.
+Usage: ``python3 bench/web.py [--events 1500] [--steps 100] [--runs 5] [--viewport phone-360 ...]``.
 
 It starts ``cardhall serve`` on 127.0.0.1 over a fresh SQLite database, has house bots play Craits
 (four random bots) until a finished game has about ``--events`` events, then, in Chromium from the
@@ -36,6 +37,9 @@ from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 from bench._common import Databases, load_average, median, print_table, running
 from tests.e2e.web.conftest import CHROMIUM, CHROMIUM_ARGS
+
+#: The viewports measured, by name: (width, height) in CSS pixels.
+VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "tablet-768": (768, 1024), "laptop-1440": (1440, 900)}
 
 
 def long_game(base_url: str, events: int, tries: int = 40) -> tuple[str, int]:
@@ -131,11 +135,28 @@ def stepping(context: BrowserContext, url: str, last: int, steps: int) -> tuple[
     return back, forth, reached
 
 
+def measure(browser, base_url: str, game_id: str, version: int, steps: int, runs: int,  # type: ignore[no-untyped-def]
+            viewport: tuple[int, int]) -> list[str]:
+    """One viewport's row: page weights, API data, first renders, steps back and forth."""
+    fresh = lambda: browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})  # noqa: E731
+    table_url = f"{base_url}/games/{game_id}"
+    lobby_page, _ = weight(fresh(), f"{base_url}/")
+    table_page, table_data = weight(fresh(), table_url)
+    renders = [first_render(fresh(), table_url) for _ in range(runs)]
+    back, forth, reached = stepping(fresh(), table_url, version, steps)
+    kb = lambda size: f"{size / 1024:.1f} KB"  # noqa: E731
+    return [f"{viewport[0]}×{viewport[1]}", kb(lobby_page), kb(table_page), kb(table_data),
+            f"{median(renders) * 1000:.0f} ms", f"{max(renders) * 1000:.0f} ms", f"{back * 1000:.0f} ms",
+            f"{forth * 1000:.0f} ms", f"{reached} of {steps}"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1500, help="about how many events the finished game has")
     parser.add_argument("--steps", type=int, default=100, help="versions to step through")
     parser.add_argument("--runs", type=int, default=5, help="first renders to take the median of")
+    parser.add_argument("--viewport", action="append", choices=list(VIEWPORTS), metavar="NAME",
+                        help=f"measure at this viewport only (repeatable; default all: {', '.join(VIEWPORTS)})")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack, sync_playwright() as playwright:
         databases = Databases(stack)
@@ -143,28 +164,15 @@ def main() -> int:
         game_id, version = long_game(server.base_url, args.events)
         steps = min(args.steps, version - 1)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        table_url = f"{server.base_url}/games/{game_id}"
-        fresh = lambda: browser.new_context(viewport={"width": 1200, "height": 900})  # noqa: E731
-        lobby_page, lobby_data = weight(fresh(), f"{server.base_url}/")
-        table_page, table_data = weight(fresh(), table_url)
-        renders = [first_render(fresh(), table_url) for _ in range(args.runs)]
-        back, forth, reached = stepping(fresh(), table_url, version, steps)
+        rows = [measure(browser, server.base_url, game_id, version, steps, args.runs, VIEWPORTS[name])
+                for name in args.viewport or VIEWPORTS]
         browser.close()
-    kb = lambda size: f"{size / 1024:.1f} KB"  # noqa: E731
     print_table(
-        f"Web pages: a finished Craits game of {version} events, headless Chromium, SQLite ({load_average()})",
-        ["measure", "figure", "target"],
-        [
-            ["lobby: page (HTML, CSS, scripts)", kb(lobby_page), "< 200 KB"],
-            ["lobby: API data", kb(lobby_data), ""],
-            ["table: page (HTML, CSS, scripts)", kb(table_page), "< 200 KB"],
-            [f"table: API data ({version} events)", kb(table_data), ""],
-            [f"first full render, median of {args.runs}", f"{median(renders) * 1000:.0f} ms", "< 1 s"],
-            [f"first full render, slowest of {args.runs}", f"{max(renders) * 1000:.0f} ms", ""],
-            [f"{steps} steps back (each view from the server)", f"{back * 1000:.0f} ms", "< 2 s"],
-            [f"{steps} steps forward again (cached views)", f"{forth * 1000:.0f} ms", "< 2 s"],
-            ["  of which reached the server", f"{reached} of {steps}", "0"],
-        ],
+        f"Web pages: a finished Craits game of {version} events, headless Chromium, SQLite ({load_average()}); "
+        f"targets: each page < 200 KB, first render (median of {args.runs}) < 1 s, {steps} steps < 2 s each way",
+        ["viewport", "lobby page", "table page", "table API data", "first render", "slowest", f"{steps} back",
+         f"{steps} forward (cached)", "forward from server"],
+        rows,
     )
     return 0
 

@@ -86,11 +86,12 @@ def test_the_soak_prints_memory_and_the_players_moves_alone_and_beside_the_hosti
     assert "soak: moves alone:" in out and "soak: moves beside the hostile mix:" in out
 
 
-def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_and_prints_its_table() -> None:
-    out = run_script("web.py", "--events", "40", "--steps", "5", "--runs", "1")
-    assert "Web pages:" in out and "first full render" in out
-    assert "5 steps back" in out and "of which reached the server" in out
-    assert re.search(r"lobby: page \(HTML, CSS, scripts\) +│ +\d+\.\d KB", out), out
+def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_at_two_viewports() -> None:
+    out = run_script("web.py", "--events", "40", "--steps", "5", "--runs", "1", "--viewport", "phone-360",
+                     "--viewport", "laptop-1440")
+    assert "Web pages:" in out and "first render" in out and "5 back" in out and "forward from server" in out
+    for viewport in ("360×740", "1440×900"):
+        assert re.search(rf"{viewport} +│ +\d+\.\d KB +│ +\d+\.\d KB", out), out
 
 
 def test_the_followers_benchmark_follows_games_while_movers_play_and_prints_its_table() -> None:
