@@ -120,6 +120,10 @@ class CardhallEnv(AECEnv):
         seat asked out of turn that did not act there passes), None once the log is played out."""
         return self.match.next_logged_action()
 
+    def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
+        """The game as a ``cardhall-record/1`` document, which ``cardhall record import`` stores on a server."""
+        return self.match.record(game_id, at)
+
     def log(self) -> list[dict[str, Any]]:
         """The game so far as a log the server reads: the API's events list of a finished game."""
         return self.match.log()

@@ -16,6 +16,7 @@ one by one, the action ids that replay the log's moves.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import pathlib
@@ -25,6 +26,7 @@ from typing import Any
 
 import bots
 from cardhall_env.actions import ActionTable, action_table
+from domain import records
 from domain import table as tables
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
@@ -243,6 +245,13 @@ class Match:
         return [1.0 if seat in result["winners"] else -1.0 for seat in range(self.table.players)]
 
     # -- records ----------------------------------------------------------------------
+    def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
+        """The game as a ``cardhall-record/1`` document (:mod:`domain.records`), every event recorded ``at``
+        (RFC 3339; now if not given): what ``cardhall record import`` stores on a server."""
+        at = at or dt.datetime.now(dt.UTC).isoformat()
+        return records.build(game_id, self.table, [(version, event, at) for version, event in
+                                                   enumerate(self.events, start=1)], at)
+
     def log(self) -> list[dict[str, Any]]:
         """The game's log as the API's events list shows a finished game: version, type, seat, data."""
         return [{"version": version, "type": event.type_name(), "seat": event.seat, "data": event_data(event)}
@@ -266,20 +275,20 @@ class Match:
         return self.actions.id_of(move)
 
 
-def decode_log(records: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.PathLike | str) -> list[Event]:
+def decode_log(log: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.PathLike | str) -> list[Event]:
     """A log as the API's events list holds it (``type``, ``seat``, ``data``; a finished game's, so that
-    every shuffle shows its order) as events; or the ``events`` of a whole events page; or either as a
-    JSON file's path."""
-    if isinstance(records, str | os.PathLike):
-        records = json.loads(pathlib.Path(records).read_text(encoding="utf-8"))
-    if isinstance(records, Mapping):
-        records = records["events"]
-    records = list(records)
-    if all(isinstance(record, Event) for record in records):
-        return records
+    every shuffle shows its order) as events; or the ``events`` of a whole events page or of a full
+    ``cardhall-record/1``; or any of them as a JSON file's path."""
+    if isinstance(log, str | os.PathLike):
+        log = json.loads(pathlib.Path(log).read_text(encoding="utf-8"))
+    if isinstance(log, Mapping):
+        log = log["events"]
+    log = list(log)
+    if all(isinstance(record, Event) for record in log):
+        return log
     events: list[Event] = []
     rules = None
-    for record in records:
+    for record in log:
         data = record["data"]
         if rules is None:
             rules = data.get("rules_version") or data["game"]
@@ -291,10 +300,10 @@ def decode_log(records: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.Pat
     return events
 
 
-def from_log(records: Any, *, rng: random.Random | None = None,
+def from_log(source: Any, *, rng: random.Random | None = None,
              history: bool = False) -> tuple[Match, list[Event]]:
     """A match at the start of a logged game, its chance the log's own shuffles; and the decoded log."""
-    log = decode_log(records)
+    log = decode_log(source)
     opening = [event for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
     match = Match._bare()
     match.house = LoggedHouse(rng or random.Random(), log)

@@ -3,8 +3,10 @@ server shows at every version, and a game played in the environment reads back i
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,10 +15,12 @@ import cardhall_env
 import persistence
 from api import create_app
 from cardhall_env.aec import CardhallEnv
+from domain import records
 from domain import table as tables
 from domain.events import Event
 from persistence.port import NewEvent
 from service.games import GameService, hash_token
+from service.records import import_record
 from tests.e2e.conftest import Http
 
 #: (game, options, seats: None for a person, else the house bot sitting there, whether seat 0 resigns midway)
@@ -185,9 +189,9 @@ def test_server_games_with_house_bots_step_through_the_environment_to_the_server
 
 
 def import_log(service: GameService, log: list[dict[str, Any]]) -> tuple[str, dict[int, str]]:
-    """A log written by the environment, stored as the server stores a game it played (issue 43's
-    ``cardhall record import`` is to do this for users): the game, its events as the log has them, its
-    finished status, and a token for each seat to read its view with."""
+    """A log written by the environment, stored as the server stores a game it played: the game, its events as
+    the log has them, its finished status, and a token for each seat to read that seat's view with (a record
+    imported the users' way, below, has no seat's token)."""
     created = log[0]["data"]
     game_id, tokens = service.new_id(), {seat: service.new_token() for seat in range(created["players"])}
     now = service.clock()
@@ -218,6 +222,31 @@ def test_a_game_played_in_the_environment_replays_on_the_server_to_the_same_view
             assert service.view(game_id, tokens.get(seat), at=version) == \
                 env.match.view_at(version, seat, reveal_all=True, with_moves=False)
     assert service.view(game_id, tokens[0]) == env.view("seat_0") and env.view("seat_0")["result"]
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [("craits", 4, {"short": True}), ("scat", 3, {})])
+def test_a_game_played_in_the_environment_is_imported_as_a_record_and_replays_on_the_server(
+        service: GameService, game: str, players: int, options: dict[str, Any], tmp_path: Path) -> None:
+    env = CardhallEnv(game, players, options, history=True)
+    env.reset(seed=8)
+    rng = random.Random(8)
+    while not env.match.over:
+        env.step(rng.choice(env.match.legal_actions()))
+    record = env.record("practice-1")
+    assert records.problems(record) == [] and record["result"] == env.view("seat_0")["result"]
+    game_id = import_record(service, record)["id"]
+    log = whole_events(service, game_id)
+    assert len(log) == len(env.log()) and service.is_over(game_id)
+    for version in range(1, len(log) + 1):
+        assert service.view(game_id, None, at=version) == env.match.view_at(version, None, reveal_all=True,
+                                                                            with_moves=False)
+    path = tmp_path / "record.json"  # read back into an environment, from the file
+    path.write_text(json.dumps(record), encoding="utf-8")
+    again = cardhall_env.from_log(path)
+    again.reset()
+    while (action := again.next_logged_action()) is not None:
+        again.step(action)
+    assert again.log() == env.log()
 
 
 def whole_events(service: GameService, game_id: str) -> list[dict[str, Any]]:
