@@ -127,3 +127,9 @@ def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel()
 def test_the_accounts_benchmark_challenges_in_pairs_and_prints_its_table() -> None:
     out = run_script("accounts.py", "--accounts", "4", "--rounds", "1", "--databases", "sqlite")
     assert "Accounts:" in out and "│ sqlite x1" in out and "gameStarts" in out
+
+
+def test_the_records_benchmark_exports_validates_and_imports_and_prints_its_table() -> None:
+    out = run_script("records.py", "--games", "4")
+    assert "Records:" in out and "export gzip" in out and "validate" in out and "import (into SQLite)" in out
+    assert "│ sqlite x1" in out
