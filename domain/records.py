@@ -11,7 +11,7 @@ through the games' reducers, here or in any other program:
   ``created_at``, ``result``, ``imported_from`` (the id a game imported from a record had);
 * its chance: ``seeded``, ``stacked``, ``server_seed_hash``, ``server_seed`` (after the end),
   ``replay_of`` and ``commitments`` (every shuffle's ``version`` and ``commitment``);
-* ``seats``: ``seat``, ``name``, ``bot``, ``account`` (null: this server has no accounts),
+* ``seats``: ``seat``, ``name``, ``bot``, ``account`` (the account whose key took it, if any),
   ``entropy``, ``bot_since`` (the version from which a house bot took the seat over, if one did);
 * ``events``: every event, ``version`` (1, 2, …), ``type``, ``seat``, ``data`` (as the viewer
   may see it: after the end, every salt and order) and ``recorded_at`` (RFC 3339).
@@ -77,7 +77,8 @@ def build(game_id: str, table: tables.Table, events: Iterable[tuple[int, Event, 
         "imported_from": table.imported_from,
         **tables.chance_fixed(table),
         **tables.public_seeds(table, reveal_all),
-        "seats": [{"seat": index, "name": sitter and sitter.name, "bot": sitter and sitter.bot, "account": None,
+        "seats": [{"seat": index, "name": sitter and sitter.name, "bot": sitter and sitter.bot,
+                   "account": sitter and sitter.account,
                    "entropy": sitter and sitter.entropy, "bot_since": since.get(index)}
                   for index, sitter in enumerate(table.seats)],
         "commitments": [{"version": entry["version"], "commitment": entry["data"]["commitment"]}

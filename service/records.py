@@ -65,20 +65,21 @@ def finished_records(games: GameService, *, game: str | None = None, since: dt.d
                      account: str | None = None, limit: int = MAX_RECORDS_PAGE, cursor: str | None = None
                      ) -> tuple[Iterator[dict[str, Any]], str | None]:
     """A page of finished games' full records, newest first (``since``: created at or after it;
-    ``account``: a seat of it belongs to that account; this server has none, so it matches no game),
-    and the cursor of the next page (None: the last)."""
+    ``account``: with a seat of that account, its name in any case), and the cursor of the next page
+    (None: the last). A page reads ``limit`` finished games: with ``account`` it may hold fewer records."""
     try:
         page = games.store.list_games(status=tables.FINISHED, game=game, limit=limit, cursor=cursor)
     except ValueError as error:
         raise BadRequest(str(error)) from error
     listed = [row for row in page.games if since is None or row.created_at >= since]
     more = page.next_cursor if len(listed) == len(page.games) else None  # (newest first: older ones are older still)
-    if account is not None:
-        listed = []
 
     def lines() -> Iterator[dict[str, Any]]:
         for row in listed:
-            yield _record(games, row.id, None, None, row.created_at, row.version)
+            document = _record(games, row.id, None, None, row.created_at, row.version)
+            if account is None or any((seat["account"] or "").casefold() == account.casefold()
+                                      for seat in document["seats"]):
+                yield document
 
     return lines(), more
 

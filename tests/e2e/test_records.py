@@ -204,3 +204,21 @@ def test_the_command_line_validates_shows_and_imports_records(played, tmp_path, 
     bad.write_text(json.dumps({**json.loads(lines[0]), "version": 3}))
     assert main(["record", "validate", str(bad)]) == 1
     assert main(["record", "import", str(bad), "--database", database]) == 1
+
+
+def test_the_export_keeps_the_games_an_account_sat_in(http):
+    key = http.client.post("/v1/accounts", json={"name": "Robo", "kind": "bot"}).json["key"]
+    mine = http.create("scat", 2)
+    taken = http.client.post(f"/v1/games/{mine}/seats", json={"entropy": "ab" * 32},
+                             headers={"Authorization": f"Bearer {key}"})
+    assert taken.status_code == 201
+    http.bot(mine)
+    assert http.client.post(f"/v1/games/{mine}/resign", headers={"Authorization": f"Bearer {key}"}).status_code == 200
+    other = http.create("scat", 2)
+    for _ in range(2):
+        http.bot(other)
+    lines = http.client.get("/v1/records", query_string={"account": "robo"}).data.decode().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [mine]
+    seat = json.loads(lines[0])["seats"][0]
+    assert seat["account"] == "Robo" and seat["entropy"] == "ab" * 32 and seat["bot_since"] is not None
+    assert records.problems(json.loads(lines[0])) == []
