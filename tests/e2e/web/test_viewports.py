@@ -101,3 +101,12 @@ def test_a_table_between_two_hands_with_its_results_fits_every_screen(sized, api
     settled(page, settled_at)
     assert page.locator(".results li").count() == 4
     assert (problems := checked("table-results")) == [], "\n".join(problems)
+
+
+def test_a_waiting_table_with_its_join_and_invite_link_fits_every_screen(sized, api):
+    page, checked = sized
+    game_id = api.create("scat", 5)
+    page.goto(f"/games/{game_id}")
+    settled(page)
+    assert page.locator("#seating .invite-link").count() == 1
+    assert (problems := checked("table-waiting")) == [], "\n".join(problems)
