@@ -52,6 +52,9 @@ class Server:
         command = [sys.executable, "-m", "cardhall_cli", "serve", "--host", HOST, "--port", str(self.port),
                    "--database", self.database, "--workers", str(self.workers), "--threads", str(self.threads),
                    "--rate-limit", self.rate_limit,  # (off by default: a benchmark is one client at full speed)
+                   # Every client of a benchmark is this one address: none is turned away for its connections
+                   # (given again in ``options``, the later value wins).
+                   "--max-connections-per-address", "100000",
                    *self.options]
         log = open(self.directory / "server.log", "ab")  # noqa: SIM115  (the child keeps it)
         with log:
