@@ -9,7 +9,7 @@ client (asyncio, one keep-alive HTTP/1.1 connection per client, see
 :class:`Connection`):
 
 1. ``/healthz`` — K clients GET ``/healthz`` back to back, half the given time
-   before the games and half after: the framework ceiling (the server, a2wsgi, routing,
+   before the games and half after: the framework ceiling (the server, the ASGI app's Flask mount, routing,
    flask-smorest serialisation, one ``SELECT 1``);
 2. games — K bot clients, each playing its own games to the end, one person seat
    against house bots: create the game, take a seat, seat the house bots, then
