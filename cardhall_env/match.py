@@ -177,6 +177,7 @@ class Match:
         self.seat: int | None = None
         self.moves: list[Move] = []
         self.may_pass = False
+        self._legal: tuple[int, ...] | None = None
         table = self.table
         if table.status != tables.ACTIVE:
             return
@@ -199,28 +200,28 @@ class Match:
         """Whether the game has ended."""
         return self.table.status == tables.FINISHED
 
-    def legal_actions(self) -> list[int]:
-        """The ids of the moves the deciding seat may make now (``pass`` last when it may pass)."""
-        ids = self.actions.ids
-        legal = [ids[move] for move in self.moves]
-        if self.may_pass:
-            legal.append(self.actions.pass_id)
-        return legal
+    def legal_actions(self) -> tuple[int, ...]:
+        """The ids of the moves the deciding seat may make now (``pass`` last when it may pass); worked out
+        once a decision (the mask and the check of the action taken both ask)."""
+        if self._legal is None:
+            ids = self.actions.ids
+            self._legal = (*(ids[move] for move in self.moves), *((self.actions.pass_id,) if self.may_pass else ()))
+        return self._legal
 
     def step(self, action: int) -> None:
         """The deciding seat takes ``action`` (an id of :attr:`actions`); ValueError if it is not legal now."""
         seat = self.seat
         if seat is None:
             raise ValueError("no seat decides now: the game is over")
-        if action == self.actions.pass_id and self.may_pass:
+        if action not in self.legal_actions():
+            named = self.actions.name(action) if 0 <= action < self.actions.size else "no such id"
+            raise ValueError(f"action {action} ({named}) is not legal for seat {seat} now; "
+                             f"legal: {list(self.legal_actions())}")
+        if action == self.actions.pass_id:
             self.declined.add(seat)
             self._decide_next()
             return
-        move = self.actions.moves[action] if 0 <= action < self.actions.pass_id else None
-        if move is None or move not in self.moves:
-            raise ValueError(f"action {action} ({self.actions.name(action) if move else 'no such id'}) is not "
-                             f"legal for seat {seat} now; legal: {self.legal_actions()}")
-        self._record(self.table.game.decide(self.table.state, seat, move))
+        self._record(self.table.game.decide(self.table.state, seat, self.actions.moves[action]))
 
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""

@@ -70,7 +70,7 @@ class SingleSeatEnv(gymnasium.Env):
         """The legal actions now, as a 0/1 mask (what sb3-contrib's MaskablePPO asks for)."""
         mask = np.zeros(self.actions.size, np.int8)
         if self.match.seat == self.seat:
-            mask[self.match.legal_actions()] = 1
+            mask[list(self.match.legal_actions())] = 1
         return mask
 
     def view(self, **how: Any) -> dict[str, Any]:
