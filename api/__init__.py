@@ -101,6 +101,7 @@ SETTINGS = {
     "CARDHALL_ACCOUNT_RATE_LIMIT": limits.DEFAULT_ACCOUNT_LIMIT,  # accounts a client (an address) may create
     "CARDHALL_ACCOUNTS": "open",  # or "closed": creating an account needs an admin key (cardhall serve --accounts)
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
+    "CARDHALL_LEADERBOARD_MIN_GAMES": 10,  # rated games an account needs to be on a leaderboard
     "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
@@ -111,6 +112,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     from api import accounts as account_routes
     from api import games as games_routes
     from api import health
+    from api import ladder as ladder_routes
     from api import records as records_routes
 
     app = Flask("cardhall")
@@ -131,6 +133,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(account_routes.blp)
+    api.register_blueprint(ladder_routes.blp)
     api.register_blueprint(health.blp)
     api.register_blueprint(records_routes.blp)
     app.register_blueprint(assets.blp)

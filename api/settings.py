@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from api.guard import Limits
+from service.ratings import RATINGS_SECONDS
 from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS
 
 DEFAULT_DATABASE_URL = "sqlite:///cardhall.db"
@@ -27,6 +28,7 @@ DEFAULT_MAX_FOLLOWERS = 10_000
 #: One address may hold a tenth of a worker's followers: it cannot take them all (a proxy's clients share its address).
 DEFAULT_MAX_FOLLOWERS_PER_CLIENT = 1_000
 DEFAULT_THREADS = 32
+DEFAULT_LEADERBOARD_MIN_GAMES = 10
 
 #: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
 #: and how its text is read. The table "Settings" of docs/deploy.md lists exactly these.
@@ -47,6 +49,8 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", float),
     "CARDHALL_ABANDON_AFTER": ("abandon_after", float),
     "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", float),
+    "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", float),
+    "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", int),
     "CARDHALL_LOG_FORMAT": ("log_format", str),
     "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", str),
     "CARDHALL_DB_POOL_SIZE": ("db_pool_size", int),
@@ -82,6 +86,8 @@ class Settings:
     expire_waiting_after: float | None = None
     abandon_after: float | None = None
     idle_sweep_seconds: float = IDLE_SWEEP_SECONDS
+    ratings_seconds: float = RATINGS_SECONDS
+    leaderboard_min_games: int = DEFAULT_LEADERBOARD_MIN_GAMES
     log_format: str = "text"
     sqlite_synchronous: str = "full"
     db_pool_size: int | None = None
@@ -146,4 +152,5 @@ class Settings:
             "CARDHALL_ACCOUNTS": self.accounts,
             "CARDHALL_ACCOUNT_RATE_LIMIT": self.account_rate_limit,
             "CARDHALL_CORS_ORIGINS": list(self.cors_origins),
+            "CARDHALL_LEADERBOARD_MIN_GAMES": self.leaderboard_min_games,
         }

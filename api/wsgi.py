@@ -2,7 +2,7 @@
 
 ``create(settings)`` opens the database the settings name, migrating it first unless
 ``skip_migrations`` (``cardhall serve`` migrates once, before it starts its workers, and
-tells them to skip it), makes the Flask app and starts the worker's sweeper of turn clocks.
+tells them to skip it), makes the Flask app and starts the worker's sweeper of turn clocks and its ratings projector.
 Importing this module does none of that: it opens no database and starts no thread.
 ``api.wsgi:app`` is still there for a WSGI server, made (from the environment) when first asked for.
 """
@@ -18,6 +18,7 @@ from api import create_app
 from api.settings import Settings
 from domain.leaving import IdleLimits
 from service.bootstrap import open_service
+from service.ratings import Ratings, RatingsProjector
 from service.sweeper import Sweeper
 
 
@@ -33,6 +34,10 @@ def create(settings: Settings | None = None) -> Flask:
     if settings.sweep_seconds > 0:
         Sweeper(games, settings.sweep_seconds, idle=IdleLimits(settings.expire_waiting_after, settings.abandon_after),
                 idle_interval=settings.idle_sweep_seconds).start()
+    # Each worker applies rated games' results to the ratings (service.ratings: exactly once, whichever
+    # worker gets there first). CARDHALL_RATINGS_SECONDS=0 turns it off in that process.
+    if settings.ratings_seconds > 0:
+        RatingsProjector(Ratings(games), settings.ratings_seconds).start()
     tune_collector()
     return app
 

@@ -25,6 +25,7 @@ def parser() -> argparse.ArgumentParser:
     from cardhall_cli import (
         accounts,  # noqa: F401  (registers accounts)
         bots,  # noqa: F401  (registers bot and arena)
+        ratings,  # noqa: F401  (registers ratings)
         records,  # noqa: F401  (registers record)
         server,  # noqa: F401  (registers serve and db)
         simulate,  # noqa: F401  (registers simulate)

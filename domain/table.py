@@ -37,7 +37,8 @@ class GameCreated(Event):
 
     ``server_seed`` (64 hex, secret until the end: its hash is public) is what its shuffles derive
     from (:mod:`domain.fairness`); ``fixed_entropy`` the entropy mixed in place of the seats' (a
-    seeded game's: none; a replay's: its original's); ``replay_of`` the game whose chance it repeats.
+    seeded game's: none; a replay's: its original's); ``replay_of`` the game whose chance it repeats;
+    ``rated``: its result counts for the accounts' ratings (a rated challenge's or pool's game).
     """
 
     game: str
@@ -48,13 +49,15 @@ class GameCreated(Event):
     fixed_entropy: tuple[str | None, ...] | None = None
     replay_of: str | None = None
     imported_from: str | None = None  # the game's id where it was played, for a game imported from a record
+    rated: bool = False
 
     @classmethod
     def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
         """A game created before rules versions were recorded was created under each game's first;
-        one created before server seeds has none (its shuffles were drawn as :mod:`service.chance` says)."""
+        one created before server seeds has none (its shuffles were drawn as :mod:`service.chance` says);
+        one created before ratings was not rated."""
         return {"rules_version": f"{data['game']}/1", "server_seed": None, "fixed_entropy": None,
-                "replay_of": None, "imported_from": None, **data}
+                "replay_of": None, "imported_from": None, "rated": False, **data}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -106,6 +109,7 @@ class Table:
     ended: str | None = None  # why a game that never began ended (GameAborted), else None
     seeds: Seeds | None = None  # None: a game created before server seeds
     imported_from: str | None = None  # the id a game imported from a record had where it was played
+    rated: bool = False  # its result counts for ratings (GameCreated.rated)
     _status: str | None = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     @property
@@ -128,7 +132,8 @@ class Table:
 
 
 def create(game_name: str, players: Any, options: Any, server_seed: str | None = None,
-           fixed_entropy: tuple[str | None, ...] | None = None, replay_of: str | None = None) -> GameCreated:
+           fixed_entropy: tuple[str | None, ...] | None = None, replay_of: str | None = None,
+           rated: bool = False) -> GameCreated:
     """The event creating a game, once the game, player count and options are checked; its chance
     material as :class:`GameCreated` says (the service draws it)."""
     games = all_games()
@@ -144,7 +149,7 @@ def create(game_name: str, players: Any, options: Any, server_seed: str | None =
         fixed_entropy = ()  # (a seeded game is the same game for the same moves, whoever sits down: no seat's entropy)
     return GameCreated(None, game=game_name, players=players, options=options, rules_version=game.rules_version,
                        server_seed=server_seed, fixed_entropy=None if fixed_entropy is None else tuple(fixed_entropy),
-                       replay_of=replay_of)
+                       replay_of=replay_of, rated=rated)
 
 
 def take_seat(table: Table, name: str | None = None, bot: str | None = None, entropy: str | None = None,
@@ -191,7 +196,7 @@ def evolve(table: Table | None, event: Event) -> Table:
         game = get_game(event.rules_version)
         return Table(game, event.players, event.options, (None,) * event.players,
                      game.start(event.players, event.options), 1, clocks.start(event.players, event.options),
-                     seeds=_seeds(event), imported_from=event.imported_from)
+                     seeds=_seeds(event), imported_from=event.imported_from, rated=event.rated)
     assert table is not None, "a log starts with GameCreated"
     if isinstance(event, SeatTaken):
         seeds = table.seeds and table.seeds.with_entropy(event.seat, event.entropy)
@@ -213,7 +218,7 @@ def evolve(table: Table | None, event: Event) -> Table:
     else:  # (the common case, spelt out: dataclasses.replace costs more than the game's own fold)
         after = Table(table.game, table.players, table.options, table.seats, table.game.evolve(table.state, event),
                       table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended, table.seeds,
-                      table.imported_from)
+                      table.imported_from, table.rated)
     if after.clock is not None:  # (a game without a clock pays nothing for this)
         after = dataclasses.replace(after, clock=after.clock.after(event, after.version, to_act(after)))
     return after
@@ -229,7 +234,7 @@ def to_data(table: Table) -> dict[str, Any]:
             "seats": codec.encode(table.seats), "state": table.game.encode_state(table.state),
             "version": table.version, "clock": codec.encode(table.clock), "abandoned": sorted(table.abandoned),
             "handed_over": codec.encode(table.handed_over), "ended": table.ended, "seeds": codec.encode(table.seeds),
-            "imported_from": table.imported_from}
+            "imported_from": table.imported_from, "rated": table.rated}
 
 
 def from_data(data: Mapping[str, Any]) -> Table:
@@ -240,7 +245,8 @@ def from_data(data: Mapping[str, Any]) -> Table:
                  codec.decode(int, data["version"]), codec.decode(Clock | None, data["clock"]),
                  frozenset(codec.decode(tuple[int, ...], data["abandoned"])),
                  codec.decode(tuple[tuple[int, int], ...], data["handed_over"]), data["ended"],
-                 codec.decode(Seeds | None, data["seeds"]), data["imported_from"])
+                 codec.decode(Seeds | None, data["seeds"]), data["imported_from"],
+                 bool(data.get("rated", False)))  # (a snapshot taken before ratings: not rated)
 
 
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:

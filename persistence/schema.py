@@ -191,3 +191,53 @@ account_events = sa.Table(
     sa.Column("recorded_at", UtcDateTime, nullable=False),
     sa.UniqueConstraint("account", "seq"),
 )
+
+# Ratings (migration 0008): see persistence.ladder.
+# Rated games in the order they finished: a row is written with a rated game's last events (its
+# seq taken from ladder_counters' "finishes" row, whose lock makes the seqs commit in order, gap-free).
+rated_finishes = sa.Table(
+    "rated_finishes",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), nullable=False, unique=True),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("finished_at", UtcDateTime, nullable=False),
+)
+
+# Named counters: "finishes" (the last rated_finishes seq given) and "ratings" (the last one the
+# ratings projection applied: written in the transaction of the ratings it changed).
+ladder_counters = sa.Table(
+    "ladder_counters",
+    metadata,
+    sa.Column("name", sa.String(16), primary_key=True),
+    sa.Column("value", sa.Integer, nullable=False),
+)
+
+# The ratings projection: each account's rating in each game, and every change of it.
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("game", sa.String(32), primary_key=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("name", sa.String(32), nullable=False),  # the account's name as given
+    sa.Column("mu", sa.Float(53), nullable=False),
+    sa.Column("sigma", sa.Float(53), nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("wins", sa.Integer, nullable=False),
+    sa.Column("last_played", UtcDateTime, nullable=False),
+    sa.Column("last_game_id", sa.String(64), nullable=False),
+)
+
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),  # the rated finish applied
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("game_id", sa.String(64), nullable=False),
+    sa.Column("place", sa.Integer, nullable=False),  # 1: a winner
+    sa.Column("mu", sa.Float(53), nullable=False),
+    sa.Column("sigma", sa.Float(53), nullable=False),
+    sa.Column("at", UtcDateTime, nullable=False),
+    sa.Index(None, "account", "game", "seq"),
+)

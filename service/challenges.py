@@ -144,7 +144,7 @@ class Challenges:
     def _start(self, challenge: Challenge, revision: int) -> dict[str, Any]:
         """The game of a challenge whose every seat is accepted, created and started with it."""
         games, now, game_id = self.games, self.accounts.clock(), self.games.new_id()
-        created = games.created(challenge.game, challenge.players, challenge.options, game_id)
+        created = games.created(challenge.game, challenge.players, challenge.options, game_id, rated=challenge.rated)
         table = tables.evolve(None, created)
         kinds = {}
         for name in challenge.accepted:

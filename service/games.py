@@ -28,6 +28,7 @@ from domain.events import Event, event_data
 from domain.fairness import Shuffled
 from domain.game import all_games
 from persistence.accounts import AccountStore, key_of
+from persistence.ladder import LadderStore, ladder_of
 from persistence.port import (
     EventStore,
     IdempotencyRecord,
@@ -106,6 +107,7 @@ class GameService:
         self.token_seats = TokenSeats(store)
         self.checkpoints = Checkpoints(store)
         self.accounts = AccountService(store, clock=clock)
+        self.ladder = ladder_of(store)
 
     @property
     def shuffle_secret(self) -> bytes:
@@ -304,9 +306,9 @@ class GameService:
         self.cache.put(game_id, table)
         return self.summary(game_id, table, as_utc(now))  # (as the store gives it back)
 
-    def created(self, game: str, players: Any, options: Any, game_id: str) -> tables.GameCreated:
-        """The event creating game ``game_id``, its server seed drawn."""
-        created = tables.create(game, players, options)
+    def created(self, game: str, players: Any, options: Any, game_id: str, rated: bool = False) -> tables.GameCreated:
+        """The event creating game ``game_id``, its server seed drawn (``rated``: a rated challenge's or pool's)."""
+        created = tables.create(game, players, options, rated=rated)
         return dataclasses.replace(created, server_seed=server_seed(created.options, game_id, self.shuffle_secret))
 
     def _replay(self, game: str, players: Any, options: Any, replay_of: str) -> tables.GameCreated:
@@ -467,7 +469,7 @@ class GameService:
         # A clocked game's turn that began with these events times out from when they are recorded.
         turn_began = after.clock is not None and after.clock.turn_version > before.version
         return _Write(game_id, before, after, [_new(event) for event in decided], self.clock(),
-                      self.cache.snapshot_due(before.version, after), turn_began, self.accounts.store)
+                      self.cache.snapshot_due(before.version, after), turn_began, self.accounts.store, self.ladder)
 
     def time_out(self, game_id: str, version: int) -> bool:
         """Time out the turn game ``game_id`` waits for at ``version`` if its deadline has passed: the
@@ -613,6 +615,7 @@ class _Write:
     snapshot: tuple[int, str, bytes] | None
     turn_began: bool = False  # a clocked game's new turn began with these events: its deadline is new
     accounts: AccountStore | None = None  # where seated accounts hear that the game started or finished
+    ladder: LadderStore | None = None  # where a rated game's finish is recorded, for the ratings
 
     def apply(self, tx: Transaction) -> None:
         """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
@@ -628,6 +631,10 @@ class _Write:
                 and any(seat and seat.account for seat in self.after.seats):
             with self.accounts.within(tx) as writes:
                 record_status(writes, self.game_id, self.before, self.after, self.recorded_at)
+        if self.ladder is not None and self.after.rated and self.after.status == tables.FINISHED \
+                and self.before.status != tables.FINISHED:
+            with self.ladder.within(tx) as ladder:  # (last: the lock it takes is held only to the commit)
+                ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
 
 
 def _new(event: Event) -> NewEvent:

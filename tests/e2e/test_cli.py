@@ -67,3 +67,26 @@ def test_accounts_create_prints_a_key_once_and_refuses_a_name_taken(tmp_path):
     assert key.startswith("chk_") and "admin" in made.stderr and key not in made.stderr
     again = cardhall("accounts", "create", "root", *database, cwd=tmp_path)
     assert again.returncode == 1 and "taken" in again.stderr
+
+
+def test_ratings_rebuild_remakes_the_table_the_server_applied(tmp_path):
+    from service.bootstrap import open_service
+    from service.challenges import Challenges
+    from service.ratings import Ratings
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    games = open_service(url)
+    try:
+        keys = [games.accounts.create_account(name, "bot")["key"] for name in ("ana", "bo")]
+        offered = Challenges(games).create(games.accounts.caller(keys[0]), "craits", 2, {"short": True}, rated=True)
+        game_id = Challenges(games).accept(games.accounts.caller(keys[1]), offered["id"])["game_id"]
+        for key in keys:  # (the house bots play it out)
+            games.resign(game_id, key)
+        ratings = Ratings(games)
+        assert ratings.catch_up() == 1
+        live = ratings.ladder.table()
+        rebuilt = cardhall("ratings", "rebuild", "--database", url, cwd=tmp_path)
+        assert rebuilt.returncode == 0, rebuilt.stderr
+        assert "from 1 rated games" in rebuilt.stdout and ratings.ladder.table() == live and len(live[1]) == 2
+    finally:
+        games.store.close()

@@ -207,5 +207,5 @@ def test_a_snapshot_is_plain_json_data_that_names_no_class(store: EventStore) ->
     _, game_id, _, _ = play(store, "scat", 3, until=3 * EVERY)
     data = json.loads(store.latest_snapshot(game_id).blob)
     assert set(data) == {"game", "players", "options", "seats", "state", "version", "clock", "abandoned",
-                         "handed_over", "ended", "seeds", "imported_from"}
+                         "handed_over", "ended", "seeds", "imported_from", "rated"}
     assert "ScatState" not in json.dumps(data) and isinstance(data["state"]["hands"], list)

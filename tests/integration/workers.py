@@ -54,3 +54,20 @@ def upgrade(url: str, start_at: float) -> str:
     time.sleep(max(0.0, start_at - time.time()))
     run_upgrade(url)
     return current_revision(url)
+
+
+def apply_ratings_until(url: str, total: int, stop_after: float) -> int:
+    """Apply rated finishes over and over until ``total`` are applied (or ``stop_after`` seconds);
+    how many this process applied."""
+    from service.games import GameService
+    from service.ratings import Ratings
+
+    games = GameService(open_store(url))
+    ratings, applied, until = Ratings(games), 0, time.time() + stop_after
+    try:
+        while ratings.ladder.applied() < total and time.time() < until:
+            applied += ratings.catch_up(batch=random.choice((1, 3, 10)))
+            time.sleep(0.005)
+    finally:
+        games.store.close()
+    return applied

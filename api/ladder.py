@@ -1,0 +1,105 @@
+"""Leaderboards and each account's ratings (a projection of the rated games' results: service.ratings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from flask import current_app
+from flask.views import MethodView
+from marshmallow import fields, validate
+
+from api import examples
+from api.context import service
+from api.errors import PROBLEM
+from api.parsing import Blueprint
+from api.schemas import ProblemSchema, QueryInteger, Strict
+from service.ratings import Ratings
+
+blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Leaderboards and ratings.")
+
+CURSOR = r"^[0-9]{1,9}$"
+PROBLEMS = {**examples.PROBLEM_TEXT, 404: "not_found: no such game type, or no such account"}
+
+
+def ratings() -> Ratings:
+    return Ratings(service())
+
+
+def problems(*statuses: int):  # type: ignore[no-untyped-def]
+    def decorate(view):  # type: ignore[no-untyped-def]
+        for status in (*statuses, 414, 429, 431):
+            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
+                                    description=PROBLEMS[status])(view)
+        return view
+
+    return decorate
+
+
+class LeaderboardQuerySchema(Strict):
+    limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Regexp(CURSOR),
+                           metadata={"description": "next of the previous page", "pattern": CURSOR})
+
+
+class FiguresSchema(ma.Schema):
+    ordinal = fields.Float(metadata={"description": "μ − 3σ: what the leaderboard ranks by"})
+    mu = fields.Float(metadata={"description": "openskill's μ (Plackett-Luce; 25 to begin with)"})
+    sigma = fields.Float(metadata={"description": "openskill's σ (25/3 to begin with)"})
+    games = fields.Integer(metadata={"description": "rated games finished"})
+    wins = fields.Integer(metadata={"description": "rated games won (a game left is never won)"})
+    last_played = fields.DateTime(metadata={"description": "when its last rated game finished"})
+    last_game_id = fields.String()
+
+
+class EntrySchema(FiguresSchema):
+    rank = fields.Integer()
+    account = fields.String()
+
+
+class LeaderboardSchema(ma.Schema):
+    entries = fields.List(fields.Nested(EntrySchema))
+    next = fields.String(allow_none=True, metadata={"description": "the cursor of the next page, or null"})
+    min_games = fields.Integer(metadata={"description": "rated games an account needs to be listed"})
+
+
+class ChangeSchema(ma.Schema):
+    game_id = fields.String()
+    place = fields.Integer(metadata={"description": "1: won, 2: lost, 3: left the game (a loss)"})
+    mu = fields.Float()
+    sigma = fields.Float()
+    ordinal = fields.Float()
+    at = fields.DateTime()
+
+
+class GameRatingSchema(FiguresSchema):
+    game = fields.String()
+    history = fields.List(fields.Nested(ChangeSchema), metadata={"description": "the last 100 changes, oldest first"})
+
+
+class AccountRatingsSchema(ma.Schema):
+    ratings = fields.List(fields.Nested(GameRatingSchema))
+
+
+@blp.route("/leaderboards/<game>")
+class Leaderboard(MethodView):
+    @blp.doc(operationId="getLeaderboard")
+    @blp.arguments(LeaderboardQuerySchema(), location="query")
+    @blp.response(200, LeaderboardSchema)
+    @problems(404, 422)
+    def get(self, query: dict[str, Any], game: str) -> dict[str, Any]:
+        """The game's rated accounts by ordinal (μ − 3σ), best first, those with fewer rated games than
+        the server's minimum left out; paged by ``cursor``."""
+        return ratings().leaderboard(game, int(current_app.config["CARDHALL_LEADERBOARD_MIN_GAMES"]),
+                                     query["limit"], query.get("cursor"))
+
+
+@blp.route("/accounts/<name>/ratings")
+class AccountRatings(MethodView):
+    @blp.doc(operationId="getAccountRatings")
+    @blp.response(200, AccountRatingsSchema)
+    @problems(404)
+    def get(self, name: str) -> dict[str, Any]:
+        """The account's rating in every game it played rated, with its history."""
+        service().accounts.account(name)  # (404 for no such account)
+        return ratings().of_account(name)

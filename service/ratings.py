@@ -1,0 +1,172 @@
+"""Ratings: a projection of the log, applied exactly once per rated game, rebuildable to the same bytes.
+
+A rated game (``GameCreated.rated``: a rated challenge's or pool's) that finishes is recorded,
+with its last events, as the next *rated finish* (persistence.ladder: they commit in the order of
+their seqs). The projection applies the finishes in that order: each updates the ratings of
+the game's accounts with openskill's Plackett-Luce model (multiplayer; the places of
+:func:`domain.ladder.places`, where leaving a game is a loss), adds a point to each account's
+history and records the finish's seq as applied, all in one transaction that first locks the
+``ratings`` counter and reads it again: a second process (or a restarted one) that computed the
+same finish finds it applied and writes nothing. :meth:`Ratings.rebuild` forgets every rating and
+applies every finish again, each game replayed from its events: the same inputs in the same
+order, so the same floats (``cardhall ratings rebuild``; a test compares the tables).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from domain import table as tables
+from domain.game import all_games
+from domain.ladder import WON, places
+from persistence.accounts import key_of
+from persistence.ladder import Finish, LadderStore, LadderWrites, Rating, RatingChange, ladder_of
+from service.errors import OUTAGES, NotFound
+from service.games import GameService
+
+log = logging.getLogger(__name__)
+
+MODEL = PlackettLuce()  # mu 25, sigma 25/3: openskill's defaults
+BATCH = 100  # finishes applied per transaction
+RATINGS_SECONDS = 0.25  # how often a server process looks for finishes to apply
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Outcome:
+    """A rated finish as the ratings see it: the game's accounts (name as given) and places, by seat."""
+
+    finish: Finish
+    names: tuple[str, ...]
+    places: tuple[int, ...]
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    """The rating leaderboards rank by: μ − 3σ (openskill's ordinal)."""
+    return mu - 3 * sigma
+
+
+class Ratings:
+    """The ratings projection of one process (any number may run it at once)."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.ladder: LadderStore = ladder_of(games.store)
+
+    def catch_up(self, batch: int = BATCH, from_log: bool = False) -> int:
+        """Apply every rated finish not applied yet; how many this call applied. ``from_log``: each
+        game replayed from its events (a rebuild), not taken from the process's cache."""
+        applied = 0
+        while True:
+            last = self.ladder.applied()
+            finishes = self.ladder.finishes_after(last, batch)
+            if not finishes:
+                return applied
+            outcomes = [self._outcome(finish, from_log) for finish in finishes]
+            with self.games.store.transaction() as tx, self.ladder.within(tx) as writes:
+                if writes.applied() != last:  # (another process applied them meanwhile: read again)
+                    continue
+                _apply(writes, outcomes)
+            applied += len(outcomes)
+
+    def rebuild(self, batch: int = BATCH) -> int:
+        """Every rating recomputed from the games' events; how many games were applied."""
+        with self.games.store.transaction() as tx, self.ladder.within(tx) as writes:
+            writes.reset()
+        return self.catch_up(batch, from_log=True)
+
+    def leaderboard(self, game: str, min_games: int, limit: int, cursor: str | None = None) -> dict[str, Any]:
+        """A page of ``game``'s leaderboard: accounts with ``min_games`` rated games or more, by ordinal."""
+        if game not in all_games():
+            raise NotFound(f"no game {game!r}")
+        offset = int(cursor or 0)
+        found = self.ladder.leaderboard(game, min_games, offset, limit + 1)
+        entries = [{"rank": offset + index + 1, "account": rating.name, **_figures(rating)}
+                   for index, rating in enumerate(found[:limit])]
+        return {"entries": entries, "next": str(offset + limit) if len(found) > limit else None,
+                "min_games": min_games}
+
+    def of_account(self, name: str, history: int = 100) -> dict[str, Any]:
+        """The account's rating in each game it played rated, with its last ``history`` changes."""
+        key = key_of(name)
+        return {"ratings": [
+            {"game": rating.game, **_figures(rating),
+             "history": [{"game_id": change.game_id, "place": change.place, "mu": change.mu, "sigma": change.sigma,
+                          "ordinal": ordinal(change.mu, change.sigma), "at": change.at}
+                         for change in self.ladder.history(key, rating.game, history)]}
+            for rating in self.ladder.ratings_of(key)]}
+
+    def _outcome(self, finish: Finish, from_log: bool) -> _Outcome:
+        if from_log:
+            stored = self.games.store.read(finish.game_id)
+            table = tables.replay_records((event.type, event.seat, event.data) for event in stored)
+        else:
+            table = self.games.table(finish.game_id)
+        names = tuple(seat.account if seat is not None and seat.account else "" for seat in table.seats)
+        return _Outcome(finish, names, tuple(places(table)))
+
+
+def _apply(writes: LadderWrites, outcomes: Sequence[_Outcome]) -> None:
+    """The outcomes applied in order, each on the ratings the ones before it left."""
+    for outcome in outcomes:
+        finish = outcome.finish
+        rated = [(key_of(name), name, place) for name, place in zip(outcome.names, outcome.places, strict=True) if name]
+        keys = [key for key, _, _ in rated]
+        if len(rated) < 2 or len(set(keys)) != len(keys):  # (nobody to be rated against, or a seat counted twice)
+            writes.apply(finish.seq, [], [])
+            continue
+        before = writes.ratings(finish.game, keys)
+        teams = [[MODEL.rating(*_mu_sigma(before.get(key)))] for key in keys]
+        after = MODEL.rate(teams, ranks=[place for _, _, place in rated])
+        changed, history = [], []
+        for (key, name, place), [rating] in zip(rated, after, strict=True):
+            old = before.get(key)
+            changed.append(Rating(finish.game, key, name, rating.mu, rating.sigma, (old.games if old else 0) + 1,
+                                  (old.wins if old else 0) + (place == WON), finish.finished_at, finish.game_id))
+            history.append(RatingChange(finish.seq, key, finish.game, finish.game_id, place, rating.mu, rating.sigma,
+                                        finish.finished_at))
+        writes.apply(finish.seq, changed, history)
+
+
+def _figures(rating: Rating) -> dict[str, Any]:
+    return {"ordinal": ordinal(rating.mu, rating.sigma), "mu": rating.mu, "sigma": rating.sigma,
+            "games": rating.games, "wins": rating.wins, "last_played": rating.last_played,
+            "last_game_id": rating.last_game_id}
+
+
+def _mu_sigma(rating: Rating | None) -> tuple[float | None, float | None]:
+    return (None, None) if rating is None else (rating.mu, rating.sigma)
+
+
+class RatingsProjector:
+    """Applies rated finishes every ``interval`` seconds, in a thread of its own (one per server process)."""
+
+    def __init__(self, ratings: Ratings, interval: float = RATINGS_SECONDS) -> None:
+        self.ratings = ratings
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> RatingsProjector:
+        self._thread = threading.Thread(target=self._run, name="cardhall-ratings", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.ratings.catch_up()
+            except OUTAGES as error:  # the database is out of reach: the next round tries again
+                log.warning("ratings not applied: %s", error)
+            except Exception:  # a bug must not stop the projection for good: it is retried next round
+                log.exception("ratings not applied")
