@@ -1,4 +1,5 @@
-"""The web pages: the lobby (``/``), the table (``/games/{id}``) and the record viewer (``/replay``).
+"""The web pages: the lobby (``/``), the table (``/games/{id}``), the record viewer (``/replay``),
+a game's leaderboard (``/leaderboards/{game}``) and an account's page (``/accounts/{name}``).
 
 The pages are shells; their scripts (plain ES modules under ``static/``, no build
 step) talk to the public API like any other client. No rule lives here or in the
@@ -66,7 +67,14 @@ def rules_page(game: str) -> str:
     return render_template("rules.html", title=title, body=body, games=rules.games())
 
 
+@blueprint.get("/leaderboards/<string:game>")
+def leaderboard(game: str) -> str:
+    """A game's leaderboard: rated accounts by ordinal, paged."""
+    return render_template("leaderboard.html", game=game)
+
+
 @blueprint.get("/accounts/<string:name>")
 def account(name: str) -> str:
-    """An account's page: its kind, since when, the games it played and plays."""
+    """An account's page: its kind, since when, the games it played and plays, and its ratings, each
+    with its history drawn and its recent rated games."""
     return render_template("account.html", name=name)
