@@ -1,4 +1,4 @@
-"""Leaderboards and each account's ratings (a projection of the rated games' results: service.ratings)."""
+"""Pools, leaderboards and each account's ratings (a projection of the rated games' results: service.ratings)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,21 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 
 from api import examples
+from api.accounts import BEARER, _bodies_are_json, caller
 from api.context import service
 from api.errors import PROBLEM
 from api.parsing import Blueprint
-from api.schemas import ProblemSchema, QueryInteger, Strict
+from api.schemas import JsonInteger, ProblemSchema, QueryInteger, Strict
+from service.accounts import PLAY
+from service.pools import Pools
 from service.ratings import Ratings
 
-blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Leaderboards and ratings.")
+blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Pools, leaderboards and ratings.")
+blp.before_request(_bodies_are_json)
 
 CURSOR = r"^[0-9]{1,9}$"
-PROBLEMS = {**examples.PROBLEM_TEXT, 404: "not_found: no such game type, or no such account"}
+PROBLEMS = {**examples.PROBLEM_TEXT, 403: "insufficient_scope: the API key lacks the play scope",
+            404: "not_found: no such game type or account, or the account is not in the pool"}
 
 
 def ratings() -> Ratings:
@@ -103,3 +108,44 @@ class AccountRatings(MethodView):
         """The account's rating in every game it played rated, with its history."""
         service().accounts.account(name)  # (404 for no such account)
         return ratings().of_account(name)
+
+
+class JoinPoolSchema(Strict):
+    players = fields.List(JsonInteger(), required=True, validate=validate.Length(min=1, max=16),
+                          metadata={"description": "the player counts accepted", "example": [2, 3]})
+    rated = fields.Boolean(load_default=True, truthy={True}, falsy={False})
+    concurrency = JsonInteger(load_default=1, metadata={"description": "pool games played at once (1 to 50)"})
+    mixed = fields.Boolean(load_default=False, truthy={True}, falsy={False}, metadata={
+        "description": "also sit with accounts of the other kind (a bot with people); only where both opted in"})
+
+
+class PoolEntrySchema(ma.Schema):
+    game = fields.String()
+    account = fields.String()
+    players = fields.List(fields.Integer())
+    rated = fields.Boolean()
+    mixed = fields.Boolean()
+    concurrency = fields.Integer()
+    move_seconds = fields.Integer(metadata={"description": "the clock every game of the pool runs"})
+    joined_at = fields.DateTime()
+
+
+@blp.route("/pools/<game>/join")
+class PoolJoin(MethodView):
+    @blp.doc(operationId="joinPool", security=BEARER)
+    @blp.arguments(JoinPoolSchema())
+    @blp.response(200, PoolEntrySchema)
+    @problems(400, 401, 403, 404, 415, 422)
+    def post(self, body: dict[str, Any], game: str) -> dict[str, Any]:
+        """Wait in the game's pool (the ``play`` scope): the server seats the account with others
+        waiting (closest ratings first, widening with the wait) and announces each game as
+        ``gameStart`` on the account's stream. Joining again replaces the entry."""
+        return Pools(service()).join(caller(PLAY), game, body["players"], body["rated"], body["concurrency"],
+                                     body["mixed"])
+
+    @blp.doc(operationId="leavePool", security=BEARER)
+    @blp.response(204)
+    @problems(401, 403, 404)
+    def delete(self, game: str) -> None:
+        """Leave the game's pool: no game is made for the account once this has answered."""
+        Pools(service()).leave(caller(PLAY), game)

@@ -2,7 +2,8 @@
 
 ``create(settings)`` opens the database the settings name, migrating it first unless
 ``skip_migrations`` (``cardhall serve`` migrates once, before it starts its workers, and
-tells them to skip it), makes the Flask app and starts the worker's sweeper of turn clocks and its ratings projector.
+tells them to skip it), makes the Flask app and starts the worker's sweeper of turn clocks,
+its ratings projection and its pool pairing.
 Importing this module does none of that: it opens no database and starts no thread.
 ``api.wsgi:app`` is still there for a WSGI server, made (from the environment) when first asked for.
 """
@@ -18,7 +19,9 @@ from api import create_app
 from api.settings import Settings
 from domain.leaving import IdleLimits
 from service.bootstrap import open_service
-from service.ratings import Ratings, RatingsProjector
+from service.periodic import Periodic
+from service.pools import Pools
+from service.ratings import Ratings
 from service.sweeper import Sweeper
 
 
@@ -36,8 +39,10 @@ def create(settings: Settings | None = None) -> Flask:
                 idle_interval=settings.idle_sweep_seconds).start()
     # Each worker applies rated games' results to the ratings (service.ratings: exactly once, whichever
     # worker gets there first). CARDHALL_RATINGS_SECONDS=0 turns it off in that process.
+    # It pairs the accounts waiting in pools as often (service.pools: one round at a time, in every process).
     if settings.ratings_seconds > 0:
-        RatingsProjector(Ratings(games), settings.ratings_seconds).start()
+        Periodic("ratings", Ratings(games).catch_up, settings.ratings_seconds).start()
+        Periodic("pools", Pools(games).pair_all, settings.ratings_seconds).start()
     tune_collector()
     return app
 

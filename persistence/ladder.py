@@ -1,4 +1,4 @@
-"""The ladder's store: rated games in the order they finished, and the ratings projection.
+"""The ladder's store: rated games in the order they finished, the ratings projection, and pools.
 
 A port of its own beside the event store, on the same database, written inside event
 store transactions (:meth:`LadderStore.within`): a rated game's finish is recorded with
@@ -22,9 +22,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from persistence.port import EventStore, Transaction, as_utc
-from persistence.schema import ladder_counters, rated_finishes, rating_history, ratings
+from persistence.schema import ladder_counters, pool_entries, rated_finishes, rating_history, ratings
 
 FINISHES, APPLIED = "finishes", "ratings"  # the counters: the last finish recorded, the last one applied
+POOLS = "pools"  # the row a pairing round locks: one round at a time, in every process
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,6 +67,21 @@ class RatingChange:
     at: dt.datetime
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class PoolEntry:
+    """An account waiting in ``game``'s pool (``account``: its name key; ``name``: as given)."""
+
+    game: str
+    account: str
+    name: str
+    bot: bool
+    players: tuple[int, ...]
+    rated: bool
+    mixed: bool
+    concurrency: int
+    joined_at: dt.datetime
+
+
 class LadderWrites(abc.ABC):
     """The ladder's writes in one event store transaction."""
 
@@ -88,6 +104,18 @@ class LadderWrites(abc.ABC):
     @abc.abstractmethod
     def reset(self) -> None:
         """Forget every rating and change: nothing applied (for a rebuild)."""
+
+    @abc.abstractmethod
+    def pool(self, game: str) -> list[PoolEntry]:
+        """The entries of ``game``'s pool, pairing rounds locked out until the transaction ends."""
+
+    @abc.abstractmethod
+    def join_pool(self, entry: PoolEntry) -> None:
+        """Add the entry, or replace the account's entry in that pool."""
+
+    @abc.abstractmethod
+    def leave_pool(self, game: str, account: str) -> bool:
+        """Take the account out of the pool; whether it was in it."""
 
 
 class LadderStore(abc.ABC):
@@ -121,6 +149,13 @@ class LadderStore(abc.ABC):
     def table(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """Every rating and every change, as rows in key order: what a rebuild must reproduce."""
 
+    @abc.abstractmethod
+    def pools(self) -> list[str]:
+        """The games whose pools have someone waiting."""
+
+    @abc.abstractmethod
+    def entry(self, game: str, account: str) -> PoolEntry | None: ...
+
 
 _LADDERS: weakref.WeakKeyDictionary[EventStore, LadderStore] = weakref.WeakKeyDictionary()
 _MADE = threading.Lock()
@@ -153,6 +188,13 @@ def _change_row(change: RatingChange) -> tuple[Any, ...]:
 # -- SQL ---------------------------------------------------------------------------------------
 _RATING_COLUMNS = [getattr(ratings.c, field.name) for field in dataclasses.fields(Rating)]
 _CHANGE_COLUMNS = [getattr(rating_history.c, field.name) for field in dataclasses.fields(RatingChange)]
+_ENTRY_COLUMNS = [getattr(pool_entries.c, field.name) for field in dataclasses.fields(PoolEntry)]
+
+
+def _entry(row: Any) -> PoolEntry:
+    values = dict(row._mapping)
+    values["players"] = tuple(values["players"])
+    return PoolEntry(**values)
 
 
 class SqlLadderWrites(LadderWrites):
@@ -193,6 +235,22 @@ class SqlLadderWrites(LadderWrites):
         if history:
             self.connection.execute(rating_history.insert(), [dataclasses.asdict(change) for change in history])
         self._set(APPLIED, seq)
+
+    def pool(self, game: str) -> list[PoolEntry]:
+        self._counter(POOLS, lock=True)
+        rows = self.connection.execute(sa.select(*_ENTRY_COLUMNS).where(pool_entries.c.game == game)
+                                       .order_by(pool_entries.c.account)).all()
+        return [_entry(row) for row in rows]
+
+    def join_pool(self, entry: PoolEntry) -> None:
+        self.leave_pool(entry.game, entry.account)
+        row = dataclasses.asdict(entry)
+        row["players"] = list(entry.players)
+        self.connection.execute(pool_entries.insert(), row)
+
+    def leave_pool(self, game: str, account: str) -> bool:
+        statement = pool_entries.delete().where(pool_entries.c.game == game, pool_entries.c.account == account)
+        return self.connection.execute(statement).rowcount == 1
 
     def reset(self) -> None:
         self._counter(APPLIED, lock=True)
@@ -245,6 +303,14 @@ class SqlLadder(LadderStore):
         changes = self._rows(sa.select(*_CHANGE_COLUMNS).order_by(rating_history.c.seq, rating_history.c.account))
         return [tuple(row) for row in found], [tuple(row) for row in changes]
 
+    def pools(self) -> list[str]:
+        return [row[0] for row in self._rows(sa.select(pool_entries.c.game).distinct().order_by(pool_entries.c.game))]
+
+    def entry(self, game: str, account: str) -> PoolEntry | None:
+        rows = self._rows(sa.select(*_ENTRY_COLUMNS).where(pool_entries.c.game == game,
+                                                           pool_entries.c.account == account))
+        return _entry(rows[0]) if rows else None
+
 
 # -- memory ------------------------------------------------------------------------------------
 @dataclasses.dataclass
@@ -253,6 +319,7 @@ class _MemoryLadder:
     applied: int = 0
     ratings: dict[tuple[str, str], Rating] = dataclasses.field(default_factory=dict)
     history: list[RatingChange] = dataclasses.field(default_factory=list)
+    pool: dict[tuple[str, str], PoolEntry] = dataclasses.field(default_factory=dict)
 
 
 class MemoryLadderWrites(LadderWrites):
@@ -279,6 +346,15 @@ class MemoryLadderWrites(LadderWrites):
     def reset(self) -> None:
         self.state.ratings, self.state.history, self.state.applied = {}, [], 0
 
+    def pool(self, game: str) -> list[PoolEntry]:
+        return [entry for (played, _), entry in sorted(self.state.pool.items()) if played == game]
+
+    def join_pool(self, entry: PoolEntry) -> None:
+        self.state.pool[entry.game, entry.account] = entry
+
+    def leave_pool(self, game: str, account: str) -> bool:
+        return self.state.pool.pop((game, account), None) is not None
+
 
 class MemoryLadder(LadderStore):
     """The ladder in this process's memory, written under the memory event store's transaction lock."""
@@ -294,7 +370,7 @@ class MemoryLadder(LadderStore):
             return
         state = self.state
         writes = MemoryLadderWrites(_MemoryLadder(list(state.finishes), state.applied, dict(state.ratings),
-                                                  list(state.history)))
+                                                  list(state.history), dict(state.pool)))
         self._open = (tx, writes)
         try:
             yield writes
@@ -325,3 +401,9 @@ class MemoryLadder(LadderStore):
     def table(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         return ([_rating_row(rating) for _, rating in sorted(self.state.ratings.items())],
                 [_change_row(change) for change in sorted(self.state.history, key=lambda c: (c.seq, c.account))])
+
+    def pools(self) -> list[str]:
+        return sorted({game for game, _ in self.state.pool})
+
+    def entry(self, game: str, account: str) -> PoolEntry | None:
+        return self.state.pool.get((game, account))

@@ -241,3 +241,18 @@ rating_history = sa.Table(
     sa.Column("at", UtcDateTime, nullable=False),
     sa.Index(None, "account", "game", "seq"),
 )
+
+# The accounts waiting in each game's pool (migration 0008): see service.pools.
+pool_entries = sa.Table(
+    "pool_entries",
+    metadata,
+    sa.Column("game", sa.String(32), primary_key=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("name", sa.String(32), nullable=False),  # as given
+    sa.Column("bot", sa.Boolean, nullable=False),
+    sa.Column("players", Json, nullable=False),  # the player counts it accepts
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("mixed", sa.Boolean, nullable=False),
+    sa.Column("concurrency", sa.Integer, nullable=False),
+    sa.Column("joined_at", UtcDateTime, nullable=False),
+)

@@ -143,30 +143,18 @@ class Challenges:
 
     def _start(self, challenge: Challenge, revision: int) -> dict[str, Any]:
         """The game of a challenge whose every seat is accepted, created and started with it."""
-        games, now, game_id = self.games, self.accounts.clock(), self.games.new_id()
-        created = games.created(challenge.game, challenge.players, challenge.options, game_id, rated=challenge.rated)
-        table = tables.evolve(None, created)
-        kinds = {}
-        for name in challenge.accepted:
-            account = self.accounts.store.account(name)
-            kinds[name] = account is not None and account.kind == "bot"
-        seats = [tables.SeatTaken(seat, name=name, bot=None, account=name, bot_account=kinds[name])
-                 for seat, name in enumerate(challenge.accepted)]
-        after, decided = tables.settle(table, seats, games.house)
-        started = dataclasses.replace(challenge, status=STARTED, game_id=game_id)
-        write = games._write(game_id, table, after, decided)
+        now = self.accounts.clock()
+        started = AccountsGame.prepare(self.games, challenge.game, challenge.accepted, challenge.options,
+                                       rated=challenge.rated)
+        done = dataclasses.replace(challenge, status=STARTED, game_id=started.game_id)
 
         def work(tx: Transaction, writes: AccountWrites) -> None:
-            _put(writes, started, revision)  # (first: of two racing for the last seat, one goes on)
-            tx.create_game(game_id, challenge.game, challenge.players, now)
-            tx.append(game_id, 0, [_new(created)], now)
-            for seat, name in enumerate(challenge.accepted):
-                writes.add_seat(game_id, seat, key_of(name))
-            write.apply(tx)
+            _put(writes, done, revision)  # (first: of two racing for the last seat, one goes on)
+            started.write(tx, writes)
 
         self.accounts.write(work)
-        games.cache.put(game_id, after)
-        return rendered(started, now)
+        started.cached()
+        return rendered(done, now)
 
     def _challenge(self, challenge_id: str) -> Challenge:
         challenge = self.accounts.store.challenge(challenge_id)
@@ -183,6 +171,46 @@ class Challenges:
         if status != OPEN:
             raise ChallengeClosed(f"this challenge is {status}")
         return challenge
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AccountsGame:
+    """A game with every seat taken by an account, prepared outside the transaction that writes it:
+    created, seated and started at once, each seat bound to its account, each told ``gameStart``."""
+
+    games: GameService
+    game_id: str
+    created: tables.GameCreated
+    table: tables.Table
+    names: tuple[str, ...]
+    write_events: Any  # the service's write of the seats and all they set off
+
+    @classmethod
+    def prepare(cls, games: GameService, game: str, names: Any, options: Any, rated: bool) -> AccountsGame:
+        """The game of ``game`` with the named accounts in seat order (a bot mark for bot accounts)."""
+        game_id = games.new_id()
+        created = games.created(game, len(names), options, game_id, rated=rated)
+        table = tables.evolve(None, created)
+        seats = []
+        for seat, name in enumerate(names):
+            account = games.accounts.store.account(name)
+            seats.append(tables.SeatTaken(seat, name=name, bot=None, account=name,
+                                          bot_account=account is not None and account.kind == "bot"))
+        after, decided = tables.settle(table, seats, games.house)
+        return cls(games, game_id, created, after, tuple(names), games._write(game_id, table, after, decided))
+
+    def write(self, tx: Transaction, writes: AccountWrites) -> None:
+        """The game, its seats' bindings and its events, in the transaction ``tx``."""
+        now = self.games.clock()
+        tx.create_game(self.game_id, self.created.game, self.created.players, now)
+        tx.append(self.game_id, 0, [_new(self.created)], now)
+        for seat, name in enumerate(self.names):
+            writes.add_seat(self.game_id, seat, key_of(name))
+        self.write_events.apply(tx)
+
+    def cached(self) -> None:
+        """Once committed: the table kept in the process's cache."""
+        self.games.cache.put(self.game_id, self.table)
 
 
 def _put(writes: AccountWrites, challenge: Challenge, revision: int) -> None:

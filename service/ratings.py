@@ -15,8 +15,6 @@ order, so the same floats (``cardhall ratings rebuild``; a test compares the tab
 from __future__ import annotations
 
 import dataclasses
-import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,10 +25,8 @@ from domain.game import all_games
 from domain.ladder import WON, places
 from persistence.accounts import key_of
 from persistence.ladder import Finish, LadderStore, LadderWrites, Rating, RatingChange, ladder_of
-from service.errors import OUTAGES, NotFound
+from service.errors import NotFound
 from service.games import GameService
-
-log = logging.getLogger(__name__)
 
 MODEL = PlackettLuce()  # mu 25, sigma 25/3: openskill's defaults
 BATCH = 100  # finishes applied per transaction
@@ -141,32 +137,3 @@ def _figures(rating: Rating) -> dict[str, Any]:
 
 def _mu_sigma(rating: Rating | None) -> tuple[float | None, float | None]:
     return (None, None) if rating is None else (rating.mu, rating.sigma)
-
-
-class RatingsProjector:
-    """Applies rated finishes every ``interval`` seconds, in a thread of its own (one per server process)."""
-
-    def __init__(self, ratings: Ratings, interval: float = RATINGS_SECONDS) -> None:
-        self.ratings = ratings
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> RatingsProjector:
-        self._thread = threading.Thread(target=self._run, name="cardhall-ratings", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self.ratings.catch_up()
-            except OUTAGES as error:  # the database is out of reach: the next round tries again
-                log.warning("ratings not applied: %s", error)
-            except Exception:  # a bug must not stop the projection for good: it is retried next round
-                log.exception("ratings not applied")

@@ -6,6 +6,7 @@
 - ``ladder_counters``: ``finishes`` (the last seq given) and ``ratings`` (the last seq the
   projection applied, written with the ratings it changed: each game applied once).
 - ``ratings``, ``rating_history``: the projection (``cardhall ratings rebuild`` remakes both).
+- ``pool_entries``: the accounts waiting in each game's pool, and what games they accept.
 
 Revision ID: 0008
 Revises: 0007
@@ -21,6 +22,8 @@ revision = "0008"
 down_revision = "0007"
 branch_labels = None
 depends_on = None
+
+Json = sa.JSON().with_variant(sa.dialects.postgresql.JSONB(), "postgresql")
 
 
 def upgrade() -> None:
@@ -68,8 +71,22 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["account"], ["accounts.name_key"], name="fk_rating_history_account_accounts"),
     )
     op.create_index("ix_rating_history_account_game_seq", "rating_history", ["account", "game", "seq"])
+    op.create_table(
+        "pool_entries",
+        sa.Column("game", sa.String(32), nullable=False),
+        sa.Column("account", sa.String(32), nullable=False),
+        sa.Column("name", sa.String(32), nullable=False),
+        sa.Column("bot", sa.Boolean, nullable=False),
+        sa.Column("players", Json, nullable=False),
+        sa.Column("rated", sa.Boolean, nullable=False),
+        sa.Column("mixed", sa.Boolean, nullable=False),
+        sa.Column("concurrency", sa.Integer, nullable=False),
+        sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("game", "account", name="pk_pool_entries"),
+        sa.ForeignKeyConstraint(["account"], ["accounts.name_key"], name="fk_pool_entries_account_accounts"),
+    )
 
 
 def downgrade() -> None:
-    for table in ("rating_history", "ratings", "ladder_counters", "rated_finishes"):
+    for table in ("pool_entries", "rating_history", "ratings", "ladder_counters", "rated_finishes"):
         op.drop_table(table)

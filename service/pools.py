@@ -1,0 +1,134 @@
+"""Pools: accounts wait in a game's pool and the server seats them together (domain.pairing).
+
+An account joins a game's pool with the player counts it accepts, whether its games are
+rated, whether it will sit with accounts of the other kind (people with bots) and how many
+pool games it plays at once. A pairing round (:meth:`Pools.pair`, run by every server process
+every ``POOL_SECONDS``) locks the pools' row, reads the entries, leaves out accounts already
+playing as many games as they asked for, pairs the rest and creates each game in the same
+transaction: its seats bound to their accounts, every seat told ``gameStart`` on its account's
+stream. One round at a time, in every process, sees the pool as the last one left it: an
+account that left (its ``DELETE`` committed) is never seated after. Every pool game runs a
+clock (``move_seconds``: the pool's, default ``MOVE_SECONDS``), so a bot that stops answering
+has its turns played and, after its seat's timeouts, is handed to a house bot.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from domain.errors import InvalidOptions
+from domain.game import all_games
+from domain.pairing import Waiting, pair
+from persistence.accounts import AccountWrites
+from persistence.ladder import LadderStore, LadderWrites, PoolEntry, Rating, ladder_of
+from persistence.port import Transaction
+from service.accounts import PLAY, Caller
+from service.challenges import AccountsGame
+from service.errors import NotFound
+from service.games import GameService
+from service.ratings import ordinal
+
+log = logging.getLogger(__name__)
+
+MOVE_SECONDS = 10  # every pool game's clock
+MAX_CONCURRENCY = 50
+POOL_SECONDS = 0.25  # how often a server process pairs
+
+
+class Pools:
+    """The pool use cases over the game service's stores."""
+
+    def __init__(self, games: GameService, move_seconds: int = MOVE_SECONDS) -> None:
+        self.games = games
+        self.ladder: LadderStore = ladder_of(games.store)
+        self.move_seconds = move_seconds
+
+    def join(self, caller: Caller, game: str, players: Any, rated: bool = True, concurrency: int = 1,
+             mixed: bool = False) -> dict[str, Any]:
+        """Wait in ``game``'s pool (again: the entry is replaced) for games of ``players`` seats."""
+        caller.require(PLAY)
+        counts = self._counts(game, players)
+        if not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise InvalidOptions(f"concurrency is 1 to {MAX_CONCURRENCY} games at once")
+        entry = PoolEntry(game, caller.key, caller.account.name, caller.bot, counts, bool(rated), bool(mixed),
+                          concurrency, self.games.clock())
+        self._write(lambda _tx, ladder, _writes: ladder.join_pool(entry))
+        return rendered(entry, self.move_seconds)
+
+    def leave(self, caller: Caller, game: str) -> None:
+        """Leave ``game``'s pool: no game is made for the account after this returns."""
+        caller.require(PLAY)
+        if game not in all_games():
+            raise NotFound(f"no game {game!r}")
+        if not self._write(lambda _tx, ladder, _writes: ladder.leave_pool(game, caller.key)):
+            raise NotFound(f"the account {caller.account.name!r} is not in the {game} pool")
+
+    def entry(self, caller: Caller, game: str) -> dict[str, Any]:
+        """The caller's entry in ``game``'s pool."""
+        found = self.ladder.entry(game, caller.key)
+        if found is None:
+            raise NotFound(f"the account {caller.account.name!r} is not in the {game} pool")
+        return rendered(found, self.move_seconds)
+
+    def pair_all(self) -> list[str]:
+        """A pairing round of every pool with someone waiting; the games it made."""
+        return [game_id for game in self.ladder.pools() for game_id in self.pair(game)]
+
+    def pair(self, game: str) -> list[str]:
+        """A pairing round of ``game``'s pool: the ids of the games it made."""
+        made: list[AccountsGame] = []
+
+        def work(tx: Transaction, ladder: LadderWrites, writes: AccountWrites) -> None:
+            entries = {entry.account: entry for entry in ladder.pool(game) if self._has_room(entry)}
+            rated = ladder.ratings(game, list(entries))
+            now = self.games.clock()
+            waiting = [Waiting(entry.account, entry.bot, frozenset(entry.players), entry.rated, entry.mixed,
+                               _ordinal(rated.get(entry.account)), max(0.0, (now - entry.joined_at).total_seconds()))
+                       for entry in entries.values()]
+            for group in pair(waiting):
+                started = AccountsGame.prepare(self.games, game, [entries[entry.account].name for entry in group],
+                                               {"move_seconds": self.move_seconds}, rated=group[0].rated)
+                started.write(tx, writes)
+                made.append(started)
+
+        self._write(work)
+        for started in made:
+            started.cached()
+        return [started.game_id for started in made]
+
+    def _has_room(self, entry: PoolEntry) -> bool:
+        """Whether the account plays fewer games than it asked for at once."""
+        return len(self.games.accounts.store.games_of(entry.account)[1]) < entry.concurrency
+
+    def _write(self, work: Any) -> Any:
+        """``work(tx, ladder writes, account writes)`` in one transaction; streams woken after."""
+        with self.games.store.transaction() as tx, self.ladder.within(tx) as ladder, \
+                self.games.accounts.store.within(tx) as writes:
+            result = work(tx, ladder, writes)
+        self.games.accounts.hub.poke()
+        return result
+
+    @staticmethod
+    def _counts(game: str, players: Any) -> tuple[int, ...]:
+        games = all_games()
+        if game not in games:
+            raise NotFound(f"no game {game!r}")
+        low, high = games[game].min_players, games[game].max_players
+        if not isinstance(players, list | tuple) or not players or not all(
+                isinstance(count, int) and not isinstance(count, bool) and low <= count <= high for count in players):
+            raise InvalidOptions(f"players lists the player counts accepted, each from {low} to {high}")
+        return tuple(sorted(set(players)))
+
+
+def rendered(entry: PoolEntry, move_seconds: int) -> dict[str, Any]:
+    """A pool entry as the API shows it."""
+    return {"game": entry.game, "account": entry.name, "players": list(entry.players), "rated": entry.rated,
+            "mixed": entry.mixed, "concurrency": entry.concurrency, "move_seconds": move_seconds,
+            "joined_at": entry.joined_at}
+
+
+
+def _ordinal(rating: Rating | None) -> float:
+    """What pairing compares: the rating's ordinal; a newcomer's, 0 (openskill's default μ − 3σ)."""
+    return 0.0 if rating is None else ordinal(rating.mu, rating.sigma)

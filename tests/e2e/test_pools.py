@@ -1,0 +1,80 @@
+"""Pools over HTTP: accounts waiting with overlapping player counts are seated together and told on
+their streams, never one account twice in a game, and an account that left is never seated after."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.games import GameService
+from service.pools import Pools
+from tests.e2e.conftest import Http
+from tests.e2e.test_accounts import account_events, bearer, sign_up
+
+
+def join(http: Http, key: str, game: str = "craits", **body: Any) -> Any:
+    return http.client.post(f"/v1/pools/{game}/join", json={"players": [2], **body}, headers=bearer(key))
+
+
+def test_accounts_with_overlapping_counts_are_seated_together_on_a_clock_and_told_on_their_streams(
+        http: Http, games: GameService) -> None:
+    keys = [sign_up(http, name) for name in ("ana", "bo", "cy")]
+    for key, players in zip(keys, ([2, 3], [3, 4], [3]), strict=True):
+        joined = join(http, key, players=players)
+        assert joined.status_code == 200, joined.json
+    assert joined.json["move_seconds"] == 10 and joined.json["players"] == [3] and joined.json["rated"] is True
+    [game_id] = Pools(games).pair("craits")
+    summary = http.client.get(f"/v1/games/{game_id}").json
+    assert summary["status"] == "active" and summary["options"]["move_seconds"] == 10
+    assert sorted(seat["account"] for seat in summary["seats"]) == ["ana", "bo", "cy"]
+    for key in keys:
+        assert [(event["type"], event["data"]["game_id"]) for event in account_events(http, key)] == [
+            ("gameStart", game_id)]
+    assert Pools(games).pair("craits") == []  # (each plays one pool game at a time: concurrency 1)
+    assert games.table(game_id).rated
+
+
+def test_no_account_is_seated_twice_in_a_game_nor_in_more_games_than_it_asked_for(
+        http: Http, games: GameService) -> None:
+    keys = [sign_up(http, name) for name in ("ana", "bo", "cy")]
+    join(http, keys[0], players=[2, 3, 4, 5], concurrency=3)
+    join(http, keys[0], players=[2, 3, 4, 5], concurrency=3)  # (joining again replaces the entry)
+    join(http, keys[1], players=[2, 3], concurrency=2)
+    made = Pools(games).pair("craits") + Pools(games).pair("craits") + Pools(games).pair("craits")
+    assert len(made) == 2  # (bo plays two at once; ana would play three but has nobody else)
+    for game_id in made:
+        seated = [seat["account"] for seat in http.client.get(f"/v1/games/{game_id}").json["seats"]]
+        assert sorted(seated) == ["ana", "bo"]
+    join(http, keys[2], players=[2])
+    [third] = Pools(games).pair("craits")
+    assert sorted(seat["account"] for seat in http.client.get(f"/v1/games/{third}").json["seats"]) == ["ana", "cy"]
+
+
+def test_an_account_that_left_the_pool_is_never_seated_after(http: Http, games: GameService) -> None:
+    keys = [sign_up(http, name) for name in ("ana", "bo")]
+    join(http, keys[0])
+    assert http.client.delete("/v1/pools/craits/join", headers=bearer(keys[0])).status_code == 204
+    join(http, keys[1])
+    assert Pools(games).pair("craits") == []
+    assert account_events(http, keys[1]) == []
+    again = http.client.delete("/v1/pools/craits/join", headers=bearer(keys[0]))
+    assert again.status_code == 404
+
+
+def test_people_and_bots_meet_in_a_pool_only_where_both_opted_in(http: Http, games: GameService) -> None:
+    person, bot = sign_up(http, "ana", kind="person"), sign_up(http, "bot1")
+    join(http, person, mixed=True)
+    join(http, bot)
+    assert Pools(games).pair("craits") == []
+    join(http, bot, mixed=True)
+    assert len(Pools(games).pair("craits")) == 1
+
+
+def test_bad_pool_requests_are_told_why(http: Http) -> None:
+    key = sign_up(http, "ana")
+    assert join(http, key, players=[9]).status_code == 422
+    assert join(http, key, players=[]).status_code == 422
+    assert join(http, key, concurrency=0).status_code == 422
+    assert join(http, key, game="poker").status_code == 404
+    assert http.client.post("/v1/pools/craits/join", json={"players": [2]}).status_code == 401
+    assert http.client.post("/v1/pools/craits/join", json={"players": [2], "rated": "yes"},
+                            headers=bearer(key)).status_code == 422
