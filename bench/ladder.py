@@ -1,0 +1,203 @@
+"""The ladder under load: bot accounts in the Craits and Scat pools, playing random legal moves.
+
+``--bots`` accounts (made on the database before the server starts) join the pools of both
+games (``players`` 2-3 for Craits, 2-4 for Scat, rated, one game at a time) from one asyncio
+process; each waits on its account's events (long-poll) for ``gameStart``, plays the game to
+its end with random legal moves (long-polling the game's events between turns) and is back in
+the pool at once. For ``--seconds`` it measures, per database:
+
+- rated games finished per minute;
+- time in the pool before a game: from the moment a bot is free (joined, or saw its last game
+  end) to its ``gameStart``, p50 and p99 (the issue's target: p99 <= 2 s with >= 20 bots waiting);
+- finish -> leaderboard: from a bot seeing its game over to the game appearing in its account's
+  rating history (``GET /v1/accounts/{name}/ratings``, polled every 20 ms), p50 and p99 (target <= 1 s);
+- games lost or counted twice by the projection (target 0), read from the database once the
+  server has stopped: every finished rated game must be in the history once per seat;
+- the rebuild time of every rating (``Ratings.rebuild``), and whether it equals the live table.
+
+Client and server share the machine; figures on a shared machine are noisy (the load average is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import pathlib
+import random
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if pathlib.Path(entry or ".").resolve() != HERE]  # (bench/http.py)
+sys.path.insert(0, str(HERE.parent))
+
+import httpx
+
+from bench._common import Databases, load_average, percentile, print_table, running
+
+POOLS = {"craits": [2, 3], "scat": [2, 3, 4]}
+LONG_POLL = 10
+
+
+class Figures:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self.to_board: list[float] = []
+        self.finished: dict[str, float] = {}  # game id -> when a bot first saw it over
+        self.errors: collections.Counter[str] = collections.Counter()
+        self.waiting = 0
+        self.most_waiting = 0
+
+
+async def play_game(client: httpx.AsyncClient, key: str, game_id: str, chooser: random.Random) -> None:
+    """Random legal moves for the key's seat until the game is over."""
+    auth = {"Authorization": f"Bearer {key}"}
+    while True:
+        view = (await client.get(f"/v1/games/{game_id}/state", headers=auth)).json()
+        if view["status"] in ("finished", "aborted"):
+            return
+        if view["seat"] in view["to_act"] and view["legal_moves"]:
+            moved = await client.post(f"/v1/games/{game_id}/moves", headers=auth,
+                                      json={**chooser.choice(view["legal_moves"]), "expected_version": view["version"]})
+            if moved.status_code not in (201, 409):
+                raise RuntimeError(f"move refused: {moved.status_code} {moved.text}")
+            continue
+        await client.get(f"/v1/games/{game_id}/events", headers=auth,
+                         params={"after": view["version"], "limit": 1, "wait": LONG_POLL})
+
+
+async def watch_board(client: httpx.AsyncClient, name: str, game_id: str, seen: float, figures: Figures,
+                      until: float) -> None:
+    """How long after ``seen`` the game is in the account's rating history."""
+    while time.monotonic() < until + 30:
+        ratings = (await client.get(f"/v1/accounts/{name}/ratings")).json()["ratings"]
+        if any(change["game_id"] == game_id for rating in ratings for change in rating["history"]):
+            figures.to_board.append(time.monotonic() - seen)
+            return
+        await asyncio.sleep(0.02)
+
+
+async def bot(client: httpx.AsyncClient, name: str, key: str, game: str, until: float, figures: Figures,
+              watchers: list[asyncio.Task[None]]) -> None:
+    auth = {"Authorization": f"Bearer {key}"}
+    chooser = random.Random(name)
+    joined = await client.post(f"/v1/pools/{game}/join", headers=auth, json={"players": POOLS[game], "rated": True})
+    joined.raise_for_status()
+    after, free_since = 0, time.monotonic()
+    figures.waiting += 1
+    while time.monotonic() < until:
+        page = (await client.get("/v1/account/events", headers=auth,
+                                 params={"after": after, "wait": LONG_POLL})).json()
+        for event in page["events"]:
+            after = event["id"]
+            if event["type"] != "gameStart":
+                continue
+            figures.most_waiting = max(figures.most_waiting, figures.waiting)
+            figures.waiting -= 1
+            figures.waits.append(time.monotonic() - free_since)
+            try:
+                await play_game(client, key, event["data"]["game_id"], chooser)
+            except (httpx.HTTPError, RuntimeError, KeyError) as error:
+                figures.errors[type(error).__name__] += 1
+            seen = time.monotonic()
+            if event["data"]["game_id"] not in figures.finished:
+                figures.finished[event["data"]["game_id"]] = seen
+                watchers.append(asyncio.create_task(watch_board(client, name, event["data"]["game_id"], seen,
+                                                                figures, until)))
+            free_since = time.monotonic()
+            figures.waiting += 1
+    await client.delete(f"/v1/pools/{game}/join", headers=auth)
+
+
+def make_accounts(url: str, count: int) -> list[tuple[str, str]]:
+    from service.bootstrap import open_service
+
+    games = open_service(url)
+    try:
+        return [(name, games.accounts.create_account(name, "bot")["key"])
+                for name in (f"b{number:03d}" for number in range(count))]
+    finally:
+        games.store.close()
+
+
+async def load(base_url: str, accounts: list[tuple[str, str]], seconds: float) -> tuple[Figures, float]:
+    figures, watchers = Figures(), []
+    limits = httpx.Limits(max_connections=len(accounts) * 2 + 20, max_keepalive_connections=len(accounts) * 2)
+    async with httpx.AsyncClient(base_url=base_url, timeout=LONG_POLL + 30, limits=limits) as client:
+        started = time.monotonic()
+        until = started + seconds
+        games = list(POOLS)
+        await asyncio.gather(*(bot(client, name, key, games[index % len(games)], until, figures, watchers)
+                               for index, (name, key) in enumerate(accounts)))
+        elapsed = time.monotonic() - started
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*watchers), 40)
+    return figures, elapsed
+
+
+def audit(url: str) -> tuple[int, int, int, float, bool]:
+    """Finished rated games, those the projection lost and those it counted twice, the rebuild's time
+    and whether it gave the live table."""
+    import sqlalchemy as sa
+
+    from persistence.schema import games as games_table
+    from service.bootstrap import open_service
+    from service.ratings import Ratings
+
+    service = open_service(url)
+    try:
+        ratings = Ratings(service)
+        ratings.catch_up()
+        live = ratings.ladder.table()
+        engine = sa.create_engine(url)
+        with engine.connect() as connection:
+            finished = {row.id: row.players for row in connection.execute(
+                sa.select(games_table.c.id, games_table.c.players).where(games_table.c.status == "finished"))}
+        engine.dispose()
+        applied = collections.Counter(change[3] for change in live[1])
+        lost = sum(1 for game_id in finished if applied[game_id] == 0)
+        twice = sum(1 for game_id, players in finished.items() if applied[game_id] > players)
+        began = time.perf_counter()
+        ratings.rebuild()
+        took = time.perf_counter() - began
+        return len(finished), lost, twice, took, ratings.ladder.table() == live
+    finally:
+        service.store.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=300)
+    parser.add_argument("--databases", default="sqlite:1,postgresql:2",
+                        help="backend:workers, comma-separated (default sqlite:1,postgresql:2)")
+    args = parser.parse_args()
+    rows = []
+    with contextlib.ExitStack() as stack:
+        databases = Databases(stack)
+        for spec in args.databases.split(","):
+            backend, _, workers = spec.partition(":")
+            url = databases.new(backend)
+            from persistence import upgrade
+
+            upgrade(url)
+            accounts = make_accounts(url, args.bots)
+            with running(url, databases.workdir(), workers=int(workers or 1)) as server:
+                figures, elapsed = asyncio.run(load(server.base_url, accounts, args.seconds))
+            total, lost, twice, rebuild, same = audit(url)
+            rows.append([f"{backend} x{workers or 1}", args.bots, f"{len(figures.finished) * 60 / elapsed:.1f}",
+                         f"{percentile(figures.waits, .5):.2f}", f"{percentile(figures.waits, .99):.2f}",
+                         figures.most_waiting, f"{percentile(figures.to_board, .5):.3f}",
+                         f"{percentile(figures.to_board, .99):.3f}", f"{lost}/{total}", twice,
+                         f"{rebuild:.2f}", "yes" if same else "NO", sum(figures.errors.values())])
+    print_table(f"Ladder: {args.bots} random bots in the Craits and Scat pools for {args.seconds:.0f} s",
+                ["database", "bots", "rated games/min", "pool wait p50 s", "p99 s", "most waiting",
+                 "finish->board p50 s", "p99 s", "lost/finished", "counted twice", "rebuild s", "rebuild = live",
+                 "errors"], rows, note=load_average())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
