@@ -41,7 +41,8 @@ def test_a_resigned_seat_is_played_on_by_the_random_house_bot_and_its_token_can_
     assert answer.json["events"][0] == {**answer.json["events"][0], "type": "SeatResigned", "seat": 1,
                                         "data": {"bot": "random"}, "version": before + 1}
     seat = summary(http, game_id)["seats"][1]
-    assert seat == {"seat": 1, "name": "p1", "bot": "random", "taken": True, "bot_since": before + 1, "entropy": None}
+    assert {key: seat[key] for key in ("seat", "name", "bot", "taken", "bot_since")} == {
+        "seat": 1, "name": "p1", "bot": "random", "taken": True, "bot_since": before + 1}
     assert_problem(resign(http, game_id, tokens[1]), 409, "seat_abandoned")
     assert_problem(http.move(game_id, tokens[1], {"type": "draw"}), 409, "seat_abandoned")
     # The others play on: whenever seat 1 is to act, its bot has already moved.

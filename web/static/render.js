@@ -54,10 +54,8 @@ function seatPanel(view, seat, name, mine) {
   facts.append(element("span", "hand-size", plural(size, "card", "cards")));
   facts.lastChild.dataset.count = size;
   if (state.scores) facts.append(element("span", "score", `score ${state.scores[seat]}`));
-  if (state.lives) {
-    const county = (state.county || []).includes(seat) ? " — on the county, still in" : "";
-    facts.append(element("span", "lives", `${plural(state.lives[seat], "life", "lives")}${county}`));
-  }
+  if (state.lives) facts.append(element("span", "lives", `${plural(state.lives[seat], "life", "lives")}`));
+  if ((state.county || []).includes(seat)) facts.append(element("span", "county", "on the county, still in"));
   const value = (state.hand_values || [])[seat];
   if (value !== null && value !== undefined) facts.append(element("span", "value", `worth ${value}`));
   const badges = element("p", "seat-badges");

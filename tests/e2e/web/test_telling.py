@@ -85,7 +85,10 @@ def test_a_scat_player_with_no_lives_left_is_named_on_the_county(page, api):
                   and api.view(game_id, at=event["version"])["state"]["county"])
     page.goto(f"/games/{game_id}?v={county}")
     settled(page, county)
-    assert "0 lives — on the county, still in" in page.inner_text("#seats")
+    on_county = page.locator("#seats .seat:has(.county)")
+    assert on_county.count() >= 1
+    assert on_county.first.locator(".lives").inner_text() == "0 lives"
+    assert on_county.first.locator(".county").inner_text() == "on the county, still in"
     assert page.locator("#seats .badge.on-the-county").count() >= 1
 
 
