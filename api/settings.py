@@ -56,6 +56,7 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_DB_POOL_SIZE": ("db_pool_size", int),
     "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", int),
     "CARDHALL_RUN_DIRECTORY": ("run_directory", str),
+    "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("webhooks_allow_private", lambda text: text == "1"),
     "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", lambda text: tuple(text.replace(",", " ").split())),
     "CARDHALL_MAX_HEADERS": ("limits.max_headers", int),
     "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", int),
@@ -93,6 +94,7 @@ class Settings:
     db_pool_size: int | None = None
     db_max_overflow: int = 0
     run_directory: str | None = None
+    webhooks_allow_private: bool = False
     limits: Limits = dataclasses.field(default_factory=Limits)
 
     @classmethod

@@ -62,6 +62,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--abandon-after", type=duration, default=duration("1d"), metavar="DURATION|off",
                         help="hand a game under way nobody moved in for this long (e.g. 1h, 30m, 2d) to house "
                              "bots, which play it to the end (default 1d)")
+    parser.add_argument("--webhooks-allow-private", action="store_true", default=None,
+                        help="let webhook bots be called at loopback and private addresses, and over plain http "
+                             "(for development; never a cloud metadata address)")
     parser.add_argument("--expire-waiting-after", type=duration, default=duration("1d"), metavar="DURATION|off",
                         help="end a game still waiting for players after this long with no one joining (default 1d)")
 
@@ -152,6 +155,7 @@ OPTIONS = {
     "max_headers": "max_headers", "max_head_bytes": "max_head_bytes", "head_timeout": "head_timeout",
     "body_timeout": "body_timeout", "idle_timeout": "idle_timeout",
     "max_connections_per_address": "max_connections_per_address", "accounts": "accounts",
+    "webhooks_allow_private": "webhooks_allow_private",
 }
 
 

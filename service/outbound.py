@@ -1,0 +1,151 @@
+"""Calls Cardhall makes to URLs its users give (webhook bots): decided safe before any connection.
+
+A server that fetches user-given URLs is a way into the network it runs in. So each call:
+
+- resolves the URL's host at the call (through an injectable resolver) and refuses the call if *any* of
+  its addresses is loopback, private, link-local, multicast, unspecified, reserved or otherwise not a
+  public address, or a cloud metadata address; the operator may allow the non-public ones for
+  development (``cardhall serve --webhooks-allow-private``), never a metadata address;
+- connects to the address it checked, not to the name (a second lookup could answer another address:
+  DNS rebinding); the name still goes in ``Host`` and in TLS's SNI, and the certificate is checked
+  against it;
+- requires https (plain http only where private addresses are allowed), follows no redirect, and reads
+  at most :data:`MAX_ANSWER_BYTES` of the answer.
+
+Every refusal is a :class:`Refused`, raised before a socket is opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import ipaddress
+import socket
+from collections.abc import Awaitable, Callable, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+#: An answer longer than this is cut here (its rest is never read).
+MAX_ANSWER_BYTES = 64 * 1024
+
+#: Addresses of cloud instance metadata services: refused even where private addresses are allowed.
+METADATA_ADDRESSES = frozenset(ipaddress.ip_address(text) for text in ("169.254.169.254", "fd00:ec2::254"))
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+#: ``(host, port) -> addresses``: how a host name becomes the addresses a call may go to.
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+
+class Refused(Exception):
+    """A call that is not made: the URL, or an address its host resolves to, is not one Cardhall calls."""
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses the system's resolver gives ``host`` (without blocking the event loop)."""
+    found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [str(sockaddr[0]) for *_, sockaddr in found]
+
+
+def address_problem(address: IPAddress) -> str | None:
+    """Why ``address`` is not a public address (None if it is one)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is not None:
+            return address_problem(embedded)
+    if address in METADATA_ADDRESSES:
+        return "a cloud metadata address"
+    for test, what in (("is_unspecified", "unspecified"), ("is_loopback", "loopback"),
+                       ("is_link_local", "link-local"), ("is_multicast", "multicast"),
+                       ("is_reserved", "reserved"), ("is_private", "private")):
+        if getattr(address, test):
+            return f"a {what} address"
+    if not address.is_global:
+        return "not a public address"
+    return None
+
+
+def checked_url(url: str, allow_private: bool = False) -> tuple[str, str, int]:
+    """``url``'s scheme, host and port, if it is a URL Cardhall may call (its addresses aside)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise Refused(f"not a URL: {error}") from None
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise Refused("the URL must be https://HOST/…")
+    if parts.scheme == "http" and not allow_private:
+        raise Refused("the URL must use https")
+    if parts.username is not None or parts.password is not None:
+        raise Refused("the URL must not carry a user name or password")
+    if parts.fragment:
+        raise Refused("the URL must not have a fragment")
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+async def checked_address(url: str, resolver: Resolver, allow_private: bool = False) -> IPAddress:
+    """The address a call to ``url`` goes to: its host's first address, once every one of them is allowed."""
+    _, host, port = checked_url(url, allow_private)
+    try:
+        literal: IPAddress | None = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        addresses = [literal]
+    else:
+        try:
+            answered = await resolver(host, port)
+        except OSError as error:
+            raise Refused(f"{host} does not resolve: {error}") from None
+        try:
+            addresses = [ipaddress.ip_address(text.split("%", 1)[0]) for text in answered]
+        except ValueError as error:
+            raise Refused(f"{host} resolves to something that is no address: {error}") from None
+        if not addresses:
+            raise Refused(f"{host} resolves to no address")
+    for address in addresses:
+        problem = address_problem(address)
+        if problem is None:
+            continue
+        if address in METADATA_ADDRESSES or not allow_private:
+            raise Refused(f"{host} resolves to {address}, {problem}")
+    return addresses[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """What a called URL answered: its status and at most :data:`MAX_ANSWER_BYTES` of its body."""
+
+    status: int
+    body: bytes
+    cut: bool  # (the body was longer, and is cut)
+
+
+async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mapping[str, str], timeout: float,
+               resolver: Resolver = system_resolver, allow_private: bool = False) -> Answer:
+    """POST ``body`` to ``url`` at the address checked for it (:func:`checked_address`), within ``timeout``
+    seconds. A redirect is an answer like any other (its status), never followed."""
+    address = await checked_address(url, resolver, allow_private)
+    parts = urlsplit(url)
+    netloc = f"[{address}]" if address.version == 6 else str(address)
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    host = parts.netloc.rsplit("@", 1)[-1]
+    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    request = client.build_request(
+        "POST", target, content=body, headers={**headers, "Host": host, "Content-Type": "application/json"},
+        timeout=timeout, extensions={"sni_hostname": parts.hostname or ""})
+    response = await client.send(request, stream=True, follow_redirects=False)
+    try:
+        read = bytearray()
+        cut = False
+        async for chunk in response.aiter_bytes():
+            read += chunk
+            if len(read) > MAX_ANSWER_BYTES:
+                del read[MAX_ANSWER_BYTES:]
+                cut = True
+                break
+    finally:
+        await response.aclose()
+    return Answer(response.status_code, bytes(read), cut)

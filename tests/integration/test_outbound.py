@@ -1,0 +1,190 @@
+"""The outbound guard (service/outbound.py): what a webhook call may reach, decided before any connection.
+
+No test here sends traffic beyond 127.0.0.1: names are answered by stub resolvers, calls that would go
+elsewhere are caught by httpx's MockTransport (which opens no socket), and real calls go to a server on
+127.0.0.1, which only the operator's "allow private" lets through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from service.outbound import MAX_ANSWER_BYTES, Refused, checked_address, post
+
+PUBLIC = "8.8.8.8"  # (only ever answered by a stub resolver; nothing connects to it)
+
+
+def answering(*answers: list[str]):  # type: ignore[no-untyped-def]
+    """A resolver giving these answers, one per lookup (the last again when they run out)."""
+    asked: list[str] = []
+
+    async def resolve(host: str, port: int) -> list[str]:
+        asked.append(host)
+        return answers[min(len(asked) - 1, len(answers) - 1)]
+
+    resolve.asked = asked  # type: ignore[attr-defined]
+    return resolve
+
+
+class Recorder:
+    """A transport that records each request and answers 200 without any network."""
+
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return httpx.Response(200, json={"move": {"type": "pass"}})
+
+
+def call(url: str, resolver, allow_private: bool = False, recorder: Recorder | None = None):  # type: ignore[no-untyped-def]
+    recorder = recorder if recorder is not None else Recorder()
+
+    async def run():  # type: ignore[no-untyped-def]
+        async with httpx.AsyncClient(transport=httpx.MockTransport(recorder)) as client:
+            return await post(client, url, b"{}", {}, 1.0, resolver, allow_private)
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize(("address", "why"), [
+    ("127.0.0.1", "loopback"), ("::1", "loopback"), ("10.1.2.3", "private"), ("172.16.0.9", "private"),
+    ("192.168.1.1", "private"), ("fd12::1", "private"), ("169.254.10.10", "link-local"),
+    ("fe80::1", "link-local"), ("224.0.0.1", "multicast"), ("ff02::1", "multicast"),
+    ("0.0.0.0", "unspecified"), ("::", "unspecified"), ("240.0.0.1", "reserved"),
+    ("169.254.169.254", "metadata"), ("fd00:ec2::254", "metadata"), ("::ffff:127.0.0.1", "loopback"),
+    ("100.64.0.1", "not a public"),
+])
+def test_every_non_public_address_class_is_refused_before_any_connection(address: str, why: str) -> None:
+    recorder = Recorder()
+    with pytest.raises(Refused, match=why):
+        call("https://bot.example/hook", answering([address]), recorder=recorder)
+    assert recorder.requests == []
+
+
+def test_a_name_with_one_private_address_among_public_ones_is_refused() -> None:
+    recorder = Recorder()
+    with pytest.raises(Refused, match=r"10\.0\.0\.5"):
+        call("https://bot.example/hook", answering([PUBLIC, "10.0.0.5"]), recorder=recorder)
+    assert recorder.requests == []
+
+
+def test_a_call_goes_to_the_address_checked_with_the_name_in_host_and_sni() -> None:
+    recorder = Recorder()
+    answer = call("https://bot.example:8443/hook?x=1", answering([PUBLIC]), recorder=recorder)
+    assert answer.status == 200
+    (request,) = recorder.requests
+    assert request.url.host == PUBLIC and request.url.port == 8443 and request.url.path == "/hook"
+    assert request.headers["host"] == "bot.example:8443"
+    assert request.extensions["sni_hostname"] == "bot.example"
+
+
+def test_a_name_that_rebinds_from_public_to_private_is_refused_at_the_call_it_turns_private() -> None:
+    resolver = answering([PUBLIC], ["127.0.0.1"])
+    recorder = Recorder()
+    assert call("https://rebind.example/hook", resolver, recorder=recorder).status == 200
+    with pytest.raises(Refused, match="loopback"):
+        call("https://rebind.example/hook", resolver, recorder=recorder)
+    assert resolver.asked == ["rebind.example", "rebind.example"]  # (resolved at each call)
+    assert [request.url.host for request in recorder.requests] == [PUBLIC]
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://bot.example/hook", "https"), ("ftp://bot.example/x", "https"), ("https:///nohost", "https"),
+    ("https://user:pw@bot.example/", "password"), ("https://bot.example/#x", "fragment"),
+    ("https://bot.example:99999/", "URL"),
+])
+def test_urls_that_are_not_plain_https_are_refused(url: str, why: str) -> None:
+    with pytest.raises(Refused, match=why):
+        call(url, answering([PUBLIC]))
+
+
+def test_a_metadata_address_is_refused_even_where_private_addresses_are_allowed() -> None:
+    with pytest.raises(Refused, match="metadata"):
+        call("http://metadata.example/", answering(["169.254.169.254"]), allow_private=True)
+    with pytest.raises(Refused, match="metadata"):
+        call("http://169.254.169.254/latest", answering([]), allow_private=True)
+
+
+def test_a_name_that_does_not_resolve_is_refused() -> None:
+    async def failing(host: str, port: int) -> list[str]:
+        raise OSError("Name or service not known")
+
+    with pytest.raises(Refused, match="does not resolve"):
+        asyncio.run(checked_address("https://nowhere.example/", failing))
+
+
+# -- real calls, to 127.0.0.1 (allowed by the operator's flag) -----------------------------------------
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path == "/big":
+            body = b"x" * (MAX_ANSWER_BYTES * 4)
+            self.send_response(200)
+        elif self.path == "/redirect":
+            body = b""
+            self.send_response(307)
+            self.send_header("Location", "/big")
+        else:
+            body = b'{"move": {"type": "pass"}}'
+            self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def local() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://localhost:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def real_call(url: str, allow_private: bool) -> object:
+    async def run():  # type: ignore[no-untyped-def]
+        async with httpx.AsyncClient() as client:
+            return await post(client, url, b"{}", {}, 5.0, answering(["127.0.0.1"]), allow_private)
+
+    return asyncio.run(run())
+
+
+def test_a_local_bot_is_refused_unless_the_operator_allows_private_addresses(local: str) -> None:
+    with pytest.raises(Refused, match="https"):
+        real_call(local + "/move", allow_private=False)
+    with pytest.raises(Refused, match="loopback"):
+        real_call(local.replace("http:", "https:") + "/move", allow_private=False)
+    answer = real_call(local + "/move", allow_private=True)
+    assert answer.status == 200 and answer.body == b'{"move": {"type": "pass"}}'  # type: ignore[attr-defined]
+
+
+def test_an_answer_over_64_kib_is_cut(local: str) -> None:
+    answer = real_call(local + "/big", allow_private=True)
+    assert answer.cut and len(answer.body) == MAX_ANSWER_BYTES  # type: ignore[attr-defined]
+
+
+def test_a_redirect_is_not_followed(local: str) -> None:
+    answer = real_call(local + "/redirect", allow_private=True)
+    assert answer.status == 307 and answer.body == b""  # type: ignore[attr-defined]
+
+
+def test_the_operator_allows_private_addresses_with_a_serve_option_handed_to_the_workers() -> None:
+    from api.settings import Settings
+    from cardhall_cli import parser
+    from cardhall_cli.server import _settings
+
+    assert not _settings(Settings(), parser().parse_args(["serve"])).webhooks_allow_private
+    allowed = _settings(Settings(), parser().parse_args(["serve", "--webhooks-allow-private"]))
+    assert allowed.webhooks_allow_private
+    assert Settings.from_environment(allowed.environment()).webhooks_allow_private
