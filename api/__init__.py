@@ -94,6 +94,8 @@ SETTINGS = {
     },
     "CARDHALL_SSE_HEARTBEAT": 15.0,
     "CARDHALL_STREAM_MAX": 3600.0,
+    "CARDHALL_ACCOUNT_HEARTBEAT": 10.0,  # (api.account_stream: a keep-alive at least every 10 s)
+    "CARDHALL_ACCOUNT_STREAMS": 4,  # streams an account holds open in a process; a new one closes the oldest
     "CARDHALL_MAX_FOLLOWERS": 16,  # (cardhall serve: --max-followers, see api.followers)
     "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": None,  # (--max-followers-per-client; None: as many as the process takes)
     "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)

@@ -5,22 +5,39 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
-from flask import request, url_for
+from flask import Response, request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
+from werkzeug.exceptions import NotImplemented as NotServedHere
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
+from api.account_stream import (
+    AccountEventsQuerySchema,
+    AccountEventsSchema,
+    AccountStreamQuerySchema,
+    last_event_id,
+    page,
+)
 from api.context import bearer_token, service
 from api.errors import PROBLEM
 from api.parsing import Blueprint
-from api.schemas import JsonInteger, ProblemSchema, QueryInteger, QueryNumber, Strict
+from api.schemas import JsonInteger, ProblemSchema, Strict
 from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 
 blp = Blueprint("accounts", __name__, url_prefix="/v1", description="Accounts, API keys, account events, challenges.")
 
 BEARER = [{"bearerAuth": []}]
+#: One Server-Sent Event of the account's stream; its data is an account event as JSON.
+SSE_ACCOUNT_EVENT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "The event's id"},
+        "event": {"type": "string", "description": "The event's type"},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+    },
+}
 ACCOUNT_NAME = r"^[A-Za-z0-9_-]{1,32}$"
 PROBLEMS = {
     **examples.PROBLEM_TEXT,
@@ -111,27 +128,6 @@ class KeysSchema(ma.Schema):
 class AddKeySchema(Strict):
     scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)), load_default=list(SCOPES),
                          validate=validate.Length(min=1, max=3))
-
-
-class AccountEventsQuerySchema(Strict):
-    after = QueryInteger(load_default=None, validate=validate.Range(min=0, max=2**31 - 1),
-                         metadata={"description": "The id of the last event seen (default: Last-Event-ID, else 0)"})
-    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=1000))
-    wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=30),
-                       metadata={"description": "Seconds to wait for an event after 'after'"})
-
-
-class AccountEventSchema(ma.Schema):
-    id = fields.Integer(metadata={"description": "Counts the account's events from 1; resume after it"})
-    type = fields.String(metadata={"description": "challenge, challengeCanceled, challengeDeclined, "
-                                                  "gameStart or gameFinish"})
-    data = fields.Dict()
-    recorded_at = fields.DateTime()
-
-
-class AccountEventsSchema(ma.Schema):
-    events = fields.List(fields.Nested(AccountEventSchema))
-    last_id = fields.Integer()
 
 
 class CreateChallengeSchema(Strict):
@@ -248,20 +244,27 @@ class AccountEvents(MethodView):
     @blp.doc(operationId="getAccountEvents", security=BEARER)
     @blp.arguments(AccountEventsQuerySchema(), location="query")
     @blp.response(200, AccountEventsSchema)
-    @problems(401, 403, 422)
+    @problems(401, 403, 422, 503)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The account's events after ``after`` (scope ``read``); ``wait`` holds the request until there is one."""
-        after = query["after"]
-        if after is None:
-            after = _last_event_id()
-        accounts = service().accounts
-        return accounts.events(caller(READ), after, query["limit"], min(query["wait"], service().max_wait))
+        # (with ``wait`` the ASGI app answers, api.account_stream: this is the read without it)
+        caller = service().accounts.required_caller(bearer_token(), READ)
+        after = last_event_id() if query["after"] is None else query["after"]
+        return page(service().accounts.store.events(caller.key, after, query["limit"]), after)
 
 
-def _last_event_id() -> int:
-    """The ``Last-Event-ID`` header as an event id; 0 without one (or with one that is no id)."""
-    value = request.headers.get("Last-Event-ID", "").strip()
-    return int(value) if value.isascii() and value.isdigit() and len(value) <= 10 else 0
+@blp.route("/account/stream")
+class AccountStream(MethodView):
+    @blp.doc(operationId="streamAccountEvents", security=BEARER)
+    @blp.arguments(AccountStreamQuerySchema(), location="query")
+    @blp.response(200, SSE_ACCOUNT_EVENT, content_type="text/event-stream",
+                  description="Server-Sent Events: id = the event's id, event = its type, data = the event as JSON; "
+                              "a ': keep-alive' comment at least every 10 s")
+    @problems(401, 403, 422, 503)
+    def get(self, query: dict[str, Any]) -> Response:
+        """The account's events as Server-Sent Events (scope ``read``), resuming after ``Last-Event-ID``.
+        An account holds a few streams open at once: a new one past that closes its oldest."""
+        raise NotServedHere("event streams are served by the ASGI app (api.asgi), not by the Flask app alone")
 
 
 @blp.route("/challenges")

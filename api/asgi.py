@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api.account_stream import AccountFollowing
 from api.mount import ThreadedWsgi
 from api.waiting import Waiting
 
@@ -28,10 +29,13 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     ``/healthz`` never queue behind a burst of followers woken at once."""
     wsgi = ThreadedWsgi(flask, threads)
     waiting = Waiting(flask, max(2, threads // 4))
+    accounts = AccountFollowing(flask, waiting)
 
     app = Starlette(routes=[
         Route("/v1/games/{game_id}/events", Either(waiting.long_poll, wsgi, asked=frozenset({"wait"}))),
         Route("/v1/games/{game_id}/events/stream", Either(waiting.stream, wsgi)),
+        Route("/v1/account/events", Either(accounts.long_poll, wsgi, asked=frozenset({"wait"}))),
+        Route("/v1/account/stream", Either(accounts.stream, wsgi)),
     ])
     # Whatever else comes (any path, any method, a slash more or less) is the Flask app's to answer.
     app.router.default, app.router.redirect_slashes = wsgi, False

@@ -233,6 +233,29 @@ class CardhallClient:
                 after = event["id"]
                 yield event
 
+    def stream_account(self, after: int = 0, *, stop: Any = None) -> Iterator[dict[str, Any]]:
+        """As :meth:`follow_account`, over Server-Sent Events (``GET /v1/account/stream``), reconnecting with
+        ``Last-Event-ID`` (after a back-off when the server is away) whenever the stream ends."""
+        failures = 0
+        while stop is None or not stop():
+            headers = {**self._auth(), "Accept": "text/event-stream", "Last-Event-ID": str(after)}
+            try:
+                with self._http.stream("GET", "/v1/account/stream", headers=headers,
+                                       timeout=httpx.Timeout(self.timeout, read=60.0)) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        raise _error(response)
+                    failures = 0
+                    for message in sse.parse(response.iter_lines()):
+                        event = json.loads(message.data)
+                        after = event["id"]
+                        yield event
+                        if stop is not None and stop():
+                            return
+            except (httpx.TransportError, ServerError):
+                failures += 1
+                time.sleep(min(30.0, self.backoff * 2**failures))
+
     def challenge(self, game: str, players: int = 2, to: list[str] | None = None, *,
                   options: Mapping[str, Any] | None = None, rated: bool = False, expires_in: int = 60
                   ) -> dict[str, Any]:

@@ -18,7 +18,6 @@ import hashlib
 import hmac
 import re
 import secrets
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -177,23 +176,6 @@ class AccountService:
     def keys(self, caller: Caller) -> dict[str, Any]:
         """The caller's account's keys, by prefix (a key is never shown again)."""
         return {"keys": [_key_listed(key) for key in self.store.keys(caller.key)]}
-
-    def events(self, caller: Caller, after: int, limit: int = 100, wait: float = 0.0) -> dict[str, Any]:
-        """The account's stream after event ``after``; ``wait`` seconds for one if there is none yet."""
-        found = self.store.events(caller.key, after, limit)
-        if found or wait <= 0:
-            return _page(found, after)
-        deadline = time.monotonic() + wait
-        with self.hub.following():
-            while True:
-                generation = self.hub.generation(caller.key)
-                found = self.store.events(caller.key, after, limit)
-                if found or not self.hub.wait(caller.key, generation, deadline):
-                    return _page(found, after)
-
-
-def _page(found: list[Any], after: int) -> dict[str, Any]:
-    return {"events": [rendered(event) for event in found], "last_id": found[-1].seq if found else after}
 
 
 def rendered(event: Any) -> dict[str, Any]:

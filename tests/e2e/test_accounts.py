@@ -3,7 +3,6 @@ seats taken by accounts, and the account's events."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -182,17 +181,6 @@ def test_accounts_hear_their_games_start_and_finish_once(http: Http) -> None:
         assert events[0]["data"] == {"game_id": game_id, "game": "craits", "seat": seat}
         assert events[1]["data"] == {"game_id": game_id, "seat": seat, "result": result}
     assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 1, "current": []}
-
-
-def test_a_long_poll_is_answered_when_an_event_arrives(http: Http) -> None:
-    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
-    answers: list[Any] = []
-    waiting = threading.Thread(target=lambda: answers.append(
-        http.client.get("/v1/account/events?wait=10", headers=bearer(bo))))
-    waiting.start()
-    http.client.post("/v1/challenges", json={"game": "craits", "players": 2, "to": ["bo"]}, headers=bearer(ana))
-    waiting.join(15)
-    assert [event["type"] for event in answers[0].json["events"]] == ["challenge"]
 
 
 def test_last_event_id_resumes_after_the_event_it_names(http: Http) -> None:

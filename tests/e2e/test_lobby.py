@@ -91,3 +91,20 @@ def test_the_living_bot_of_the_docs_is_the_example_and_under_30_lines() -> None:
     assert example in (EXAMPLES.parent / "docs" / "bots.md").read_text()
     assert len(example.splitlines()) < 30
     compile(example, "live_bot.py", "exec")
+
+
+def test_the_client_streams_an_accounts_events_and_resumes_after_the_last_it_saw(live_server: str) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    host, guest = sign_up(live_server, f"sh{suffix}"), sign_up(live_server, f"sg{suffix}")
+    for _ in range(3):
+        host.challenge("craits", 2, [f"sg{suffix}"])
+    stream = guest.stream_account()
+    assert [next(stream)["id"] for _ in range(2)] == [1, 2]
+    stream.close()
+    host.challenge("scat", 2, [f"sg{suffix}"])
+    resumed = guest.stream_account(after=2)
+    assert [(event["id"], event["data"]["game"]) for event in (next(resumed), next(resumed))] == [
+        (3, "craits"), (4, "scat")]
+    resumed.close()
+    host.close()
+    guest.close()
