@@ -25,6 +25,7 @@ from api.parsing import Blueprint
 from api.schemas import JsonInteger, ProblemSchema, Strict
 from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
+from service.errors import Unauthorized
 
 blp = Blueprint("accounts", __name__, url_prefix="/v1", description="Accounts, API keys, account events, challenges.")
 
@@ -47,8 +48,18 @@ PROBLEMS = {
 }
 
 
+#: The operations that need an account's key, which is asked for before anything in the request is read.
+KEYED = {("accounts.ChallengeList", "POST"), ("accounts.Accept", "POST"), ("accounts.Decline", "POST"),
+         ("accounts.Cancel", "POST"), ("accounts.Keys", "GET"), ("accounts.Keys", "POST"), ("accounts.Key", "DELETE"),
+         ("accounts.Me", "GET"), ("accounts.AccountEvents", "GET"), ("accounts.AccountStream", "GET")}
+
+
 @blp.before_request
-def _bodies_are_json() -> None:
+def _keys_then_json_bodies() -> None:
+    """A request that needs a key and has none is 401 before its body or query is read; a body sent
+    as anything but JSON is 415."""
+    if (request.endpoint, request.method) in KEYED and "Authorization" not in request.headers:
+        raise Unauthorized("this needs 'Authorization: Bearer KEY' with an account's API key")
     if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
         raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
