@@ -55,11 +55,15 @@ KEYED = {("accounts.ChallengeList", "POST"), ("accounts.Accept", "POST"), ("acco
 
 
 @blp.before_request
-def _keys_then_json_bodies() -> None:
-    """A request that needs a key and has none is 401 before its body or query is read; a body sent
-    as anything but JSON is 415."""
+def _keys_first() -> None:
+    """A request that needs a key and has none is 401 before its body or query is read."""
     if (request.endpoint, request.method) in KEYED and "Authorization" not in request.headers:
         raise Unauthorized("this needs 'Authorization: Bearer KEY' with an account's API key")
+
+
+@blp.before_request
+def _bodies_are_json() -> None:
+    """A body sent as anything but JSON is 415."""
     if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
         raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
