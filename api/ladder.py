@@ -1,4 +1,4 @@
-"""Pools, leaderboards and each account's ratings (a projection of the rated games' results: service.ratings)."""
+"""Pools, tournaments, leaderboards and each account's ratings (a projection of the rated games' results: service.ratings)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,17 @@ from api.context import service
 from api.errors import PROBLEM
 from api.parsing import Blueprint
 from api.schemas import JsonInteger, ProblemSchema, QueryInteger, Strict
-from service.accounts import PLAY
+from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
+from service.tournaments import Tournaments
 
 blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Pools, leaderboards and ratings.")
 blp.before_request(_bodies_are_json)
 
 CURSOR = r"^[0-9]{1,9}$"
 PROBLEMS = {**examples.PROBLEM_TEXT, 403: "insufficient_scope: the API key lacks the play scope",
-            404: "not_found: no such game type or account, or the account is not in the pool"}
+            404: "not_found: no such game type, account or tournament, or the account is not in the pool"}
 
 
 def ratings() -> Ratings:
@@ -149,3 +150,73 @@ class PoolJoin(MethodView):
     def delete(self, game: str) -> None:
         """Leave the game's pool: no game is made for the account once this has answered."""
         Pools(service()).leave(caller(PLAY), game)
+
+
+class CreateTournamentSchema(Strict):
+    game = fields.String(required=True, metadata={"example": "craits"})
+    format = fields.String(load_default="round_robin", validate=validate.OneOf(["round_robin", "swiss"]),
+                           metadata={"description": "round_robin (swiss is refused: not offered yet)"})
+    accounts = fields.List(fields.String(validate=validate.Length(min=1, max=32)), required=True,
+                           validate=validate.Length(min=2, max=16))
+    players_per_table = JsonInteger(load_default=2)
+    rounds = JsonInteger(load_default=1, metadata={"description": "times the round robin is played (1 to 10)"})
+    duplicate = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
+        "description": "each deal played once per seat, the seats rotated, with the same cards"})
+
+
+class StandingSchema(ma.Schema):
+    rank = fields.Integer()
+    account = fields.String()
+    points = fields.Float(metadata={"description": "a game's winners share one point; a seat left scores none"})
+    games = fields.Integer(metadata={"description": "games finished"})
+    mean = fields.Float()
+    interval = fields.List(fields.Float(), metadata={"description": "95 % confidence interval of the mean"})
+
+
+class TournamentGameSchema(ma.Schema):
+    game_id = fields.String()
+    table = fields.Integer(metadata={"description": "the round robin's table: one deal"})
+    turn = fields.Integer(metadata={"description": "the rotation: seat s holds the table's account (s + turn) % k"})
+    seats = fields.List(fields.String())
+    status = fields.String()
+
+
+class TournamentSchema(ma.Schema):
+    id = fields.String()
+    creator = fields.String()
+    game = fields.String()
+    format = fields.String()
+    accounts = fields.List(fields.String())
+    players_per_table = fields.Integer()
+    rounds = fields.Integer()
+    duplicate = fields.Boolean()
+    status = fields.String(metadata={"description": "running, or finished once every game is"})
+    created_at = fields.DateTime()
+    standings = fields.List(fields.Nested(StandingSchema))
+    crosstable = fields.Dict(keys=fields.String(), values=fields.Dict(keys=fields.String(), values=fields.Float()),
+                             metadata={"description": "points each account scored in the games it shared with each other"})
+    games = fields.List(fields.Nested(TournamentGameSchema))
+
+
+@blp.route("/tournaments")
+class TournamentsRoute(MethodView):
+    @blp.doc(operationId="createTournament", security=BEARER)
+    @blp.arguments(CreateTournamentSchema())
+    @blp.response(201, TournamentSchema)
+    @problems(400, 401, 403, 404, 415, 422)
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A round robin among the named accounts (the ``create`` scope), every game made at once, each
+        deal played duplicate; each participant hears ``tournamentStart`` and its ``gameStart``s."""
+        return Tournaments(service()).create(caller(CREATE), body["game"], body["accounts"],
+                                             body["players_per_table"], body["format"], body["rounds"],
+                                             body["duplicate"])
+
+
+@blp.route("/tournaments/<tournament_id>")
+class TournamentRoute(MethodView):
+    @blp.doc(operationId="getTournament")
+    @blp.response(200, TournamentSchema)
+    @problems(404)
+    def get(self, tournament_id: str) -> dict[str, Any]:
+        """The tournament: standings (points, mean, 95 % interval), crosstable and every game."""
+        return Tournaments(service()).get(tournament_id)

@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from persistence.port import EventStore, Transaction, as_utc
-from persistence.schema import ladder_counters, pool_entries, rated_finishes, rating_history, ratings
+from persistence.schema import ladder_counters, pool_entries, rated_finishes, rating_history, ratings, tournaments
 
 FINISHES, APPLIED = "finishes", "ratings"  # the counters: the last finish recorded, the last one applied
 POOLS = "pools"  # the row a pairing round locks: one round at a time, in every process
@@ -82,6 +82,18 @@ class PoolEntry:
     joined_at: dt.datetime
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament as asked for (``spec``) and the games made for it."""
+
+    id: str
+    creator: str
+    game: str
+    spec: dict[str, Any]
+    games: list[dict[str, Any]]
+    created_at: dt.datetime
+
+
 class LadderWrites(abc.ABC):
     """The ladder's writes in one event store transaction."""
 
@@ -116,6 +128,9 @@ class LadderWrites(abc.ABC):
     @abc.abstractmethod
     def leave_pool(self, game: str, account: str) -> bool:
         """Take the account out of the pool; whether it was in it."""
+
+    @abc.abstractmethod
+    def add_tournament(self, tournament: Tournament) -> None: ...
 
 
 class LadderStore(abc.ABC):
@@ -155,6 +170,9 @@ class LadderStore(abc.ABC):
 
     @abc.abstractmethod
     def entry(self, game: str, account: str) -> PoolEntry | None: ...
+
+    @abc.abstractmethod
+    def tournament(self, tournament_id: str) -> Tournament | None: ...
 
 
 _LADDERS: weakref.WeakKeyDictionary[EventStore, LadderStore] = weakref.WeakKeyDictionary()
@@ -252,6 +270,9 @@ class SqlLadderWrites(LadderWrites):
         statement = pool_entries.delete().where(pool_entries.c.game == game, pool_entries.c.account == account)
         return self.connection.execute(statement).rowcount == 1
 
+    def add_tournament(self, tournament: Tournament) -> None:
+        self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
+
     def reset(self) -> None:
         self._counter(APPLIED, lock=True)
         self.connection.execute(rating_history.delete())
@@ -311,6 +332,10 @@ class SqlLadder(LadderStore):
                                                            pool_entries.c.account == account))
         return _entry(rows[0]) if rows else None
 
+    def tournament(self, tournament_id: str) -> Tournament | None:
+        rows = self._rows(sa.select(tournaments).where(tournaments.c.id == tournament_id))
+        return Tournament(**rows[0]._mapping) if rows else None
+
 
 # -- memory ------------------------------------------------------------------------------------
 @dataclasses.dataclass
@@ -320,6 +345,7 @@ class _MemoryLadder:
     ratings: dict[tuple[str, str], Rating] = dataclasses.field(default_factory=dict)
     history: list[RatingChange] = dataclasses.field(default_factory=list)
     pool: dict[tuple[str, str], PoolEntry] = dataclasses.field(default_factory=dict)
+    tournaments: dict[str, Tournament] = dataclasses.field(default_factory=dict)
 
 
 class MemoryLadderWrites(LadderWrites):
@@ -355,6 +381,9 @@ class MemoryLadderWrites(LadderWrites):
     def leave_pool(self, game: str, account: str) -> bool:
         return self.state.pool.pop((game, account), None) is not None
 
+    def add_tournament(self, tournament: Tournament) -> None:
+        self.state.tournaments[tournament.id] = copy.deepcopy(tournament)
+
 
 class MemoryLadder(LadderStore):
     """The ladder in this process's memory, written under the memory event store's transaction lock."""
@@ -370,7 +399,7 @@ class MemoryLadder(LadderStore):
             return
         state = self.state
         writes = MemoryLadderWrites(_MemoryLadder(list(state.finishes), state.applied, dict(state.ratings),
-                                                  list(state.history), dict(state.pool)))
+                                                  list(state.history), dict(state.pool), dict(state.tournaments)))
         self._open = (tx, writes)
         try:
             yield writes
@@ -407,3 +436,7 @@ class MemoryLadder(LadderStore):
 
     def entry(self, game: str, account: str) -> PoolEntry | None:
         return self.state.pool.get((game, account))
+
+    def tournament(self, tournament_id: str) -> Tournament | None:
+        found = self.state.tournaments.get(tournament_id)
+        return copy.deepcopy(found)

@@ -256,3 +256,15 @@ pool_entries = sa.Table(
     sa.Column("concurrency", sa.Integer, nullable=False),
     sa.Column("joined_at", UtcDateTime, nullable=False),
 )
+
+# Tournaments (migration 0009): what was asked for and the games made for it (service.tournaments).
+tournaments = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("creator", sa.String(32), nullable=False),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("spec", Json, nullable=False),  # format, accounts, players_per_table, rounds, duplicate
+    sa.Column("games", Json, nullable=False),  # [{"game_id", "table", "turn", "seats"}], in the order made
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)

@@ -21,7 +21,8 @@ from persistence.sqlstore import DUE_GAMES
 from tests.integration import workers
 
 ACCOUNT_TABLES = {"accounts", "api_keys", "account_seats", "challenges", "account_events"}  # revision 0007
-RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries"}  # revision 0008
+RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries",
+                 "tournaments"}  # revisions 0008, 0009  # revision 0008
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets", *ACCOUNT_TABLES,
           *RATING_TABLES}
 INITIAL_TABLES = TABLES - {"snapshots", "deployment_secrets"} - ACCOUNT_TABLES - RATING_TABLES  # revision 0001
