@@ -1,0 +1,34 @@
+"""The pages tell a joiner that the creator fixed a game's chance (issue 37, class 5): a "seeded" or
+"stacked" badge in the lobby's row and on the table, before anyone joins; and a seat taken in the
+browser adds its own entropy to the shuffles (issue 43)."""
+
+from __future__ import annotations
+
+from domain.cards import DECK
+from tests.e2e.web.conftest import settled
+
+
+def test_a_seeded_and_a_stacked_game_are_marked_in_the_lobby_and_on_the_table_before_anyone_joins(page, api):
+    seeded, stacked, plain = api.create("scat", 2, seed=5), api.create("scat", 2, decks=[DECK]), api.create("scat", 2)
+    page.goto("/")
+    settled(page)
+    badges = {game_id: page.locator(f"#game-rows tr[data-game='{game_id}'] .badge").all_inner_texts()
+              for game_id in (seeded, stacked, plain)}
+    assert badges == {seeded: ["seeded"], stacked: ["stacked"], plain: []}
+    page.goto(f"/games/{seeded}")
+    page.wait_for_selector("#badges .seeded")
+    page.goto(f"/games/{stacked}")
+    page.wait_for_selector("#badges .stacked")
+    assert page.locator("#badges .seeded").count() == 0
+
+
+def test_a_seat_taken_in_the_lobby_adds_its_own_entropy(page, api):
+    game_id = api.create("scat", 2)
+    page.goto("/")
+    settled(page)
+    row = page.locator(f"#game-rows tr[data-game='{game_id}']")
+    row.locator("input[name=name]").fill("Eve")
+    row.locator("button", has_text="Join").click()
+    page.wait_for_url(f"**/games/{game_id}")
+    entropy = api.summary(game_id)["seats"][0]["entropy"]
+    assert isinstance(entropy, str) and len(entropy) == 64 and int(entropy, 16) > 0
