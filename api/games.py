@@ -135,7 +135,7 @@ class Games(MethodView):
 
     @blp.doc(operationId="createGame")
     @blp.arguments(CreateGameSchema(), examples=examples.CREATE)
-    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema()}}})
+    @blp.doc(requestBody={"content": {"application/json": {"schema": jsonschema.create_game_schema(replay=True)}}})
     @blp.response(201, GameSummarySchema, headers={"Location": {"description": "The game's URL",
                                                                 "schema": {"type": "string"}}})
     @blp.doc(security=OPTIONAL_BEARER)

@@ -43,8 +43,10 @@ def option_schema(spec: dict[str, Any], players: int) -> dict[str, Any]:
     return {**out, "type": "integer", **bounds}
 
 
-def create_game_schema() -> dict[str, Any]:
-    """One branch per game and player count."""
+def create_game_schema(replay: bool = False) -> dict[str, Any]:
+    """One branch per game and player count; ``replay``: with ``replay_of`` (``POST /v1/games`` takes it,
+    a challenge does not)."""
+    extra = {"replay_of": {"type": "string", "pattern": GAME_ID_PATTERN}} if replay else {}
     branches = []
     for name, game in sorted(all_games().items()):
         described = game.describe()
@@ -59,7 +61,7 @@ def create_game_schema() -> dict[str, Any]:
                     "game": {"const": name},
                     "players": {"const": players},
                     "options": {"type": "object", "additionalProperties": False, "properties": options},
-                    "replay_of": {"type": "string", "pattern": GAME_ID_PATTERN},
+                    **extra,
                 },
             })
     return {"oneOf": branches}
