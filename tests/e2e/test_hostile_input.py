@@ -319,6 +319,30 @@ def test_a_path_with_an_encoded_newline_cannot_forge_a_line_of_the_text_log(plai
     assert "\\r\\n2026-01-01" in line and "\\u2028" in line
 
 
+def test_a_creator_who_reuses_a_finished_games_seed_knows_no_hand_and_the_joiner_is_told(plain: ServerProcess) -> None:
+    """Class 5: the seed of a finished game (whose every hand is public by then) used again deals other
+    cards, the joiner is shown "seeded" before sitting down, and the same deal comes only in the open."""
+    client = httpx.Client(base_url=plain.base_url, timeout=30)
+    options = {"short": True, "seed": 31}
+    finished = client.post("/v1/games", json={"game": "craits", "players": 2, "options": options}).json()["id"]
+    for _ in range(2):
+        client.post(f"/v1/games/{finished}/seats", json={"bot": "random"})
+    dealt_at = next(event["version"] for event in client.get(f"/v1/games/{finished}/events").json()["events"]
+                    if event["type"] == "RoundDealt")
+    known = client.get(f"/v1/games/{finished}/state", params={"at": dealt_at}).json()["state"]["hands"]
+    again = client.post("/v1/games", json={"game": "craits", "players": 2, "options": options}).json()
+    assert again["seeded"] is True and again["stacked"] is False and "seed" not in again["options"]
+    joiner = client.post(f"/v1/games/{again['id']}/seats", json={"name": "victim"}).json()["token"]
+    client.post(f"/v1/games/{again['id']}/seats", json={"bot": "random"})
+    seat = {"Authorization": f"Bearer {joiner}"}
+    dealt_at = next(event["version"] for event in client.get(f"/v1/games/{again['id']}/events").json()["events"]
+                    if event["type"] == "RoundDealt")
+    mine = client.get(f"/v1/games/{again['id']}/state", params={"at": dealt_at}, headers=seat).json()
+    assert mine["seeded"] is True and len(mine["state"]["hand"]) == len(known[0]) and mine["state"]["hand"] not in known
+    replay = client.post("/v1/games", json={"game": "craits", "players": 2, "replay_of": finished}).json()
+    assert replay["seeded"] is True and replay["replay_of"] == finished
+
+
 def test_static_assets_and_pages_carry_one_date_and_the_pages_their_policies(plain: ServerProcess) -> None:
     game_id = httpx.post(f"{plain.base_url}/v1/games", json={"game": "craits", "players": 2}).json()["id"]
     for path, framed in (("/assets/cardhall.css", False), ("/", False), (f"/games/{game_id}", False),
