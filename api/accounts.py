@@ -20,9 +20,8 @@ from api.account_stream import (
     page,
 )
 from api.context import bearer_token, service
-from api.errors import PROBLEM
 from api.parsing import Blueprint
-from api.schemas import JsonInteger, ProblemSchema, Strict
+from api.schemas import JsonInteger, Strict
 from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -68,14 +67,7 @@ def _bodies_are_json() -> None:
         raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
 
 
-def problems(*statuses: int):  # type: ignore[no-untyped-def]
-    def decorate(view):  # type: ignore[no-untyped-def]
-        for status in (*statuses, 414, 429, 431):
-            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
-                                    description=PROBLEMS[status])(view)
-        return view
-
-    return decorate
+problems = examples.problems_documenter(blp, PROBLEMS, examples.ACCOUNT_PROBLEMS)
 
 
 def caller(scope: str) -> Caller:

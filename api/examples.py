@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.errors import problem_document
+from api.errors import PROBLEM, problem_document
 from domain.game import all_games
 
 CREATE = {
@@ -80,7 +80,40 @@ PROBLEMS = {
 }
 
 
-def problem_examples(status: int) -> dict[str, Any]:
-    """The OpenAPI examples of a status's problem answers: one per error code, named by it."""
+#: Answers only the account and ladder routes give, beside those of :data:`PROBLEMS`.
+ACCOUNT_PROBLEMS = {
+    403: [("insufficient_scope", "this API key lacks the 'create' scope", None)],
+    404: [("not_found", "no account 'alice'", None)],
+    409: [("name_taken", "the name 'Alice' is taken (names are unique without regard to case)", None),
+          ("challenge_closed", "the challenge expired", None)],
+}
+
+
+def problem_examples(status: int, more: dict[int, list[tuple[str, str, str | None]]] | None = None) -> dict[str, Any]:
+    """The OpenAPI examples of a status's problem answers: one per error code, named by it (``more``'s
+    example of a code in place of the general one)."""
+    chosen = {code: (detail, rule) for code, detail, rule in PROBLEMS[status]}
+    chosen.update({code: (detail, rule) for code, detail, rule in (more or {}).get(status, [])})
     return {code: {"summary": code, "value": problem_document(status, code, detail, rule=rule)}
-            for code, detail, rule in PROBLEMS[status]}
+            for code, (detail, rule) in chosen.items()}
+
+
+def problems_documenter(blp: Any, texts: dict[int, str] | None = None,
+                        more: dict[int, list[tuple[str, str, str | None]]] | None = None):  # type: ignore[no-untyped-def]
+    """The decorator a blueprint's views use to document their problem+json answers: ``@problems(404, 409)``
+    documents those statuses and the ones every operation may give, 414 and 431 (a request head past the
+    limits) and 429 (rate limited), each with its text and one example per error code."""
+    from api.schemas import ProblemSchema
+
+    texts = {**PROBLEM_TEXT, **(texts or {})}
+
+    def problems(*statuses: int):  # type: ignore[no-untyped-def]
+        def decorate(view):  # type: ignore[no-untyped-def]
+            for status in (*statuses, 414, 429, 431):
+                view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
+                                        description=texts[status], examples=problem_examples(status, more))(view)
+            return view
+
+        return decorate
+
+    return problems

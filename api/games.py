@@ -11,7 +11,6 @@ from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import FOREVER, bearer_token, etag, final_headers, service
-from api.errors import PROBLEM
 from api.parsing import Blueprint
 from api.schemas import (
     AuditSchema,
@@ -27,7 +26,6 @@ from api.schemas import (
     MoveHeadersSchema,
     MoveResultSchema,
     MoveSchema,
-    ProblemSchema,
     StateQuerySchema,
     StreamHeadersSchema,
     StreamQuerySchema,
@@ -98,18 +96,7 @@ def ready(body: dict[str, Any]) -> Response:
     return current_app.json.response(body)
 
 
-def problems(*statuses: int):  # type: ignore[no-untyped-def]
-    """Document problem+json answers for these statuses, and those every operation here may give: 414
-    and 431 (a request head past the limits) and 429 (rate limited)."""
-
-    def decorate(view):  # type: ignore[no-untyped-def]
-        for status in (*statuses, 414, 429, 431):
-            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
-                                    description=examples.PROBLEM_TEXT[status],
-                                    examples=examples.problem_examples(status))(view)
-        return view
-
-    return decorate
+problems = examples.problems_documenter(blp)
 
 
 @blp.route("/game-types")

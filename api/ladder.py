@@ -12,9 +12,8 @@ from marshmallow import fields, validate
 from api import examples
 from api.accounts import BEARER, _bodies_are_json, caller
 from api.context import service
-from api.errors import PROBLEM
 from api.parsing import Blueprint
-from api.schemas import JsonInteger, ProblemSchema, QueryInteger, Strict
+from api.schemas import JsonInteger, QueryInteger, Strict
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
@@ -32,14 +31,7 @@ def ratings() -> Ratings:
     return Ratings(service())
 
 
-def problems(*statuses: int):  # type: ignore[no-untyped-def]
-    def decorate(view):  # type: ignore[no-untyped-def]
-        for status in (*statuses, 414, 429, 431):
-            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
-                                    description=PROBLEMS[status])(view)
-        return view
-
-    return decorate
+problems = examples.problems_documenter(blp, PROBLEMS, examples.ACCOUNT_PROBLEMS)
 
 
 class LeaderboardQuerySchema(Strict):

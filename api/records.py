@@ -10,6 +10,7 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
+from werkzeug.exceptions import BadRequest as NotJson
 
 from api.context import bearer_token, service
 from api.games import OPTIONAL_BEARER, problems, ready
@@ -17,6 +18,7 @@ from api.parsing import Blueprint
 from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Strict
 from domain import records as formats
 from service import records
+from service.errors import BadRequest
 
 blp = Blueprint("records", __name__, url_prefix="", description="Game records that travel (cardhall-record/1).")
 SCHEMA_URL = "/schemas/cardhall-record-1.json"
@@ -85,7 +87,7 @@ class Replay(MethodView):
     @blp.doc(operationId="replayRecord", requestBody={
         "required": True, "content": {"application/json": {"schema": RECORD}}})
     @blp.response(200, ReplaySchema)
-    @problems(400, 413, 415)
+    @problems(400, 413, 415, 422)
     def post(self) -> Response:
         """Check a record (its schema, its rules replay, its commitments) and, when it is sound, the
         spectator's view after every event: what the /replay page steps through. Nothing is stored.
@@ -93,7 +95,9 @@ class Replay(MethodView):
         request.max_content_length = MAX_RECORD_BYTES
         document = request.get_json(silent=True)
         if document is None:
-            return current_app.json.response({"valid": False, "problems": ["the body is not JSON"], "views": []})
+            raise NotJson("send the record as the body, JSON with the header Content-Type: application/json")
+        if not isinstance(document, dict):
+            raise BadRequest("a record is a JSON object")
         return ready(records.replay_views(document))
 
 

@@ -29,6 +29,7 @@ DEFAULT_MAX_FOLLOWERS = 10_000
 DEFAULT_MAX_FOLLOWERS_PER_CLIENT = 1_000
 DEFAULT_THREADS = 32
 DEFAULT_LEADERBOARD_MIN_GAMES = 10
+DEFAULT_ACCOUNT_STREAMS = 4  # streams an account holds open in a worker; a new one past it closes the oldest
 
 #: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
 #: and how its text is read. The table "Settings" of docs/deploy.md lists exactly these.
@@ -43,6 +44,7 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", str),
     "CARDHALL_ACCOUNTS": ("accounts", str),
     "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", str),
+    "CARDHALL_ACCOUNT_STREAMS": ("account_streams", int),
     "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
     "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
     "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", float),
@@ -81,6 +83,7 @@ class Settings:
     rate_limit_storage: str = "memory://"
     accounts: str = "open"
     account_rate_limit: str = DEFAULT_ACCOUNT_RATE_LIMIT
+    account_streams: int = DEFAULT_ACCOUNT_STREAMS
     cors_origins: tuple[str, ...] = ()
     shuffle_secret: str | None = None
     sweep_seconds: float = SWEEP_SECONDS
@@ -153,6 +156,7 @@ class Settings:
             "CARDHALL_RATE_LIMIT_STORAGE": self.rate_limit_storage,
             "CARDHALL_ACCOUNTS": self.accounts,
             "CARDHALL_ACCOUNT_RATE_LIMIT": self.account_rate_limit,
+            "CARDHALL_ACCOUNT_STREAMS": self.account_streams,
             "CARDHALL_CORS_ORIGINS": list(self.cors_origins),
             "CARDHALL_LEADERBOARD_MIN_GAMES": self.leaderboard_min_games,
         }

@@ -178,6 +178,14 @@ def test_the_replay_endpoint_gives_the_views_a_stored_game_shows(played):
     assert [view | {"seat": None} for view in answer.json["views"]] == views(http, ids[1])
 
 
+def test_a_replay_asked_without_a_record_is_refused_as_a_problem(http):
+    missing = http.client.post("/v1/records/replay", headers={"Content-Type": "application/json"})
+    assert missing.status_code == 400 and missing.mimetype == "application/problem+json"
+    assert missing.json["code"] == "validation_error"
+    not_an_object = http.client.post("/v1/records/replay", json=[1, 2])
+    assert not_an_object.status_code == 422 and not_an_object.json["detail"] == "a record is a JSON object"
+
+
 def test_the_schema_is_published_at_its_stable_path_and_is_the_repositorys(http):
     answer = http.client.get("/schemas/cardhall-record-1.json")
     assert answer.status_code == 200 and answer.mimetype == "application/schema+json"

@@ -20,6 +20,7 @@ from api.asgi import create_asgi
 from api.followers import Batch
 from api.waiting import Answer
 from service.games import GameService
+from tests import aio
 
 
 def asgi_app(games: GameService, threads: int = 8) -> Starlette:
@@ -83,7 +84,7 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
         await stream
 
     try:
-        asyncio.run(follow_for_a_second())
+        aio.run(follow_for_a_second())
     finally:
         games.store.close()
     assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
@@ -114,7 +115,7 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
 
     started = time.monotonic()
     try:
-        asyncio.run(poll_for_a_second())
+        aio.run(poll_for_a_second())
     finally:
         games.store.close()
     assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
@@ -159,7 +160,7 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it(monkeypa
         return announced
 
     try:
-        announced = asyncio.run(follow_both())
+        announced = aio.run(follow_both())
     finally:
         games.store.close()
     delivered = next(at for at, message in sent["first"] if message.get("body", b"").startswith(b"id: 2"))
@@ -194,7 +195,7 @@ def test_a_stream_whose_client_stops_reading_ends_at_its_timeout_and_frees_its_s
 
     begun = time.monotonic()
     try:
-        asyncio.run(follow())
+        aio.run(follow())
     finally:
         games.store.close()
     assert started and started[0]["status"] == 200
@@ -247,7 +248,7 @@ def test_long_polls_answered_event_after_event_leave_the_garbage_collector_nothi
 
     gc.disable()
     try:
-        plain, left = asyncio.run(follow(30))
+        plain, left = aio.run(follow(30))
     finally:
         gc.enable()
     answered = [body for body in bodies(sent) if body]
@@ -293,7 +294,7 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
         gone.set()
         await stream
 
-    asyncio.run(follow_five_moves())
+    aio.run(follow_five_moves())
     # (a read may come twice for one move: when the stream reads before the move's thread has cached the
     # table it wrote, the table is brought up to date from the log first)
     assert "last_version" not in reads and 5 <= len(reads) < 10, reads
@@ -317,7 +318,7 @@ def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_i
         await get(app, f"/v1/games/{game_id}/events/stream", "after=0&timeout=30", sent)
 
     started = time.monotonic()
-    asyncio.run(stream())
+    aio.run(stream())
     ids = [int(line[4:]) for line in b"".join(bodies(sent)).decode().splitlines() if line.startswith("id: ")]
     assert ids == list(range(1, last + 1)) and bodies(sent)[-1] == b""
     assert time.monotonic() - started < 5

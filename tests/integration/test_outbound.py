@@ -7,7 +7,6 @@ elsewhere are caught by httpx's MockTransport (which opens no socket), and real 
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +15,7 @@ import httpx
 import pytest
 
 from service.outbound import MAX_ANSWER_BYTES, Refused, checked_address, post
+from tests import aio
 
 PUBLIC = "8.8.8.8"  # (only ever answered by a stub resolver; nothing connects to it)
 
@@ -50,7 +50,7 @@ def call(url: str, resolver, allow_private: bool = False, recorder: Recorder | N
         async with httpx.AsyncClient(transport=httpx.MockTransport(recorder)) as client:
             return await post(client, url, b"{}", {}, 1.0, resolver, allow_private)
 
-    return asyncio.run(run())
+    return aio.run(run())
 
 
 @pytest.mark.parametrize(("address", "why"), [
@@ -117,7 +117,7 @@ def test_a_name_that_does_not_resolve_is_refused() -> None:
         raise OSError("Name or service not known")
 
     with pytest.raises(Refused, match="does not resolve"):
-        asyncio.run(checked_address("https://nowhere.example/", failing))
+        aio.run(checked_address("https://nowhere.example/", failing))
 
 
 # -- real calls, to 127.0.0.1 (allowed by the operator's flag) -----------------------------------------
@@ -157,7 +157,7 @@ def real_call(url: str, allow_private: bool) -> object:
         async with httpx.AsyncClient() as client:
             return await post(client, url, b"{}", {}, 5.0, answering(["127.0.0.1"]), allow_private)
 
-    return asyncio.run(run())
+    return aio.run(run())
 
 
 def test_a_local_bot_is_refused_unless_the_operator_allows_private_addresses(local: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import subprocess
@@ -12,6 +11,7 @@ from typing import Any
 
 from api.guard import Limits, guarded
 from api.settings import VARIABLES, Settings
+from tests import aio
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def _served(app: Any, headers: list[tuple[bytes, bytes]], client: str = "127.0.0
 
     scope = {"type": "http", "method": "GET", "path": "/", "raw_path": b"/", "query_string": b"",
              "headers": headers, "client": (client, 5000)}
-    asyncio.run(app(inner)(scope, receive, send))
+    aio.run(app(inner)(scope, receive, send))
     return sent, seen
 
 
@@ -71,7 +71,8 @@ def test_every_cardhall_variable_the_server_reads_is_a_setting_in_the_deploy_tab
     code = "\n".join(path.read_text() for package in ("api", "service", "persistence", "cardhall_cli", "domain")
                      for path in (ROOT / package).rglob("*.py"))
     named = set(re.findall(r"CARDHALL_[A-Z_]+[A-Z]", code))
-    flask_only = {"CARDHALL_SSE_HEARTBEAT", "CARDHALL_STREAM_MAX", "CARDHALL_GAME_EXISTS"}  # (app config keys alone)
+    flask_only = {"CARDHALL_SSE_HEARTBEAT", "CARDHALL_ACCOUNT_HEARTBEAT", "CARDHALL_STREAM_MAX",
+                  "CARDHALL_GAME_EXISTS"}  # (app config keys alone)
     assert named - flask_only <= set(VARIABLES)
     deploy = (ROOT / "docs" / "deploy.md").read_text()
     table = deploy[deploy.index("## Settings"):]
