@@ -10,10 +10,10 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 
 from api import examples
-from api.accounts import BEARER, _bodies_are_json, caller
+from api.accounts import ACCOUNT_NAME, BEARER, _bodies_are_json, caller
 from api.context import service
 from api.parsing import Blueprint
-from api.schemas import JsonInteger, QueryInteger, Strict
+from api.schemas import GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
@@ -104,10 +104,12 @@ class AccountRatings(MethodView):
 
 
 class JoinPoolSchema(Strict):
-    players = fields.List(JsonInteger(), required=True, validate=validate.Length(min=1, max=16),
+    players = fields.List(JsonInteger(validate=validate.Range(min=1, max=16)), required=True,
+                          validate=validate.Length(min=1, max=16),
                           metadata={"description": "the player counts accepted", "example": [2, 3]})
     rated = fields.Boolean(load_default=True, truthy={True}, falsy={False})
-    concurrency = JsonInteger(load_default=1, metadata={"description": "pool games played at once (1 to 50)"})
+    concurrency = JsonInteger(load_default=1, validate=validate.Range(min=1, max=50),
+                              metadata={"description": "pool games played at once (1 to 50)"})
     mixed = fields.Boolean(load_default=False, truthy={True}, falsy={False}, metadata={
         "description": "also sit with accounts of the other kind (a bot with people); only where both opted in"})
 
@@ -145,13 +147,16 @@ class PoolJoin(MethodView):
 
 
 class CreateTournamentSchema(Strict):
-    game = fields.String(required=True, metadata={"example": "craits"})
+    game = fields.String(required=True, validate=validate.Regexp(GAME_NAME_PATTERN),
+                         metadata={"example": "craits", "pattern": GAME_NAME_PATTERN})
     format = fields.String(load_default="round_robin", validate=validate.OneOf(["round_robin", "swiss"]),
                            metadata={"description": "round_robin (swiss is refused: not offered yet)"})
-    accounts = fields.List(fields.String(validate=validate.Length(min=1, max=32)), required=True,
+    accounts = fields.List(fields.String(validate=validate.Regexp(ACCOUNT_NAME), metadata={"pattern": ACCOUNT_NAME}),
+                           required=True,
                            validate=validate.Length(min=2, max=16))
-    players_per_table = JsonInteger(load_default=2)
-    rounds = JsonInteger(load_default=1, metadata={"description": "times the round robin is played (1 to 10)"})
+    players_per_table = JsonInteger(load_default=2, validate=validate.Range(min=1, max=16))
+    rounds = JsonInteger(load_default=1, validate=validate.Range(min=1, max=10),
+                         metadata={"description": "times the round robin is played (1 to 10)"})
     duplicate = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
         "description": "each deal played once per seat, the seats rotated, with the same cards"})
 

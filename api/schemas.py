@@ -61,7 +61,16 @@ class EntityTags(fields.String):
 
 
 class JsonInteger(fields.Integer):
-    """A JSON integer: ``2`` or ``2.0`` (JSON does not tell them apart), never ``"2"`` or ``true``."""
+    """A JSON integer: ``2`` or ``2.0`` (JSON does not tell them apart), never ``"2"`` or ``true``.
+
+    Unless a field says its own range, it is documented as a 64-bit integer: the body's parser refuses a
+    number of more than 20 digits (400) before any schema is looked at, so the document must not offer one.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        if kwargs.get("validate") is None:
+            kwargs["validate"] = validate.Range(min=-(2**63), max=2**63 - 1)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def _validated(self, value: object) -> int:
         if isinstance(value, bool) or not isinstance(value, int | float) or (
