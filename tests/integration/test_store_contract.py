@@ -290,6 +290,15 @@ def test_a_status_or_snapshot_written_without_an_append_is_stored_at_commit(stor
         tx.set_status("nope", "active")
 
 
+def listening(store: EventStore) -> None:
+    """Start the store's listener and wait until it hears other processes: when it starts it forgets what it
+    heard before (appends of other processes may have gone unheard), and asks every subscriber to read again."""
+    store.announcements.latest("g1")
+    listener = getattr(store.announcements, "listener", None)
+    if listener is not None:
+        assert listener.ready.wait(10)
+
+
 def heard_past(store: EventStore, game_id: str, after: int, timeout: float) -> bool:
     """Whether the store announces the game past ``after`` within ``timeout``, to a subscriber as a follower is."""
     heard = threading.Event()
@@ -315,6 +324,7 @@ def test_a_subscriber_hears_an_append_from_another_thread(store: EventStore) -> 
 
 def test_a_subscriber_hears_at_once_an_append_heard_before_it_subscribed(store: EventStore) -> None:
     new_game(store)
+    listening(store)
     append(store, "g1", 0, count=2)
     assert heard_past(store, "g1", after=1, timeout=0) is True
 
