@@ -60,6 +60,15 @@ def build(game_id: str, table: tables.Table, events: Iterable[tuple[int, Event, 
     rendered = [{"version": version, "type": event.type_name(), "seat": event.seat,
                  "data": tables.redact(table, event, seat, reveal_all), "recorded_at": recorded_at}
                 for version, event, recorded_at in events]
+    return with_events(game_id, table, rendered, created_at, seat)
+
+
+def with_events(game_id: str, table: tables.Table, rendered: list[dict[str, Any]], created_at: str,
+                seat: int | None = None) -> dict[str, Any]:
+    """The record of game ``game_id`` whose events are already as ``seat`` may see them (``rendered``:
+    ``version``, ``type``, ``seat``, ``data``, ``recorded_at`` each): a finished game's are its log as
+    stored, which hides nothing."""
+    reveal_all = tables.reveal(table)
     since = dict(table.handed_over)
     return {
         "format": FORMAT,

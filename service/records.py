@@ -44,21 +44,27 @@ def record(games: GameService, game_id: str, token: str | None = None) -> dict[s
     return _record(games, game_id, table, seat)
 
 
-def _record(games: GameService, game_id: str, table: tables.Table | None, seat: int | None,
-            created_at: dt.datetime | None = None, version: int | None = None) -> dict[str, Any]:
-    """The record of ``game_id`` as ``seat`` sees it; without a ``table`` (a finished game in bulk),
-    the game's ``version`` events read are folded into one: one read, no second replay."""
-    stored = games.store.read(game_id, after=0, limit=table.version if table is not None else version)
-    rules = table.game.rules_version if table is not None else decode(stored[0].data["game"], stored[0]).rules_version
-    if created_at is None:
-        listed = games.store.get_game(game_id)
-        created_at = listed.created_at if listed else stored[0].recorded_at
-    decoded = [decode(rules, event) for event in stored]
-    if table is None:
-        table = tables.replay(decoded)
-    events = [(event.version, domain_event, _time(event.recorded_at)) for event, domain_event in zip(stored, decoded,
-                                                                                                     strict=True)]
+def _record(games: GameService, game_id: str, table: tables.Table, seat: int | None) -> dict[str, Any]:
+    """The record of ``game_id`` as ``seat`` sees it (``table``: the game now)."""
+    stored = games.store.read(game_id, after=0, limit=table.version)
+    listed = games.store.get_game(game_id)
+    created_at = listed.created_at if listed else stored[0].recorded_at
+    events = [(event.version, decode(table.game.rules_version, event), _time(event.recorded_at)) for event in stored]
     return records.build(game_id, table, events, _time(created_at), seat)
+
+
+def _finished_record(games: GameService, game_id: str, created_at: dt.datetime, version: int) -> dict[str, Any]:
+    """A finished game's full record, from one read of its log: the table from its snapshot and the events
+    after it, and the events as stored (a finished game's full record hides nothing, so its events'
+    data is the log's own)."""
+    stored = games.store.read(game_id, after=0, limit=version)
+    table = games.cache.folded(game_id, stored)
+    if not tables.reveal(table):  # (listed as finished, so never; but a record never shows what it must not)
+        return _record(games, game_id, table, None)
+    rendered = [{"version": event.version, "type": event.type, "seat": event.seat,
+                 "data": tables.redact(table, decode(table.game.rules_version, event), None, True)
+                 if event.version == 1 else event.data, "recorded_at": _time(event.recorded_at)} for event in stored]
+    return records.with_events(game_id, table, rendered, _time(created_at))
 
 
 def finished_records(games: GameService, *, game: str | None = None, since: dt.datetime | None = None,
@@ -76,7 +82,7 @@ def finished_records(games: GameService, *, game: str | None = None, since: dt.d
 
     def lines() -> Iterator[dict[str, Any]]:
         for row in listed:
-            document = _record(games, row.id, None, None, row.created_at, row.version)
+            document = _finished_record(games, row.id, row.created_at, row.version)
             if account is None or any((seat["account"] or "").casefold() == account.casefold()
                                       for seat in document["seats"]):
                 yield document

@@ -76,6 +76,17 @@ class TableCache:
             self._remember(game_id, table)
         return table
 
+    def folded(self, game_id: str, stored: list[StoredEvent]) -> tables.Table:
+        """The table a game's log read from its start (``stored``) folds to: from the game's snapshot and the
+        events after it where one spares work. Nothing is cached: for reading many games once (a bulk export)
+        without pushing the games in play out of the cache."""
+        table = self._from_snapshot(game_id, 0) if len(stored) >= self.snapshot_every else None
+        if table is None or table.version > len(stored):
+            table = None
+        folded = fold(table, stored[table.version if table is not None else 0:])
+        assert folded is not None
+        return folded
+
     def _from_snapshot(self, game_id: str, base_version: int) -> tables.Table | None:
         """The game's snapshot as a table, if it is this code's, loads, and is later than ``base_version``."""
         snapshot = self.store.latest_snapshot(game_id)
