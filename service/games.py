@@ -83,6 +83,10 @@ class GameService(GameQueries):
         """The deployment's house (:mod:`service.house`): its shuffles and house bots keyed with its secret."""
         return House(self.shuffle_secret)
 
+    def close(self) -> None:
+        """Release the store's connections (a command-line run's end)."""
+        self.store.close()
+
     def create_game(self, game: str, players: Any, options: Any, replay_of: str | None = None) -> dict[str, Any]:
         """Create a game (``replay_of``: a replay, in the open, of that finished game's deal); returns its summary."""
         game_id = self.new_id()

@@ -223,6 +223,14 @@ class GameQueries:
                     break
         return found
 
+    def cached_tables(self) -> int:
+        """How many games' tables this process holds in memory (a gauge of its metrics)."""
+        return len(self.cache)
+
+    def pool_use(self) -> tuple[int, int] | None:
+        """The database connections in use and the pool's size, for a store with a pool (a gauge too)."""
+        return self.store.pool_use()
+
     def health(self) -> dict[str, Any]:
         """Liveness, database reachability (StoreUnavailable when it is out of reach) and its schema
         (Unavailable unless it is at the revision this code needs): both answered 503."""
