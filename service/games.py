@@ -37,7 +37,7 @@ from service.queries import GameQueries, hash_token, render, with_deadline
 from service.replays import Checkpoints
 from service.tables import TableCache
 from service.tokens import TokenSeats
-from service.writes import MAX_ATTEMPTS, MoveOutcome, MoveRequest, Write, confirm_current, new_event
+from service.writes import MAX_ATTEMPTS, Decision, MoveOutcome, MoveRequest, Write, confirm_current, new_event
 
 
 def utcnow() -> dt.datetime:
@@ -139,11 +139,9 @@ class GameService(GameQueries):
         elif name is None and bot is None:
             raise InvalidOptions("give either 'name' (a person) or 'bot' (a house bot), or an account's key")
         token = None if bot is not None else self.new_token()
-        for _ in range(MAX_ATTEMPTS):
-            # Decided, like a move, outside the write transaction, on the table as last
-            # committed: the append refuses it if anyone wrote since. A game never goes back
-            # to waiting, so a table that is not waiting refuses the seat even if stale.
-            table = self.cache.heard_current(game_id) or self.table(game_id)
+
+        def decide(table: tables.Table) -> Decision:
+            # A game never goes back to waiting, so a table that is not waiting refuses the seat even if stale.
             if table.status != tables.WAITING:
                 raise SeatUnavailable(f"the game is {table.status}: no seat is free")
             if caller is not None and any(seat and seat.account and key_of(seat.account) == caller.key
@@ -151,24 +149,23 @@ class GameService(GameQueries):
                 raise SeatUnavailable(f"the account {caller.account.name!r} already sits in this game")
             seated = tables.take_seat(table, name=name, bot=bot, entropy=entropy,
                                       account=caller and caller.account.name, bot_account=caller is not None and caller.bot)
+
+            def bind_seat(tx: Transaction) -> None:
+                if token is not None:  # (after the append, which refuses a seat taken since)
+                    tx.add_token(game_id, seated.seat, hash_token(token))
+                if caller is not None:
+                    with self.accounts.store.within(tx) as writes:
+                        writes.add_seat(game_id, seated.seat, caller.key)
+
             after, decided = tables.settle(table, [seated], self.house)
-            write = self._write(game_id, table, after, decided)
-            try:
-                with self.store.transaction() as tx:
-                    write.apply(tx)
-                    if token is not None:  # (after the append, which refuses a seat taken since)
-                        tx.add_token(game_id, seated.seat, hash_token(token))
-                    if caller is not None:
-                        with self.accounts.store.within(tx) as writes:
-                            writes.add_seat(game_id, seated.seat, caller.key)
-            except VersionConflict:
-                self.cache.forget(game_id)
-                continue
-            self.cache.put(game_id, after)
-            if after.status != table.status:
-                self.accounts.hub.poke()
-            return {"seat": seated.seat, "token": token, "version": after.version}
-        raise StaleVersion("the game kept changing while taking a seat; try again")
+            return Decision(self._write(game_id, table, after, decided), bind_seat,
+                            {"seat": seated.seat, "token": token, "version": after.version})
+
+        done = self._decide_and_append(game_id, decide, doing="taking a seat")
+        assert isinstance(done, Decision)
+        if done.write.after.status != done.write.before.status:
+            self.accounts.hub.poke()
+        return done.answer
 
     def move(
         self,
@@ -186,28 +183,53 @@ class GameService(GameQueries):
         """
         seat = self._acting_seat(game_id, token)
         request = MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key)
-        for _ in range(MAX_ATTEMPTS):
-            # Decided (house bots included) on the table as last committed, outside the
-            # write transaction: the append refuses it if anyone wrote since, and then it
-            # is decided again. The table first, the key second: the first answer commits
-            # with its events, so a table read before that commit ends in a VersionConflict
-            # (and a retry that finds the key) and one read after it finds the key.
-            # A cached table the process has heard of nothing newer than is used as it is,
-            # sparing a read: the append checks the version, and a refusal (a precondition
-            # included) is confirmed on the current table first.
-            table = self.cache.heard_current(game_id) or self.table(game_id)
+
+        def decide(table: tables.Table) -> Decision:
+            request.check_version(table.version)
+            after, events = tables.play(table, seat, move, self.house)
+            write = self._write(game_id, table, after, events)
+            return Decision(write, answer=self._answer(write, seat, events))
+
+        done = self._decide_and_append(game_id, decide, doing="deciding this move", request=request)
+        assert done is not None
+        return done if isinstance(done, MoveOutcome) else MoveOutcome(201, done.answer)
+
+    def _decide_and_append(self, game_id: str, decide: Callable[[tables.Table], Decision | None], *,
+                           doing: str | None, fresh: bool = False,
+                           request: MoveRequest | None = None) -> Decision | MoveOutcome | None:
+        """How every command changes a game: ``decide`` on its table as last committed, outside the write
+        transaction; the decision appended with the version check; the table after it cached. The decision
+        appended, or None if ``decide`` made none.
+
+        The table is the cached one while this process heard of nothing newer (a read spared: the append
+        checks the version anyway), else (and if ``fresh``) the one read now. Another process that appended
+        first makes the append refuse (VersionConflict), and it is decided again on the new table, at most
+        MAX_ATTEMPTS times (then StaleVersion), or, ``doing`` None, not at all (None).
+
+        ``request``: a move's. Its idempotency key is looked up in the append's transaction, before the
+        append, and the answer given before returned (a MoveOutcome); else its answer is recorded with the
+        events. The table first, the key second: the first answer commits with its events, so a table
+        read before that commit ends in a VersionConflict (and a retry that finds the key) and one read
+        after it finds the key. Its refusal is given only on the game's current table.
+        """
+        for _ in range(1 if doing is None else MAX_ATTEMPTS):
+            table = self.table(game_id) if fresh else self.cache.heard_current(game_id) or self.table(game_id)
             try:
-                return self._attempt(table, request)
+                return self._append_decided(table, decide, request)
             except VersionConflict:
                 self.cache.forget(game_id)  # another process appended first: decide again on the new state
-        raise StaleVersion("the game kept changing while deciding this move; try again")
+        if doing is None:
+            return None
+        raise StaleVersion(f"the game kept changing while {doing}; try again")
 
-    def _attempt(self, table: tables.Table, request: MoveRequest) -> MoveOutcome:
-        """``request``'s move made on ``table``, or refused; VersionConflict if ``table`` is no longer the game's."""
+    def _append_decided(self, table: tables.Table, decide: Callable[[tables.Table], Decision | None],
+                        request: MoveRequest | None) -> Decision | MoveOutcome | None:
+        """One attempt of :meth:`_decide_and_append`; VersionConflict if ``table`` is no longer the game's."""
         try:
-            request.check_version(table.version)
-            after, events = tables.play(table, request.seat, request.move, self.house)
+            decision = decide(table)
         except DomainError:
+            if request is None:
+                raise
             # A refusal is given only on the game's current table (on one someone has since
             # moved on, it is decided again), and never to a request already answered.
             with self.store.transaction() as tx:
@@ -215,19 +237,22 @@ class GameService(GameQueries):
                     return earlier
                 confirm_current(tx, request.game_id, table)
             raise
+        if decision is None:
+            return None
         # Everything but the writing is done before the write transaction opens: it holds
         # the write lock (every appender queues on it), so it does no more than write.
-        write = self._write(request.game_id, table, after, events)
-        answer = self._answer(write, request.seat, events)
+        write = decision.write
         with self.store.transaction() as tx:
-            if (earlier := self._earlier(tx, request)) is not None:
+            if request is not None and (earlier := self._earlier(tx, request)) is not None:
                 return earlier
             write.apply(tx)
-            if request.idempotency_key is not None:  # (after the append, which serialises writers)
+            if decision.also is not None:
+                decision.also(tx)
+            if request is not None and request.idempotency_key is not None:  # (after the append, which serialises writers)
                 tx.put_idempotency(request.game_id, request.seat, request.idempotency_key,
-                                   IdempotencyRecord(request.fingerprint(), 201, answer))
-        self.cache.put(request.game_id, after)
-        return MoveOutcome(201, answer)
+                                   IdempotencyRecord(request.fingerprint(), 201, decision.answer))
+        self.cache.put(write.game_id, write.after)
+        return decision
 
     def _acting_seat(self, game_id: str, token: str | None) -> int:
         """The seat the token acts for; a missing game is reported before a bad token."""
@@ -267,27 +292,26 @@ class GameService(GameQueries):
         return Write(game_id, before, after, [new_event(event) for event in decided], self.clock(),
                       self.cache.snapshot_due(before.version, after), turn_began, self.accounts.store, self.ladder)
 
+    def _settled(self, game_id: str, table: tables.Table, events: list[Event], seat: int | None = None) -> Decision:
+        """The decision to append ``events`` on ``table`` with everything they set off (the house bots' turns),
+        answered to ``seat`` if one acted."""
+        after, decided = tables.settle(table, events, self.house)
+        write = self._write(game_id, table, after, decided)
+        return Decision(write, answer=None if seat is None else self._answer(write, seat, decided))
+
     def time_out(self, game_id: str, version: int) -> bool:
         """Time out the turn game ``game_id`` waits for at ``version`` if its deadline has passed: the
         timeouts, default moves and all they set off in one append (True); False if the game has
         moved on or its deadline is still ahead. The append's version check makes a turn time out
         once however many sweepers try, and a move that came first wins."""
-        table = self.table(game_id)
-        if table.version != version:
-            return False
-        began = self._turn_began(game_id, table)
-        events = tables.time_out(table, self.clock().timestamp(), began and began.timestamp())
-        if not events:
-            return False
-        after, decided = tables.settle(table, events, self.house)
-        try:
-            with self.store.transaction() as tx:
-                self._write(game_id, table, after, decided).apply(tx)
-        except VersionConflict:
-            self.cache.forget(game_id)
-            return False
-        self.cache.put(game_id, after)
-        return True
+        def decide(table: tables.Table) -> Decision | None:
+            if table.version != version:
+                return None
+            began = self._turn_began(game_id, table)
+            events = tables.time_out(table, self.clock().timestamp(), began and began.timestamp())
+            return self._settled(game_id, table, events) if events else None
+
+        return self._decide_and_append(game_id, decide, doing=None, fresh=True) is not None
 
     def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The token's seat leaves a game under way; a house bot plays it on (each game's rule L1)."""
@@ -301,38 +325,21 @@ class GameService(GameQueries):
         """The token's seat leaves the game as ``how`` decides, with everything that sets off (the house bot
         now in the seat plays its turn): the seat's view after, and the events."""
         seat = self._acting_seat(game_id, token)
-        for _ in range(MAX_ATTEMPTS):
-            table = self.table(game_id)
-            after, events = tables.settle(table, how(table, seat), self.house)
-            write = self._write(game_id, table, after, events)
-            try:
-                with self.store.transaction() as tx:
-                    write.apply(tx)
-            except VersionConflict:
-                self.cache.forget(game_id)
-                continue
-            self.cache.put(game_id, after)
-            return self._answer(write, seat, events)
-        raise StaleVersion("the game kept changing while leaving it; try again")
+        done = self._decide_and_append(game_id, lambda table: self._settled(game_id, table, how(table, seat), seat),
+                                       doing="leaving it", fresh=True)
+        assert isinstance(done, Decision) and done.answer is not None
+        return done.answer
 
     def end_idle(self, game_id: str, limits: tables.IdleLimits) -> bool:
         """End game ``game_id`` if nobody changed it for longer than ``limits`` allow (a waiting game expires;
         an active one is handed to house bots, which play it to the end): True if this call ended it. The
         append's version check makes it happen once, and a move that came first wins."""
-        table = self.table(game_id)
-        last = self.store.read(game_id, after=table.version - 1, limit=1)[0].recorded_at
-        events = tables.idle(table, (self.clock() - last).total_seconds(), limits)
-        if not events:
-            return False
-        after, decided = tables.settle(table, events, self.house)
-        try:
-            with self.store.transaction() as tx:
-                self._write(game_id, table, after, decided).apply(tx)
-        except VersionConflict:
-            self.cache.forget(game_id)
-            return False
-        self.cache.put(game_id, after)
-        return True
+        def decide(table: tables.Table) -> Decision | None:
+            last = self.store.read(game_id, after=table.version - 1, limit=1)[0].recorded_at
+            events = tables.idle(table, (self.clock() - last).total_seconds(), limits)
+            return self._settled(game_id, table, events) if events else None
+
+        return self._decide_and_append(game_id, decide, doing=None, fresh=True) is not None
 
 
 __all__ = ["DomainError", "GameService", "MoveOutcome", "hash_token"]

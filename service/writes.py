@@ -6,7 +6,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain import table as tables
@@ -73,6 +73,16 @@ class Write:
                 and self.before.status != tables.FINISHED:
             with self.ladder.within(tx) as ladder:  # (last: the lock it takes is held only to the commit)
                 ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Decision:
+    """What a command decided on a table, ready to append: its write, what else its transaction writes
+    after the append (a seat's token, an account's seat), and its answer to the seat that acted."""
+
+    write: Write
+    also: Callable[[Transaction], None] | None = None
+    answer: dict[str, Any] | None = None
 
 
 def new_event(event: Event) -> NewEvent:
