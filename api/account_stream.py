@@ -137,7 +137,7 @@ class AccountFollowing:
         with hub.following():
             while not closed.is_set() and await self.waiting.in_pool(partial(self._valid, follow.token)):
                 generation = hub.generation(account)
-                found = await self.waiting.in_pool(partial(self.accounts.store.events, account, after, 100))
+                found = await self.waiting.in_pool(partial(self.accounts.events, account, after, 100))
                 for event in found:
                     after = event.seq
                     yield ServerSentEvent(json.dumps(rendered(event), default=str), event=event.type,
@@ -168,7 +168,7 @@ class AccountFollowing:
             with hub.following():
                 while True:
                     generation = hub.generation(account)
-                    found = await self.waiting.in_pool(partial(self.accounts.store.events, account, checked.after,
+                    found = await self.waiting.in_pool(partial(self.accounts.events, account, checked.after,
                                                                checked.limit))
                     remaining = deadline - time.monotonic()
                     if found or remaining <= 0:
@@ -186,7 +186,7 @@ class AccountFollowing:
         query = PARSER.parse(EVENTS_QUERY, location="query")
         caller = self.accounts.required_caller(bearer_token(), READ)
         after = last_event_id() if query["after"] is None else query["after"]
-        found = self.accounts.store.events(caller.key, after, query["limit"])
+        found = self.accounts.events(caller.key, after, query["limit"])
         if found or query["wait"] <= 0:
             return jsonify(EVENTS_PAGE.dump(page(found, after)))
         wait = min(query["wait"], self.flask.extensions["cardhall"].max_wait)

@@ -257,7 +257,7 @@ class AccountEvents(MethodView):
         # (with ``wait`` the ASGI app answers, api.account_stream: this is the read without it)
         caller = service().accounts.required_caller(bearer_token(), READ)
         after = last_event_id() if query["after"] is None else query["after"]
-        return page(service().accounts.store.events(caller.key, after, query["limit"]), after)
+        return page(service().accounts.events(caller.key, after, query["limit"]), after)
 
 
 @blp.route("/account/stream")

@@ -158,7 +158,7 @@ _gauges_due = 0.0
 def _gauges(games: GameService) -> None:
     global _gauges_due
     _gauges_due = time.monotonic() + GAUGES_EVERY
-    GAMES_CACHED.set(len(games.cache))
-    if (use := games.store.pool_use()) is not None:
+    GAMES_CACHED.set(games.cached_tables())
+    if (use := games.pool_use()) is not None:
         POOL_IN_USE.set(use[0])
         POOL_SIZE.set(use[1])

@@ -33,7 +33,7 @@ def accounts(args: argparse.Namespace) -> int:
         print(f"cardhall: {error.message}", file=sys.stderr)
         return 1
     finally:
-        games.store.close()
+        games.close()
     print(created["key"])
     print(f"cardhall: account {created['name']} ({created['kind']}) created with scopes "
           f"{' '.join(created['scopes'])}; the key above is shown only now", file=sys.stderr)

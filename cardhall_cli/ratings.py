@@ -25,6 +25,6 @@ def ratings(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         applied = Ratings(games).rebuild()
     finally:
-        games.store.close()
+        games.close()
     print(f"cardhall: ratings rebuilt from {applied} rated games in {time.perf_counter() - started:.2f} s")
     return 0

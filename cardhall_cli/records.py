@@ -77,7 +77,7 @@ def _import(documents: list[Any], database: str | None) -> int:
                 return 1
             print(f"imported {summary['imported_from']} as {summary['id']}")
     finally:
-        games.store.close()
+        games.close()
     return 0
 
 

@@ -5,27 +5,23 @@ store transactions (:meth:`LadderStore.within`): a rated game's finish is record
 its last events (:meth:`LadderWrites.finish`), and the projection's ratings, their history
 and how far it has applied (the ``ratings`` counter) commit together, so each finished
 game is applied exactly once however many processes apply, and wherever one stops.
+
+The port is here; its backends are :mod:`persistence.ladder_sql` and
+:mod:`persistence.ladder_memory`, chosen by :func:`ladder_of`.
 """
 
 from __future__ import annotations
 
 import abc
-import copy
 import dataclasses
 import datetime as dt
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
-import sqlalchemy as sa
-
-from persistence.port import EventStore, Transaction, as_utc
-from persistence.schema import ladder_counters, pool_entries, rated_finishes, rating_history, ratings, tournaments
-
-FINISHES, APPLIED = "finishes", "ratings"  # the counters: the last finish recorded, the last one applied
-POOLS = "pools"  # the row a pairing round locks: one round at a time, in every process
+from persistence.port import EventStore, Transaction
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -184,259 +180,11 @@ def ladder_of(store: EventStore) -> LadderStore:
     with _MADE:
         found = _LADDERS.get(store)
         if found is None:
+            from persistence.ladder_memory import MemoryLadder
+            from persistence.ladder_sql import SqlLadder
             from persistence.sqlstore import SqlEventStore
 
             found = SqlLadder(store) if isinstance(store, SqlEventStore) else MemoryLadder()
             _LADDERS[store] = found
         return found
 
-
-def _ordinal(rating: Rating) -> float:
-    return rating.mu - 3 * rating.sigma
-
-
-def _rating_row(rating: Rating) -> tuple[Any, ...]:
-    return dataclasses.astuple(rating)
-
-
-def _change_row(change: RatingChange) -> tuple[Any, ...]:
-    return dataclasses.astuple(change)
-
-
-# -- SQL ---------------------------------------------------------------------------------------
-_RATING_COLUMNS = [getattr(ratings.c, field.name) for field in dataclasses.fields(Rating)]
-_CHANGE_COLUMNS = [getattr(rating_history.c, field.name) for field in dataclasses.fields(RatingChange)]
-_ENTRY_COLUMNS = [getattr(pool_entries.c, field.name) for field in dataclasses.fields(PoolEntry)]
-
-
-def _entry(row: Any) -> PoolEntry:
-    values = dict(row._mapping)
-    values["players"] = tuple(values["players"])
-    return PoolEntry(**values)
-
-
-class SqlLadderWrites(LadderWrites):
-    def __init__(self, connection: sa.Connection) -> None:
-        self.connection = connection
-
-    def _counter(self, name: str, lock: bool) -> int:
-        """The counter's value; ``lock``: its row locked until the transaction ends (made if missing)."""
-        module = sa.dialects.postgresql if self.connection.dialect.name == "postgresql" else sa.dialects.sqlite
-        self.connection.execute(module.insert(ladder_counters).on_conflict_do_nothing(), {"name": name, "value": 0})
-        query = sa.select(ladder_counters.c.value).where(ladder_counters.c.name == name)
-        return self.connection.execute(query.with_for_update() if lock else query).scalar_one()
-
-    def _set(self, name: str, value: int) -> None:
-        self.connection.execute(ladder_counters.update().where(ladder_counters.c.name == name).values(value=value))
-
-    def finish(self, game_id: str, game: str, at: dt.datetime) -> int:
-        seq = self._counter(FINISHES, lock=True) + 1  # (the lock: finishes commit in seq order)
-        self._set(FINISHES, seq)
-        self.connection.execute(rated_finishes.insert(),
-                                {"seq": seq, "game_id": game_id, "game": game, "finished_at": at})
-        return seq
-
-    def applied(self) -> int:
-        return self._counter(APPLIED, lock=True)
-
-    def ratings(self, game: str, accounts: Sequence[str]) -> dict[str, Rating]:
-        rows = self.connection.execute(sa.select(*_RATING_COLUMNS)
-                                       .where(ratings.c.game == game, ratings.c.account.in_(list(accounts)))).all()
-        return {row.account: Rating(*row) for row in rows}
-
-    def apply(self, seq: int, changed: Sequence[Rating], history: Sequence[RatingChange]) -> None:
-        for rating in changed:
-            self.connection.execute(ratings.delete().where(ratings.c.game == rating.game,
-                                                           ratings.c.account == rating.account))
-        if changed:
-            self.connection.execute(ratings.insert(), [dataclasses.asdict(rating) for rating in changed])
-        if history:
-            self.connection.execute(rating_history.insert(), [dataclasses.asdict(change) for change in history])
-        self._set(APPLIED, seq)
-
-    def pool(self, game: str) -> list[PoolEntry]:
-        self._counter(POOLS, lock=True)
-        rows = self.connection.execute(sa.select(*_ENTRY_COLUMNS).where(pool_entries.c.game == game)
-                                       .order_by(pool_entries.c.account)).all()
-        return [_entry(row) for row in rows]
-
-    def join_pool(self, entry: PoolEntry) -> None:
-        self.leave_pool(entry.game, entry.account)
-        row = dataclasses.asdict(entry)
-        row["players"] = list(entry.players)
-        self.connection.execute(pool_entries.insert(), row)
-
-    def leave_pool(self, game: str, account: str) -> bool:
-        statement = pool_entries.delete().where(pool_entries.c.game == game, pool_entries.c.account == account)
-        return self.connection.execute(statement).rowcount == 1
-
-    def add_tournament(self, tournament: Tournament) -> None:
-        self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
-
-    def reset(self) -> None:
-        self._counter(APPLIED, lock=True)
-        self.connection.execute(rating_history.delete())
-        self.connection.execute(ratings.delete())
-        self._set(APPLIED, 0)
-
-
-class SqlLadder(LadderStore):
-    """The ladder on the event store's own database and connections."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-
-    @contextmanager
-    def within(self, tx: Transaction) -> Iterator[LadderWrites]:
-        yield SqlLadderWrites(tx.connection)  # type: ignore[attr-defined]
-
-    def _rows(self, query: sa.Executable) -> Sequence[Any]:
-        return self.store._read(lambda connection: connection.execute(query).all())
-
-    def applied(self) -> int:
-        rows = self._rows(sa.select(ladder_counters.c.value).where(ladder_counters.c.name == APPLIED))
-        return rows[0][0] if rows else 0
-
-    def finishes_after(self, seq: int, limit: int) -> list[Finish]:
-        rows = self._rows(sa.select(rated_finishes.c.seq, rated_finishes.c.game_id, rated_finishes.c.game,
-                                    rated_finishes.c.finished_at)
-                          .where(rated_finishes.c.seq > seq).order_by(rated_finishes.c.seq).limit(limit))
-        return [Finish(*row) for row in rows]
-
-    def leaderboard(self, game: str, min_games: int, offset: int, limit: int) -> list[Rating]:
-        rows = self._rows(sa.select(*_RATING_COLUMNS).where(ratings.c.game == game, ratings.c.games >= min_games)
-                          .order_by((ratings.c.mu - 3 * ratings.c.sigma).desc(), ratings.c.account)
-                          .offset(offset).limit(limit))
-        return [Rating(*row) for row in rows]
-
-    def ratings_of(self, account: str) -> list[Rating]:
-        rows = self._rows(sa.select(*_RATING_COLUMNS).where(ratings.c.account == account).order_by(ratings.c.game))
-        return [Rating(*row) for row in rows]
-
-    def history(self, account: str, game: str, limit: int) -> list[RatingChange]:
-        rows = self._rows(sa.select(*_CHANGE_COLUMNS)
-                          .where(rating_history.c.account == account, rating_history.c.game == game)
-                          .order_by(rating_history.c.seq.desc()).limit(limit))
-        return [RatingChange(*row) for row in reversed(rows)]
-
-    def table(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        found = self._rows(sa.select(*_RATING_COLUMNS).order_by(ratings.c.game, ratings.c.account))
-        changes = self._rows(sa.select(*_CHANGE_COLUMNS).order_by(rating_history.c.seq, rating_history.c.account))
-        return [tuple(row) for row in found], [tuple(row) for row in changes]
-
-    def pools(self) -> list[str]:
-        return [row[0] for row in self._rows(sa.select(pool_entries.c.game).distinct().order_by(pool_entries.c.game))]
-
-    def entry(self, game: str, account: str) -> PoolEntry | None:
-        rows = self._rows(sa.select(*_ENTRY_COLUMNS).where(pool_entries.c.game == game,
-                                                           pool_entries.c.account == account))
-        return _entry(rows[0]) if rows else None
-
-    def tournament(self, tournament_id: str) -> Tournament | None:
-        rows = self._rows(sa.select(tournaments).where(tournaments.c.id == tournament_id))
-        return Tournament(**rows[0]._mapping) if rows else None
-
-
-# -- memory ------------------------------------------------------------------------------------
-@dataclasses.dataclass
-class _MemoryLadder:
-    finishes: list[Finish] = dataclasses.field(default_factory=list)
-    applied: int = 0
-    ratings: dict[tuple[str, str], Rating] = dataclasses.field(default_factory=dict)
-    history: list[RatingChange] = dataclasses.field(default_factory=list)
-    pool: dict[tuple[str, str], PoolEntry] = dataclasses.field(default_factory=dict)
-    tournaments: dict[str, Tournament] = dataclasses.field(default_factory=dict)
-
-
-class MemoryLadderWrites(LadderWrites):
-    def __init__(self, state: _MemoryLadder) -> None:
-        self.state = state
-
-    def finish(self, game_id: str, game: str, at: dt.datetime) -> int:
-        self.state.finishes.append(Finish(len(self.state.finishes) + 1, game_id, game, as_utc(at)))
-        return len(self.state.finishes)
-
-    def applied(self) -> int:
-        return self.state.applied
-
-    def ratings(self, game: str, accounts: Sequence[str]) -> dict[str, Rating]:
-        found = (self.state.ratings.get((game, account)) for account in accounts)
-        return {rating.account: rating for rating in found if rating is not None}
-
-    def apply(self, seq: int, changed: Sequence[Rating], history: Sequence[RatingChange]) -> None:
-        for rating in changed:
-            self.state.ratings[rating.game, rating.account] = rating
-        self.state.history.extend(history)
-        self.state.applied = seq
-
-    def reset(self) -> None:
-        self.state.ratings, self.state.history, self.state.applied = {}, [], 0
-
-    def pool(self, game: str) -> list[PoolEntry]:
-        return [entry for (played, _), entry in sorted(self.state.pool.items()) if played == game]
-
-    def join_pool(self, entry: PoolEntry) -> None:
-        self.state.pool[entry.game, entry.account] = entry
-
-    def leave_pool(self, game: str, account: str) -> bool:
-        return self.state.pool.pop((game, account), None) is not None
-
-    def add_tournament(self, tournament: Tournament) -> None:
-        self.state.tournaments[tournament.id] = copy.deepcopy(tournament)
-
-
-class MemoryLadder(LadderStore):
-    """The ladder in this process's memory, written under the memory event store's transaction lock."""
-
-    def __init__(self) -> None:
-        self.state = _MemoryLadder()
-        self._open: tuple[Transaction, MemoryLadderWrites] | None = None  # (transactions never overlap)
-
-    @contextmanager
-    def within(self, tx: Transaction) -> Iterator[LadderWrites]:
-        if self._open is not None and self._open[0] is tx:  # (a second use in the same transaction)
-            yield self._open[1]
-            return
-        state = self.state
-        writes = MemoryLadderWrites(_MemoryLadder(list(state.finishes), state.applied, dict(state.ratings),
-                                                  list(state.history), dict(state.pool), dict(state.tournaments)))
-        self._open = (tx, writes)
-        try:
-            yield writes
-            self.state = writes.state
-        finally:
-            self._open = None
-
-    def applied(self) -> int:
-        return self.state.applied
-
-    def finishes_after(self, seq: int, limit: int) -> list[Finish]:
-        return self.state.finishes[seq:seq + limit]
-
-    def leaderboard(self, game: str, min_games: int, offset: int, limit: int) -> list[Rating]:
-        found = [rating for (played, _), rating in self.state.ratings.items()
-                 if played == game and rating.games >= min_games]
-        found.sort(key=lambda rating: (-_ordinal(rating), rating.account))
-        return found[offset:offset + limit]
-
-    def ratings_of(self, account: str) -> list[Rating]:
-        return sorted((rating for (_, owner), rating in self.state.ratings.items() if owner == account),
-                      key=lambda rating: rating.game)
-
-    def history(self, account: str, game: str, limit: int) -> list[RatingChange]:
-        mine = [change for change in self.state.history if change.account == account and change.game == game]
-        return copy.copy(mine[-limit:]) if limit else []
-
-    def table(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        return ([_rating_row(rating) for _, rating in sorted(self.state.ratings.items())],
-                [_change_row(change) for change in sorted(self.state.history, key=lambda c: (c.seq, c.account))])
-
-    def pools(self) -> list[str]:
-        return sorted({game for game, _ in self.state.pool})
-
-    def entry(self, game: str, account: str) -> PoolEntry | None:
-        return self.state.pool.get((game, account))
-
-    def tournament(self, tournament_id: str) -> Tournament | None:
-        found = self.state.tournaments.get(tournament_id)
-        return copy.deepcopy(found)

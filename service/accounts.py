@@ -23,7 +23,7 @@ from typing import Any
 
 from domain import table as tables
 from domain.errors import InvalidOptions
-from persistence.accounts import Account, AccountStore, AccountWrites, ApiKey, accounts_of, key_of
+from persistence.accounts import Account, AccountEvent, AccountStore, AccountWrites, ApiKey, accounts_of, key_of
 from persistence.accounts import NameTaken as NameInUse
 from persistence.port import EventStore, Transaction
 from service.errors import Forbidden, InsufficientScope, NameTaken, NotFound, Unauthorized
@@ -172,6 +172,10 @@ class AccountService:
         played, current = self.store.games_of(key_of(name))
         return {"name": account.name, "kind": account.kind, "description": account.description,
                 "created_at": account.created_at, "games": {"played": played, "current": current}, "ratings": {}}
+
+    def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
+        """The account's (its key's) events after ``after``, at most ``limit``, oldest first."""
+        return self.store.events(account, after, limit)
 
     def keys(self, caller: Caller) -> dict[str, Any]:
         """The caller's account's keys, by prefix (a key is never shown again)."""

@@ -21,7 +21,8 @@ from persistence.accounts import AccountWrites, Challenge, key_of
 from persistence.port import Transaction
 from service.accounts import CREATE, PLAY, Caller
 from service.errors import ChallengeClosed, Forbidden, NotFound, StaleVersion
-from service.games import GameService, _new
+from service.games import GameService
+from service.writes import new_event
 
 DEFAULT_EXPIRY = 60
 MAX_EXPIRY = 24 * 3600
@@ -203,7 +204,7 @@ class AccountsGame:
         """The game, its seats' bindings and its events, in the transaction ``tx``."""
         now = self.games.clock()
         tx.create_game(self.game_id, self.created.game, self.created.players, now)
-        tx.append(self.game_id, 0, [_new(self.created)], now)
+        tx.append(self.game_id, 0, [new_event(self.created)], now)
         for seat, name in enumerate(self.names):
             writes.add_seat(self.game_id, seat, key_of(name))
         self.write_events.apply(tx)

@@ -53,3 +53,25 @@ def test_the_code_lints_clean():
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True,
                             check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_of_the_service_or_the_persistence_is_longer_than_400_lines():
+    """A module past this is asking to be split by concept (STYLE.md, "Size and words")."""
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text().splitlines())
+               for package in ("service", "persistence") for path in (ROOT / package).rglob("*.py")}
+    assert {file: lines for file, lines in lengths.items() if lines > MAX_MODULE_LINES} == {}
+
+
+def test_nothing_outside_the_service_reaches_into_its_store_or_its_cache():
+    """The HTTP layer and the command line ask the service; only service/ holds ``.store`` and ``.cache``."""
+    reaching: dict[str, list[int]] = {}
+    for package in ("api", "cardhall_cli"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Attribute) and node.attr in {"store", "cache"} \
+                        and not (isinstance(node.value, ast.Name) and node.value.id == "functools"):
+                    reaching.setdefault(str(path.relative_to(ROOT)), []).append(node.lineno)
+    assert reaching == {}

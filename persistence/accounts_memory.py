@@ -1,0 +1,123 @@
+"""The account store (:mod:`persistence.accounts`) in memory, beside the in-memory event store."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from persistence.accounts import Account, AccountEvent, AccountStore, AccountWrites, ApiKey, Challenge, NameTaken, key_of
+from persistence.port import Transaction, as_utc
+
+
+@dataclasses.dataclass
+class _MemoryAccounts:
+    accounts: dict[str, Account] = dataclasses.field(default_factory=dict)
+    keys: dict[str, ApiKey] = dataclasses.field(default_factory=dict)
+    seats: dict[tuple[str, int], tuple[str, bool]] = dataclasses.field(default_factory=dict)
+    challenges: dict[str, Challenge] = dataclasses.field(default_factory=dict)
+    events: dict[str, list[AccountEvent]] = dataclasses.field(default_factory=dict)
+    positions: list[str] = dataclasses.field(default_factory=list)  # the account of each position
+
+
+class MemoryAccountWrites(AccountWrites):
+    def __init__(self, state: _MemoryAccounts) -> None:
+        self.state = state
+
+    def add_account(self, account: Account) -> None:
+        if key_of(account.name) in self.state.accounts:
+            raise NameTaken(account.name)
+        self.state.accounts[key_of(account.name)] = account
+
+    def add_key(self, key: ApiKey) -> None:
+        self.state.keys[key.prefix] = key
+
+    def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
+        key = self.state.keys.get(prefix)
+        if key is None or key.account != account or key.revoked_at is not None:
+            return False
+        self.state.keys[prefix] = dataclasses.replace(key, revoked_at=as_utc(at))
+        return True
+
+    def add_seat(self, game_id: str, seat: int, account: str) -> None:
+        self.state.seats[game_id, seat] = (account, False)
+
+    def finish_seats(self, game_id: str) -> dict[int, str]:
+        found = {seat: account for (game, seat), (account, _) in self.state.seats.items() if game == game_id}
+        for seat, account in found.items():
+            self.state.seats[game_id, seat] = (account, True)
+        return found
+
+    def challenge(self, challenge_id: str) -> Challenge | None:
+        return self.state.challenges.get(challenge_id)
+
+    def put_challenge(self, challenge: Challenge, expected_revision: int | None) -> bool:
+        current = self.state.challenges.get(challenge.id)
+        if (current is None) != (expected_revision is None) or (current and current.revision != expected_revision):
+            return False
+        self.state.challenges[challenge.id] = challenge
+        return True
+
+    def append(self, account: str, type_name: str, data: dict[str, Any], at: dt.datetime) -> int:
+        stream = self.state.events.setdefault(account, [])
+        stream.append(AccountEvent(len(stream) + 1, type_name, copy.deepcopy(data), as_utc(at)))
+        self.state.positions.append(account)
+        return len(stream)
+
+
+class MemoryAccounts(AccountStore):
+    """Accounts in this process's memory, written under the memory event store's transaction lock."""
+
+    def __init__(self) -> None:
+        self.state = _MemoryAccounts()
+        self._open: tuple[Transaction, MemoryAccountWrites] | None = None  # (transactions never overlap)
+
+    @contextmanager
+    def within(self, tx: Transaction) -> Iterator[AccountWrites]:
+        if self._open is not None and self._open[0] is tx:  # (a second use in the same transaction)
+            yield self._open[1]
+            return
+        writes = MemoryAccountWrites(copy.deepcopy(self.state))
+        self._open = (tx, writes)
+        try:
+            yield writes
+            self.state = writes.state
+        finally:
+            self._open = None
+
+    def account(self, name: str) -> Account | None:
+        return self.state.accounts.get(key_of(name))
+
+    def key(self, prefix: str) -> ApiKey | None:
+        return self.state.keys.get(prefix)
+
+    def keys(self, account: str) -> list[ApiKey]:
+        return sorted((key for key in self.state.keys.values() if key.account == account),
+                      key=lambda key: (key.created_at, key.prefix))
+
+    def seats_of_game(self, game_id: str) -> dict[int, str]:
+        return {seat: account for (game, seat), (account, _) in self.state.seats.items() if game == game_id}
+
+    def games_of(self, account: str) -> tuple[int, list[str]]:
+        mine = [(game, finished) for (game, _), (owner, finished) in self.state.seats.items() if owner == account]
+        return sum(1 for _, finished in mine if finished), sorted({game for game, finished in mine if not finished})
+
+    def challenge(self, challenge_id: str) -> Challenge | None:
+        return self.state.challenges.get(challenge_id)
+
+    def open_challenges(self, now: dt.datetime, limit: int) -> list[Challenge]:
+        found = [found for found in self.state.challenges.values() if found.status == "open" and found.expires_at > now]
+        return sorted(found, key=lambda challenge: challenge.created_at, reverse=True)[:limit]
+
+    def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
+        return self.state.events.get(account, [])[after:after + limit]
+
+    def newest_position(self) -> int:
+        return len(self.state.positions)
+
+    def accounts_after(self, position: int) -> tuple[int, set[str]]:
+        positions = self.state.positions
+        return len(positions), set(positions[position:])

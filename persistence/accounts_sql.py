@@ -1,0 +1,158 @@
+"""The account store (:mod:`persistence.accounts`) on the event store's SQL database (SQLite or PostgreSQL)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+
+from persistence.accounts import Account, AccountEvent, AccountStore, AccountWrites, ApiKey, Challenge, NameTaken, key_of
+from persistence.port import Transaction
+from persistence.schema import account_events, account_seats, accounts, api_keys, challenges
+
+
+def _challenge_row(challenge: Challenge) -> dict[str, Any]:
+    row = dataclasses.asdict(challenge)
+    row["invited"] = None if challenge.invited is None else list(challenge.invited)
+    row["accepted"] = list(challenge.accepted)
+    return row
+
+
+def _challenge(row: Any) -> Challenge:
+    values = dict(row._mapping)
+    values["invited"] = None if values["invited"] is None else tuple(values["invited"])
+    values["accepted"] = tuple(values["accepted"])
+    return Challenge(**values)
+
+
+def _key(row: Any) -> ApiKey:
+    return ApiKey(row.prefix, row.account, row.key_hash, frozenset(row.scopes.split()), row.created_at, row.revoked_at)
+
+
+_CHALLENGE_COLUMNS = [getattr(challenges.c, field.name) for field in dataclasses.fields(Challenge)]
+
+
+class SqlAccountWrites(AccountWrites):
+    def __init__(self, connection: sa.Connection) -> None:
+        self.connection = connection
+
+    def _insert(self, table: sa.Table) -> Any:
+        module = sa.dialects.postgresql if self.connection.dialect.name == "postgresql" else sa.dialects.sqlite
+        return module.insert(table)
+
+    def add_account(self, account: Account) -> None:
+        insert = self._insert(accounts).on_conflict_do_nothing().returning(accounts.c.name_key)
+        row = {"name_key": key_of(account.name), **dataclasses.asdict(account)}
+        if self.connection.execute(insert, row).first() is None:
+            raise NameTaken(account.name)
+
+    def add_key(self, key: ApiKey) -> None:
+        row = dataclasses.asdict(key)
+        row["scopes"] = " ".join(sorted(key.scopes))
+        self.connection.execute(api_keys.insert(), row)
+
+    def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
+        statement = api_keys.update().where(api_keys.c.prefix == prefix, api_keys.c.account == account,
+                                            api_keys.c.revoked_at.is_(None)).values(revoked_at=at)
+        return self.connection.execute(statement).rowcount == 1
+
+    def add_seat(self, game_id: str, seat: int, account: str) -> None:
+        self.connection.execute(account_seats.insert(),
+                                {"game_id": game_id, "seat": seat, "account": account, "finished": False})
+
+    def finish_seats(self, game_id: str) -> dict[int, str]:
+        rows = self.connection.execute(sa.select(account_seats.c.seat, account_seats.c.account)
+                                       .where(account_seats.c.game_id == game_id)).all()
+        if rows:
+            self.connection.execute(account_seats.update().where(account_seats.c.game_id == game_id)
+                                    .values(finished=True))
+        return {row.seat: row.account for row in rows}
+
+    def challenge(self, challenge_id: str) -> Challenge | None:
+        row = self.connection.execute(sa.select(*_CHALLENGE_COLUMNS).where(challenges.c.id == challenge_id)).first()
+        return None if row is None else _challenge(row)
+
+    def put_challenge(self, challenge: Challenge, expected_revision: int | None) -> bool:
+        row = _challenge_row(challenge)
+        if expected_revision is None:
+            self.connection.execute(challenges.insert(), row)
+            return True
+        statement = challenges.update().where(challenges.c.id == challenge.id,
+                                              challenges.c.revision == expected_revision).values(row)
+        return self.connection.execute(statement).rowcount == 1
+
+    def append(self, account: str, type_name: str, data: dict[str, Any], at: dt.datetime) -> int:
+        if self.connection.dialect.name == "postgresql":  # (one writer an account at a time: its seqs commit in order)
+            self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key == account)
+                                    .with_for_update())
+        seq = self.connection.execute(sa.select(sa.func.coalesce(sa.func.max(account_events.c.seq), 0))
+                                      .where(account_events.c.account == account)).scalar() + 1
+        self.connection.execute(account_events.insert(), {"account": account, "seq": seq, "type": type_name,
+                                                          "data": data, "recorded_at": at})
+        return seq
+
+
+class SqlAccounts(AccountStore):
+    """Accounts on the event store's own database and connections."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    @contextmanager
+    def within(self, tx: Transaction) -> Iterator[AccountWrites]:
+        yield SqlAccountWrites(tx.connection)  # type: ignore[attr-defined]
+
+    def _rows(self, query: sa.Executable) -> Sequence[Any]:
+        return self.store._read(lambda connection: connection.execute(query).all())
+
+    def account(self, name: str) -> Account | None:
+        rows = self._rows(sa.select(accounts.c.name, accounts.c.kind, accounts.c.description, accounts.c.created_at)
+                          .where(accounts.c.name_key == key_of(name)))
+        return Account(*rows[0]) if rows else None
+
+    def key(self, prefix: str) -> ApiKey | None:
+        rows = self._rows(sa.select(api_keys).where(api_keys.c.prefix == prefix))
+        return _key(rows[0]) if rows else None
+
+    def keys(self, account: str) -> list[ApiKey]:
+        return [_key(row) for row in self._rows(sa.select(api_keys).where(api_keys.c.account == account)
+                                                .order_by(api_keys.c.created_at, api_keys.c.prefix))]
+
+    def seats_of_game(self, game_id: str) -> dict[int, str]:
+        rows = self._rows(sa.select(account_seats.c.seat, account_seats.c.account)
+                          .where(account_seats.c.game_id == game_id))
+        return {row.seat: row.account for row in rows}
+
+    def games_of(self, account: str) -> tuple[int, list[str]]:
+        rows = self._rows(sa.select(account_seats.c.game_id, account_seats.c.finished)
+                          .where(account_seats.c.account == account))
+        return sum(1 for row in rows if row.finished), sorted({row.game_id for row in rows if not row.finished})
+
+    def challenge(self, challenge_id: str) -> Challenge | None:
+        rows = self._rows(sa.select(*_CHALLENGE_COLUMNS).where(challenges.c.id == challenge_id))
+        return _challenge(rows[0]) if rows else None
+
+    def open_challenges(self, now: dt.datetime, limit: int) -> list[Challenge]:
+        rows = self._rows(sa.select(*_CHALLENGE_COLUMNS)
+                          .where(challenges.c.status == "open", challenges.c.expires_at > now)
+                          .order_by(challenges.c.created_at.desc()).limit(limit))
+        return [_challenge(row) for row in rows]
+
+    def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
+        rows = self._rows(sa.select(account_events.c.seq, account_events.c.type, account_events.c.data,
+                                    account_events.c.recorded_at)
+                          .where(account_events.c.account == account, account_events.c.seq > after)
+                          .order_by(account_events.c.seq).limit(limit))
+        return [AccountEvent(*row) for row in rows]
+
+    def newest_position(self) -> int:
+        return self._rows(sa.select(sa.func.coalesce(sa.func.max(account_events.c.position), 0)))[0][0]
+
+    def accounts_after(self, position: int) -> tuple[int, set[str]]:
+        rows = self._rows(sa.select(account_events.c.position, account_events.c.account)
+                          .where(account_events.c.position > position))
+        return max((row.position for row in rows), default=position), {row.account for row in rows}

@@ -1,0 +1,114 @@
+"""What a command writes: the write prepared outside the transaction, and a move's request and answer."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from domain import table as tables
+from domain.events import Event, event_data
+from persistence.accounts import AccountStore
+from persistence.ladder import LadderStore
+from persistence.port import NewEvent, Transaction, VersionConflict
+from service.accounts import record_status
+from service.errors import PreconditionFailed, StaleVersion
+from service.queries import deadline
+
+MAX_ATTEMPTS = 20  # re-decisions after another process appended first
+
+
+def request_fingerprint(body: Mapping[str, Any]) -> str:
+    """A stable hash of a request body, for idempotency."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+@dataclasses.dataclass
+class MoveOutcome:
+    """A move's answer: the HTTP status and body, and whether it was a replay."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def confirm_current(tx: Transaction, game_id: str, table: tables.Table) -> None:
+    """VersionConflict unless ``table`` is the game's stored version."""
+    if tx.last_version(game_id) != table.version:
+        raise VersionConflict(game_id, table.version, None)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Write:
+    """What a decision writes (a move's, a seat's), prepared outside the write transaction."""
+
+    game_id: str
+    before: tables.Table
+    after: tables.Table
+    events: list[NewEvent]
+    recorded_at: dt.datetime
+    snapshot: tuple[int, str, bytes] | None
+    turn_began: bool = False  # a clocked game's new turn began with these events: its deadline is new
+    accounts: AccountStore | None = None  # where seated accounts hear that the game started or finished
+    ladder: LadderStore | None = None  # where a rated game's finish is recorded, for the ratings
+
+    def apply(self, tx: Transaction) -> None:
+        """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
+        since ``before``, undoing the rest)."""
+        if self.before.status != self.after.status:
+            tx.set_status(self.game_id, self.after.status)
+        if self.turn_began:
+            tx.set_deadline(self.game_id, deadline(self.after, self.recorded_at))
+        if self.snapshot is not None:
+            tx.put_snapshot(self.game_id, *self.snapshot)
+        tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
+        if self.accounts is not None and self.before.status != self.after.status \
+                and any(seat and seat.account for seat in self.after.seats):
+            with self.accounts.within(tx) as writes:
+                record_status(writes, self.game_id, self.before, self.after, self.recorded_at)
+        if self.ladder is not None and self.after.rated and self.after.status == tables.FINISHED \
+                and self.before.status != tables.FINISHED:
+            with self.ladder.within(tx) as ladder:  # (last: the lock it takes is held only to the commit)
+                ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Decision:
+    """What a command decided on a table, ready to append: its write, what else its transaction writes
+    after the append (a seat's token, an account's seat), and its answer to the seat that acted."""
+
+    write: Write
+    also: Callable[[Transaction], None] | None = None
+    answer: dict[str, Any] | None = None
+
+
+def new_event(event: Event) -> NewEvent:
+    """A domain event as the store appends it."""
+    return NewEvent(event.type_name(), event.seat, event_data(event))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MoveRequest:
+    """A move as sent for ``seat`` of ``game_id``, with its preconditions and idempotency key."""
+
+    game_id: str
+    seat: int
+    move: Mapping[str, Any]
+    expected_version: int | None
+    if_match: str | tuple[int, ...] | None
+    idempotency_key: str | None
+
+    def check_version(self, version: int) -> None:
+        """PreconditionFailed or StaleVersion unless the preconditions hold of the game at ``version``."""
+        if self.if_match is not None and self.if_match != "*" and version not in self.if_match:
+            raise PreconditionFailed(f"If-Match names versions {list(self.if_match)}; the game is at version {version}")
+        if self.expected_version is not None and self.expected_version != version:
+            raise StaleVersion(f"expected version {self.expected_version}; the game is at {version}")
+
+    def fingerprint(self) -> str:
+        """What the idempotency key is recorded with: a hash of the request."""
+        return request_fingerprint({"move": dict(self.move), "expected_version": self.expected_version,
+                                    "if_match": self.if_match})
