@@ -108,6 +108,9 @@ class GameService:
         self.checkpoints = Checkpoints(store)
         self.accounts = AccountService(store, clock=clock)
         self.ladder = ladder_of(store)
+        #: ``check(account, options)`` for each account about to sit in a game of ``options``: may refuse it
+        #: (a webhook bot sits only in clocked games, service.webhooks).
+        self.seat_checks: list[Callable[[str, Mapping[str, Any]], None]] = []
 
     @property
     def shuffle_secret(self) -> bytes:
@@ -353,6 +356,8 @@ class GameService:
             if caller is not None and any(seat and seat.account and key_of(seat.account) == caller.key
                                           for seat in table.seats):
                 raise SeatUnavailable(f"the account {caller.account.name!r} already sits in this game")
+            for check in self.seat_checks if caller is not None else ():
+                check(caller.account.name, table.options)
             seated = tables.take_seat(table, name=name, bot=bot, entropy=entropy,
                                       account=caller and caller.account.name, bot_account=caller is not None and caller.bot)
             after, decided = tables.settle(table, [seated], self.house)
@@ -389,7 +394,20 @@ class GameService:
         ``if_match``: ``"*"`` (any version) or the versions an ``If-Match`` header names (none: never matches).
         """
         seat = self._acting_seat(game_id, token)
-        request = _MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key)
+        return self._move(_MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key))
+
+    def move_for(self, game_id: str, seat: int, move: Mapping[str, Any], *, expected_version: int) -> MoveOutcome:
+        """``seat``'s move made for it by the server (a webhook bot's answer), checked and played as
+        :meth:`move` plays one once the token is known."""
+        return self._move(_MoveRequest(game_id, seat, move, expected_version, None, None))
+
+    def seat_view(self, game_id: str, seat: int, table: tables.Table) -> dict[str, Any]:
+        """``seat``'s view of ``table`` (game ``game_id`` now), as its token is shown it."""
+        return _with_deadline(tables.view(table, seat), table, self._turn_began(game_id, table))
+
+    def _move(self, request: _MoveRequest) -> MoveOutcome:
+        """``request``'s move, decided again while other processes append first."""
+        game_id = request.game_id
         for _ in range(MAX_ATTEMPTS):
             # Decided (house bots included) on the table as last committed, outside the
             # write transaction: the append refuses it if anyone wrote since, and then it
