@@ -42,6 +42,7 @@ EVENT_OF_TYPE = {account_type: event for event, account_type in SUBSCRIBABLE.ite
 BOT, SUBSCRIPTIONS = "bot", "subscriptions"
 MAX_RETRY_SECONDS = 600.0
 LEASE_MARGIN = dt.timedelta(seconds=1)  # a claim outlives its call's timeout by this much
+DEADLINE_MARGIN = 0.05  # seconds: a move's call ends this long before its turn's deadline, to be played in time
 START_END_TIMEOUT_MS = 1000  # /start and /end: at most this (or the bot's timeout, if shorter)
 
 
@@ -274,7 +275,7 @@ class Webhooks:
         body = {"game_id": game_id, "version": table.version, "seat": seat, "view": view, "deadline": view.get("deadline"),
                 "time_left_ms": max(0, int(left * 1000)), "timeout_ms": webhook.timeout_ms,
                 "last_latency_ms": webhook.last_latency_ms, "last_late": webhook.last_late}
-        return json.dumps(body).encode(), deadline, min(webhook.timeout_ms / 1000, left)
+        return json.dumps(body).encode(), deadline, min(webhook.timeout_ms / 1000, left - DEADLINE_MARGIN)
 
     def _back_off(self, webhook: Webhook) -> dt.timedelta:
         times = max(0, webhook.failures - self.failures_to_open)
@@ -283,7 +284,7 @@ class Webhooks:
     def settle(self, call: Call, outcome: str, move: Any, latency_ms: int | None) -> str:
         """Play an answered move through the service's move path; record the call's outcome (``played``,
         ``illegal``, ``invalid``, ``late``, ``failed``) and keep the bot's circuit. The outcome."""
-        if outcome == "answered":
+        if outcome == "answered" and call.kind == "move":
             game_id, version, seat, _ = call.key
             try:
                 self.games.move_for(game_id, seat, move, expected_version=version)
