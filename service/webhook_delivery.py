@@ -60,6 +60,7 @@ class Delivery:
 
     def start(self) -> None:
         """Start delivering on the running event loop."""
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # (a line a call: the calls are recorded in the database)
         self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="cardhall-webhooks")
         self.client = httpx.AsyncClient(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200))
         loop = asyncio.get_running_loop()
