@@ -104,6 +104,9 @@ SETTINGS = {
     "CARDHALL_ACCOUNTS": "open",  # or "closed": creating an account needs an admin key (cardhall serve --accounts)
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
     "CARDHALL_LEADERBOARD_MIN_GAMES": 10,  # rated games an account needs to be on a leaderboard
+    # (service.webhooks; cardhall serve: --webhook-*, --webhooks-allow-private; scan_seconds 0: no delivery)
+    "CARDHALL_WEBHOOK_OPTIONS": {"allow_private": False, "failures_to_open": 5, "retry_seconds": 30.0,
+                                 "rotation_seconds": 86_400.0, "scan_seconds": 0.0, "subscription_retry_seconds": 5.0},
     "MAX_CONTENT_LENGTH": 64 << 10,  # the contract's limit on a body, chunked ones included
 }
 
@@ -116,6 +119,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     from api import health
     from api import ladder as ladder_routes
     from api import records as records_routes
+    from api import webhooks as webhook_routes
 
     app = Flask("cardhall")
     app.config.update(SETTINGS)
@@ -138,6 +142,8 @@ def create_app(games: GameService, **config: Any) -> Flask:
     api.register_blueprint(ladder_routes.blp)
     api.register_blueprint(health.blp)
     api.register_blueprint(records_routes.blp)
+    api.register_blueprint(webhook_routes.blp)
+    webhook_routes.install(app, games, app.config["CARDHALL_WEBHOOK_OPTIONS"])
     app.register_blueprint(assets.blp)
     limits.install(app)
     metrics.install(app)

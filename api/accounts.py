@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, request, url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 from werkzeug.exceptions import NotImplemented as NotServedHere
@@ -115,6 +115,9 @@ class AccountSchema(ma.Schema):
     created_at = fields.DateTime()
     games = fields.Nested(AccountGamesSchema)
     ratings = fields.Dict()
+    webhook = fields.Dict(allow_none=True, metadata={
+        "description": "A webhook bot's circuit: {online, offline_since, retry_at, failures_in_a_row}; absent "
+                       "for other accounts"})
 
 
 class KeySchema(ma.Schema):
@@ -203,8 +206,11 @@ class AccountPage(MethodView):
     @blp.response(200, AccountSchema)
     @problems(404)
     def get(self, name: str) -> dict[str, Any]:
-        """An account: its kind, when it was made, the games it played and sits in now."""
-        return service().accounts.account(name)
+        """An account: its kind, when it was made, the games it played and sits in now; a webhook bot's circuit."""
+        found = service().accounts.account(name)
+        webhooks = current_app.extensions.get("cardhall_webhooks")
+        circuit = None if webhooks is None else webhooks.status(name)
+        return found if circuit is None else {**found, "webhook": circuit}
 
 
 @blp.route("/account")

@@ -7,8 +7,9 @@ runs it in a thread pool as under a threaded WSGI server: the same checks, the s
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -31,7 +32,7 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     waiting = Waiting(flask, max(2, threads // 4))
     accounts = AccountFollowing(flask, waiting)
 
-    app = Starlette(routes=[
+    app = Starlette(lifespan=_delivering(flask), routes=[
         Route("/v1/games/{game_id}/events", Either(waiting.long_poll, wsgi, asked=frozenset({"wait"}))),
         Route("/v1/games/{game_id}/events/stream", Either(waiting.stream, wsgi)),
         Route("/v1/account/events", Either(accounts.long_poll, wsgi, asked=frozenset({"wait"}))),
@@ -41,6 +42,24 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     app.router.default, app.router.redirect_slashes = wsgi, False
     app.state.waiting = waiting
     return app
+
+
+def _delivering(flask: Flask) -> Callable[[Starlette], Any]:
+    """The app's lifespan: the calls of webhook bots and subscriptions' deliveries (service.webhook_delivery)
+    run on the server's event loop while it serves."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        delivery = flask.extensions.get("cardhall_delivery")
+        if delivery is not None:
+            delivery.start()
+        try:
+            yield
+        finally:
+            if delivery is not None:
+                await delivery.stop()
+
+    return lifespan
 
 
 class Either:

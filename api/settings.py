@@ -59,6 +59,11 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", int),
     "CARDHALL_RUN_DIRECTORY": ("run_directory", str),
     "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("webhooks_allow_private", lambda text: text == "1"),
+    "CARDHALL_WEBHOOK_FAILURES_TO_OPEN": ("webhook_failures_to_open", int),
+    "CARDHALL_WEBHOOK_RETRY_SECONDS": ("webhook_retry_seconds", float),
+    "CARDHALL_WEBHOOK_ROTATION_SECONDS": ("webhook_rotation_seconds", float),
+    "CARDHALL_WEBHOOK_SCAN_SECONDS": ("webhook_scan_seconds", float),
+    "CARDHALL_SUBSCRIPTION_RETRY_SECONDS": ("subscription_retry_seconds", float),
     "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", lambda text: tuple(text.replace(",", " ").split())),
     "CARDHALL_MAX_HEADERS": ("limits.max_headers", int),
     "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", int),
@@ -98,6 +103,11 @@ class Settings:
     db_max_overflow: int = 0
     run_directory: str | None = None
     webhooks_allow_private: bool = False
+    webhook_failures_to_open: int = 5
+    webhook_retry_seconds: float = 30.0
+    webhook_rotation_seconds: float = 86_400.0
+    webhook_scan_seconds: float = 1.0
+    subscription_retry_seconds: float = 5.0
     limits: Limits = dataclasses.field(default_factory=Limits)
 
     @classmethod
@@ -159,4 +169,8 @@ class Settings:
             "CARDHALL_ACCOUNT_STREAMS": self.account_streams,
             "CARDHALL_CORS_ORIGINS": list(self.cors_origins),
             "CARDHALL_LEADERBOARD_MIN_GAMES": self.leaderboard_min_games,
+            "CARDHALL_WEBHOOK_OPTIONS": {
+                "allow_private": self.webhooks_allow_private, "failures_to_open": self.webhook_failures_to_open,
+                "retry_seconds": self.webhook_retry_seconds, "rotation_seconds": self.webhook_rotation_seconds,
+                "scan_seconds": self.webhook_scan_seconds, "subscription_retry_seconds": self.subscription_retry_seconds},
         }

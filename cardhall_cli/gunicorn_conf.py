@@ -29,7 +29,7 @@ _settings = Settings.from_environment()
 
 
 class Worker(UvicornWorker):
-    """uvicorn in a gunicorn worker, without lifespan events (the app has none) and without
+    """uvicorn in a gunicorn worker, with lifespan events (the app's calls of webhook bots), without
     uvicorn's access log (``api.requestlog`` logs each request, with its id); its connections
     served within the operator's limits (:mod:`api.connections`). uvicorn's own proxy-headers
     middleware is off: it would believe ``X-Forwarded-For`` from ``FORWARDED_ALLOW_IPS`` (127.0.0.1
@@ -39,7 +39,7 @@ class Worker(UvicornWorker):
         **UvicornWorker.CONFIG_KWARGS,
         "http": connections.protocol(_settings.limits),
         "proxy_headers": False,
-        "lifespan": "off",
+        "lifespan": "on",
         "access_log": False,
         "timeout_graceful_shutdown": 10,
     }

@@ -65,6 +65,17 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--webhooks-allow-private", action="store_true", default=None,
                         help="let webhook bots be called at loopback and private addresses, and over plain http "
                              "(for development; never a cloud metadata address)")
+    parser.add_argument("--webhook-failures-to-open", type=int, default=None, metavar="N",
+                        help="failed calls in a row that mark a webhook bot offline (default 5)")
+    parser.add_argument("--webhook-retry-seconds", type=float, default=None, metavar="SECONDS",
+                        help="how long an offline webhook bot waits before it is tried again, doubling with each "
+                             "failed try (default 30)")
+    parser.add_argument("--webhook-rotation-seconds", type=float, default=None, metavar="SECONDS",
+                        help="how long a rotated webhook secret still signs (default 86400)")
+    parser.add_argument("--webhook-scan-seconds", type=float, default=None, metavar="SECONDS",
+                        help="how often a worker looks for turns webhook bots owe (default 1; 0: it calls none)")
+    parser.add_argument("--subscription-retry-seconds", type=float, default=None, metavar="SECONDS",
+                        help="the first back-off of a subscription's failed delivery, doubled each try (default 5)")
     parser.add_argument("--expire-waiting-after", type=duration, default=duration("1d"), metavar="DURATION|off",
                         help="end a game still waiting for players after this long with no one joining (default 1d)")
 
@@ -155,7 +166,9 @@ OPTIONS = {
     "max_headers": "max_headers", "max_head_bytes": "max_head_bytes", "head_timeout": "head_timeout",
     "body_timeout": "body_timeout", "idle_timeout": "idle_timeout",
     "max_connections_per_address": "max_connections_per_address", "accounts": "accounts",
-    "webhooks_allow_private": "webhooks_allow_private",
+    "webhooks_allow_private": "webhooks_allow_private", "webhook_failures_to_open": "webhook_failures_to_open",
+    "webhook_retry_seconds": "webhook_retry_seconds", "webhook_rotation_seconds": "webhook_rotation_seconds",
+    "webhook_scan_seconds": "webhook_scan_seconds", "subscription_retry_seconds": "subscription_retry_seconds",
 }
 
 

@@ -31,6 +31,7 @@ class Board(Announcements):
         self._heard: dict[str, int] = {}
         self._heard_lock = threading.Lock()
         self._subscribers: dict[str, set[Callable[[int | None], None]]] = collections.defaultdict(set)
+        self._watchers: list[Callable[[str, int], None]] = []  # (told of every game's appends)
         self.listener = None if listener is None else listener(self)
 
     def announce(self, game_id: str, version: int) -> None:
@@ -39,6 +40,8 @@ class Board(Announcements):
             if len(self._heard) >= self.HEARD_LIMIT:
                 self._heard.clear()
             self._heard[game_id] = max(self._heard.get(game_id, 0), version)
+        for watcher in self._watchers:
+            watcher(game_id, version)
         if game_id not in self._subscribers:  # (unlocked: a subscriber is added before its first read of the store)
             return
         with self._changed:
@@ -73,6 +76,18 @@ class Board(Announcements):
                     del self._subscribers[game_id]
 
         return unsubscribe
+
+    def watch(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+        """Hear of every game's appends (``callback(game_id, version)``, from the announcing thread, which it
+        must only hand the news on); the listener is started. Returns the function that stops it."""
+        if self.listener is not None:
+            self.listener.start()
+        self._watchers = [*self._watchers, callback]
+
+        def unwatch() -> None:
+            self._watchers = [watcher for watcher in self._watchers if watcher is not callback]
+
+        return unwatch
 
     def latest(self, game_id: str) -> int | None:
         """Only once the listener runs (started here): before, the board knows this process's appends alone."""

@@ -268,3 +268,84 @@ tournaments = sa.Table(
     sa.Column("games", Json, nullable=False),  # [{"game_id", "table", "turn", "seats"}], in the order made
     sa.Column("created_at", UtcDateTime, nullable=False),
 )
+
+# Webhooks (migration 0010): see persistence.webhooks and service.webhooks.
+# A bot account's webhook: where its seats are called, and its circuit (consecutive failures; offline
+# since when, and when it is tried again).
+webhooks = sa.Table(
+    "webhooks",
+    metadata,
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("url", sa.String(2000), nullable=False),
+    sa.Column("timeout_ms", sa.Integer, nullable=False),
+    sa.Column("concurrency", sa.Integer, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("offline_since", UtcDateTime, nullable=True),
+    sa.Column("retry_at", UtcDateTime, nullable=True),
+    sa.Column("last_latency_ms", sa.Integer, nullable=True),
+    sa.Column("last_late", sa.Boolean, nullable=False),
+)
+
+# An account's signing secrets, by what they sign ("bot": its webhook's calls; "subscriptions"): the
+# newest, and the ones a rotation replaced until they expire.
+webhook_secrets = sa.Table(
+    "webhook_secrets",
+    metadata,
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("purpose", sa.String(16), primary_key=True),
+    sa.Column("secret", sa.String(80), primary_key=True),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("expires_at", UtcDateTime, nullable=True),  # null: the live one
+)
+
+# Each call of a webhook bot (kind "start", "move", "end"; a move's version is the turn's): its claim by
+# one process (until lease_until), and how it went (the bot's latency; outcome once answered).
+webhook_calls = sa.Table(
+    "webhook_calls",
+    metadata,
+    sa.Column("game_id", sa.String(64), sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("account", sa.String(32), nullable=False, index=True),
+    sa.Column("claimed_by", sa.String(64), nullable=False),
+    sa.Column("lease_until", UtcDateTime, nullable=False),
+    sa.Column("calls", sa.Integer, nullable=False),
+    sa.Column("outcome", sa.String(16), nullable=True),  # null while under way: played, illegal, invalid, late, failed
+    sa.Column("latency_ms", sa.Integer, nullable=True),
+    sa.Column("answered_at", UtcDateTime, nullable=True),
+)
+
+# An account's subscription for integrators: which of its events are sent where.
+subscriptions = sa.Table(
+    "subscriptions",
+    metadata,
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("url", sa.String(2000), nullable=False),
+    sa.Column("events", Json, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)
+
+# The subscriptions' outbox: one row per account event a subscription wants (its id the webhook-id,
+# from the account event's position: the projection writes each once), until delivered or given up.
+webhook_outbox = sa.Table(
+    "webhook_outbox",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("account", sa.String(32), nullable=False),
+    sa.Column("payload", Json, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("next_attempt_at", UtcDateTime, nullable=True, index=True),  # null: delivered or given up
+    sa.Column("delivered_at", UtcDateTime, nullable=True),
+    sa.Column("last_error", sa.String(200), nullable=True),
+)
+
+# How far the outbox projection has read the account events (name "outbox").
+webhook_positions = sa.Table(
+    "webhook_positions",
+    metadata,
+    sa.Column("name", sa.String(16), primary_key=True),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)

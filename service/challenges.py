@@ -46,6 +46,8 @@ class Challenges:
         """Offer a game to the accounts named in ``to`` (every other seat), or to anyone (``to`` None)."""
         caller.require(CREATE)
         created = tables.create(game, players, options)  # (checks the game, players and options)
+        for check in self.games.seat_checks:
+            check(caller.account.name, created.options)
         if not 1 <= expires_in <= MAX_EXPIRY:
             raise InvalidOptions(f"expires_in is 1 to {MAX_EXPIRY} seconds")
         invited = None if to is None else tuple(self._invited(caller, to, created.players))
@@ -94,6 +96,8 @@ class Challenges:
                 raise ChallengeClosed("this account has accepted this challenge already")
             if challenge.invited is not None and caller.key not in map(key_of, challenge.invited):
                 raise Forbidden("this challenge is not offered to this account")
+            for check in self.games.seat_checks:
+                check(caller.account.name, challenge.options)
             accepted = dataclasses.replace(challenge, accepted=(*challenge.accepted, caller.account.name),
                                            revision=challenge.revision + 1)
             try:

@@ -77,3 +77,21 @@ class ChallengeClosed(DomainError):
     expired, or its last seat taken by someone else first)."""
 
     code = "challenge_closed"
+
+
+class UrlRefused(DomainError):
+    """A webhook URL Cardhall will not call (not https, or its host resolves to a non-public address)."""
+
+    code = "url_refused"
+
+
+class NotABot(DomainError):
+    """A webhook registered for an account that is not a bot's."""
+
+    code = "not_a_bot"
+
+
+class ClockRequired(DomainError):
+    """A webhook bot's seat in a game without a clock (``move_seconds``): nothing would bound its turns."""
+
+    code = "clock_required"

@@ -70,6 +70,9 @@ class GameService(GameQueries):
         self.checkpoints = Checkpoints(store)
         self.accounts = AccountService(store, clock=clock)
         self.ladder = ladder_of(store)
+        #: ``check(account, options)`` for each account about to sit in a game of ``options``: may refuse it
+        #: (a webhook bot sits only in clocked games, service.webhooks).
+        self.seat_checks: list[Callable[[str, Mapping[str, Any]], None]] = []
 
     @property
     def shuffle_secret(self) -> bytes:
@@ -147,6 +150,8 @@ class GameService(GameQueries):
             if caller is not None and any(seat and seat.account and key_of(seat.account) == caller.key
                                           for seat in table.seats):
                 raise SeatUnavailable(f"the account {caller.account.name!r} already sits in this game")
+            for check in self.seat_checks if caller is not None else ():
+                check(caller.account.name, table.options)
             seated = tables.take_seat(table, name=name, bot=bot, entropy=entropy,
                                       account=caller and caller.account.name, bot_account=caller is not None and caller.bot)
 
@@ -182,15 +187,21 @@ class GameService(GameQueries):
         ``if_match``: ``"*"`` (any version) or the versions an ``If-Match`` header names (none: never matches).
         """
         seat = self._acting_seat(game_id, token)
-        request = MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key)
+        return self._move(MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key))
 
+    def move_for(self, game_id: str, seat: int, move: Mapping[str, Any], *, expected_version: int) -> MoveOutcome:
+        """``seat``'s move made for it by the server (a webhook bot's answer), checked and played as
+        :meth:`move` plays one once the token is known."""
+        return self._move(MoveRequest(game_id, seat, move, expected_version, None, None))
+
+    def _move(self, request: MoveRequest) -> MoveOutcome:
         def decide(table: tables.Table) -> Decision:
             request.check_version(table.version)
-            after, events = tables.play(table, seat, move, self.house)
-            write = self._write(game_id, table, after, events)
-            return Decision(write, answer=self._answer(write, seat, events))
+            after, events = tables.play(table, request.seat, request.move, self.house)
+            write = self._write(request.game_id, table, after, events)
+            return Decision(write, answer=self._answer(write, request.seat, events))
 
-        done = self._decide_and_append(game_id, decide, doing="deciding this move", request=request)
+        done = self._decide_and_append(request.game_id, decide, doing="deciding this move", request=request)
         assert done is not None
         return done if isinstance(done, MoveOutcome) else MoveOutcome(201, done.answer)
 

@@ -160,6 +160,10 @@ class GameQueries:
         return with_deadline(tables.view(past, seat, reveal_all=tables.reveal(table), with_moves=False), past,
                               self._turn_began(game_id, past))
 
+    def seat_view(self, game_id: str, seat: int, table: tables.Table) -> dict[str, Any]:
+        """``seat``'s view of ``table`` (game ``game_id`` now), as its token is shown it: what a webhook bot is sent."""
+        return with_deadline(tables.view(table, seat), table, self._turn_began(game_id, table))
+
     def _turn_began(self, game_id: str, table: tables.Table) -> dt.datetime | None:
         """When the turn a clocked table waits for began: the time its event was recorded."""
         if table.clock is None or not table.clock.waiting:

@@ -133,3 +133,8 @@ def test_the_records_benchmark_exports_validates_and_imports_and_prints_its_tabl
     out = run_script("records.py", "--games", "4")
     assert "Records:" in out and "export gzip" in out and "validate" in out and "import (into SQLite)" in out
     assert "│ sqlite x1" in out
+
+
+def test_the_webhooks_benchmark_plays_games_between_webhook_bots_and_prints_its_table() -> None:
+    out = run_script("webhooks.py", "--games", "2")
+    assert "Webhook bots:" in out and "turns/s" in out

@@ -1,0 +1,132 @@
+"""Webhook bots: N games between bots served by a local asyncio server on 127.0.0.1.
+
+python3 bench/webhooks.py [--games 200] [--database sqlite|URL]
+
+Two runs on one server (--webhooks-allow-private): bots answering after 50 ms (timeout 1000 ms):
+turns/s and the engine's added latency per turn — from the bot's answer to its next call in the same
+game, the server's time around the bot's — p50/p99; then bots answering after 200 ms with a 500 ms
+timeout: the share of turns the bot played (not the clock's default move).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]  # (bench/http.py is no http)
+sys.path.insert(0, str(HERE.parent))
+
+import httpx  # noqa: E402
+
+from bench._common import percentile, print_table, running  # noqa: E402
+
+
+class BotServer:
+    """A minimal HTTP/1.1 server on an event loop of its own: answers /move after ``delay`` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.answered: dict[str, float] = {}  # game -> when its last move was answered
+        self.added: list[float] = []
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+        self.ready.wait()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self.ready.set()
+        self.loop.run_forever()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while head := await reader.readuntil(b"\r\n\r\n"):
+                lines = head.decode().split("\r\n")
+                length = next(int(line.split(":")[1]) for line in lines if line.lower().startswith("content-length"))
+                body = json.loads(await reader.readexactly(length))
+                answer = b"{}"
+                if lines[0].split()[1].endswith("/move"):
+                    arrived = time.monotonic()
+                    if (before := self.answered.get(body["game_id"])) is not None:
+                        self.added.append(arrived - before)
+                    await asyncio.sleep(self.delay)
+                    answer = json.dumps({"move": random.choice(body["view"]["legal_moves"])}).encode()
+                    self.answered[body["game_id"]] = time.monotonic()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                             % (len(answer), answer))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+
+def play(base: str, bots: BotServer, games: int, timeout_ms: int, tag: str) -> tuple[list[str], float]:
+    """``games`` games between pairs of webhook bots, waited for; their ids and the seconds they took."""
+    client = httpx.Client(base_url=base, timeout=30)
+    keys = []
+    for number in range(2):
+        key = client.post("/v1/accounts", json={"name": f"{tag}{number}", "kind": "bot"}).json()["key"]
+        client.put("/v1/account/webhook", headers={"Authorization": f"Bearer {key}"},
+                   json={"url": f"http://127.0.0.1:{bots.port}/{tag}{number}", "timeout_ms": timeout_ms,
+                         "concurrency": 1000})
+        keys.append(key)
+    began, ids = time.monotonic(), []
+    for _ in range(games):
+        made = client.post("/v1/challenges", headers={"Authorization": f"Bearer {keys[0]}"},
+                           json={"game": "craits", "players": 2, "options": {"short": True, "move_seconds": 5},
+                                 "to": [f"{tag}1"]}).json()
+        ids.append(client.post(f"/v1/challenges/{made['id']}/accept",
+                               headers={"Authorization": f"Bearer {keys[1]}"}).json()["game_id"])
+    for game_id in ids:
+        while client.get(f"/v1/games/{game_id}").json()["status"] == "active":
+            time.sleep(0.2)
+    return ids, time.monotonic() - began
+
+
+def outcomes(base: str, ids: list[str]) -> tuple[int, int]:
+    """Turns the bots played, and turns the clock played."""
+    played = timed_out = 0
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for game_id in ids:
+            calls = client.get(f"/v1/games/{game_id}/webhook-calls").json()["calls"]
+            played += sum(call["outcome"] == "played" for call in calls)
+            events = client.get(f"/v1/games/{game_id}/events", params={"limit": 1000}).json()["events"]
+            timed_out += sum(event["type"] == "TurnTimedOut" for event in events)
+    return played, timed_out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--database", default="sqlite")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        database = f"sqlite:///{directory}/bench.db" if args.database == "sqlite" else args.database
+        with running(database, Path(directory), options=("--webhooks-allow-private", "--webhook-scan-seconds",
+                                                         "0.5")) as server:
+            fast = BotServer(0.05)
+            ids, seconds = play(server.base_url, fast, args.games, 1000, "fast")
+            played, _ = outcomes(server.base_url, ids)
+            slow = BotServer(0.2)
+            slow_ids, _ = play(server.base_url, slow, args.games, 500, "slow")
+            slow_played, slow_timed_out = outcomes(server.base_url, slow_ids)
+    added = [value - 0.05 for value in fast.added]
+    print_table("Webhook bots:", ["games", "turns", "turns/s", "added p50 ms", "added p99 ms", "bot's share (200/500 ms)"],
+                [[args.games, played, f"{played / seconds:.1f}", f"{percentile(added, 0.5) * 1000:.1f}",
+                  f"{percentile(added, 0.99) * 1000:.1f}",
+                  f"{100 * slow_played / max(1, slow_played + slow_timed_out):.2f} %"]],
+                note="added: from a bot's answer to its next call in the game, less nothing of the bot's 50 ms "
+                     "(measured at the bot); share: turns the bot played over those it played and the clock played")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""Calling webhook bots and delivering subscriptions, from the process's event loop.
+
+One :class:`Delivery` per server process, started with the ASGI app (its lifespan, :mod:`api.asgi`):
+it holds no request thread. It learns that a turn began from the store's announcements (this
+process's appends at once, other processes' as the backend's listener hears them) and from a scan,
+every ``scan_seconds``, of the active games with a webhook bot's seat — which also resumes, after a
+restart, a call whose process died (its claim's lease runs out; the call is made again, with the
+same ``webhook-id``, and the append's version check plays its answer once). The database work
+(claims, moves, the circuit) runs in a few threads of its own (:class:`service.webhooks.Webhooks`);
+the calls go through the outbound guard (:mod:`service.outbound`) with one async httpx client.
+
+A ``/move`` is tried at most twice, the retry only after a failure that left time before the
+turn's deadline; an answer is read as ``{"move": {...}}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import httpx
+
+from service import outbound
+from service.outbox import Outbox
+from service.webhooks import DEADLINE_MARGIN, Call, Webhooks
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+SCAN_SECONDS = 1.0
+THREADS = 4
+MIN_RETRY_SECONDS = 0.05  # a retry with less time than this left is not made
+
+
+class Delivery:
+    """The process's calls of webhook bots and its subscriptions' deliveries (an asyncio task)."""
+
+    def __init__(self, webhooks: Webhooks, outbox: Outbox | None = None, scan_seconds: float = SCAN_SECONDS,
+                 threads: int = THREADS) -> None:
+        self.webhooks = webhooks
+        self.outbox = outbox
+        self.scan_seconds = scan_seconds
+        self.threads = threads
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
+        self._known: set[str] = set()  # games with a webhook bot's seat, as last scanned
+        self._task: asyncio.Task[None] | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self.client: httpx.AsyncClient | None = None
+
+    async def in_thread(self, work: Any, *args: Any) -> Any:
+        assert self._executor is not None
+        return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+
+    def start(self) -> None:
+        """Start delivering on the running event loop."""
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # (a line a call: the calls are recorded in the database)
+        self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="cardhall-webhooks")
+        self.client = httpx.AsyncClient(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200))
+        loop = asyncio.get_running_loop()
+        board = self.webhooks.games.store.announcements
+        self._unwatch = board.watch(lambda game_id, _version: loop.call_soon_threadsafe(self.wake, game_id))
+        self._task = loop.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop: calls under way are dropped (their claims run out; another process, or this one
+        restarted, makes them again)."""
+        self._unwatch()
+        for task in [self._task, *self._running.values()]:
+            if task is not None:
+                task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*(task for task in [self._task, *self._running.values()] if task is not None),
+                                 return_exceptions=True)
+        if self.client is not None:
+            await self.client.aclose()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                found = await self.in_thread(self.webhooks.scan)
+                self._known = set(found)
+                for game_id in found:
+                    self.wake(game_id)
+                if self.outbox is not None:
+                    await self.outbox.step(self)
+            except Exception:  # (a database outage, a bug: the next round tries again)
+                log.exception("webhook delivery round failed")
+            await asyncio.sleep(self.scan_seconds)
+
+    def wake(self, game_id: str) -> None:
+        """Game ``game_id`` changed: see what it waits for from webhook bots (once at a time per game)."""
+        if game_id not in self._known and not self.webhooks.bot_accounts:
+            return
+        if game_id in self._running:
+            self._again.add(game_id)
+            return
+        self._running[game_id] = asyncio.get_running_loop().create_task(self._serve(game_id))
+
+    async def _serve(self, game_id: str) -> None:
+        try:
+            while True:
+                self._again.discard(game_id)
+                calls: list[Call] = await self.in_thread(self.webhooks.claims, game_id)
+                if calls:
+                    self._known.add(game_id)
+                for call in calls:
+                    if call.kind == "start":
+                        await self.call(call)
+                await asyncio.gather(*(self.call(call) for call in calls if call.kind != "start"))
+                if game_id not in self._again:
+                    return
+        except Exception:
+            log.exception("game %s: webhook calls failed", game_id)
+        finally:
+            self._running.pop(game_id, None)
+
+    async def call(self, call: Call) -> str:
+        """Make ``call`` (a retry at most, within the deadline) and settle its answer; the outcome."""
+        outcome, move, latency = "failed", None, None
+        for attempt in (1, 2):
+            timeout = call.timeout if attempt == 1 else self._left(call)
+            if attempt == 2 and timeout < MIN_RETRY_SECONDS:
+                break
+            began = time.monotonic()
+            try:
+                answer = await outbound.post(self.client, f"{call.url}/{call.kind}", call.body,  # type: ignore[arg-type]
+                                             call.headers(dt.datetime.now(dt.UTC)), timeout,
+                                             self.webhooks.resolver, self.webhooks.allow_private)
+            except outbound.Refused as refusal:
+                log.warning("webhook of %s refused: %s", call.account, refusal)
+                break
+            except httpx.TimeoutException:
+                outcome, latency = "late", int(timeout * 1000)
+                break
+            except httpx.HTTPError:
+                outcome, latency = "failed", int((time.monotonic() - began) * 1000)
+                continue
+            latency = int((time.monotonic() - began) * 1000)
+            if answer.status >= 500:
+                outcome = "failed"
+                continue
+            outcome, move = _read_answer(call, answer)
+            break
+        return await self.in_thread(self.webhooks.settle, call, outcome, move, latency)
+
+    @staticmethod
+    def _left(call: Call) -> float:
+        if call.deadline is None:
+            return 0.0
+        return min(call.timeout, (call.deadline - dt.datetime.now(dt.UTC)).total_seconds() - DEADLINE_MARGIN)
+
+
+def _read_answer(call: Call, answer: outbound.Answer) -> tuple[str, Any]:
+    """A call's outcome from its answer: a /move's ``{"move": {...}}`` (else ``invalid``)."""
+    if call.kind != "move":
+        return ("answered" if 200 <= answer.status < 300 else "failed"), None
+    if not 200 <= answer.status < 300 or answer.cut:
+        return "invalid", None
+    try:
+        move = json.loads(answer.body)["move"]
+    except (ValueError, KeyError, TypeError):
+        return "invalid", None
+    return ("answered", move) if isinstance(move, dict) else ("invalid", None)

@@ -1,0 +1,339 @@
+"""Webhooks: bots that are called, and subscriptions for integrators (API "Webhooks", docs/api.md).
+
+A bot account registers a URL (:meth:`Webhooks.register`); its seats are then played by calling it
+(``POST {url}/start``, ``/move``, ``/end``: :mod:`service.webhook_delivery` makes the calls). This
+module holds what those calls need from the database, in the threads the delivery hands it:
+:meth:`Webhooks.claims` finds the turns a game waits for from webhook bots and claims each call
+(once across every process: the call's row), and :meth:`Webhooks.settle` plays an answer through
+the service's ordinary move path (:meth:`GameService.move_for`), records how the call went and
+keeps the bot's circuit. A late, invalid or failed answer plays nothing: the turn is the clock's,
+whose default move is recorded as every timeout is (``TurnTimedOut``), which is why a webhook bot
+only sits in clocked games (:meth:`Webhooks.require_clock`).
+
+The circuit: ``failures_to_open`` failed calls in a row mark the bot offline (account event
+``webhookOffline``); its turns then go to the clock. After ``retry_seconds`` (doubling with each
+failed probe, at most :data:`MAX_RETRY_SECONDS`) one call is tried; an answer closes the circuit
+(``webhookOnline``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import json
+import uuid
+from typing import Any
+
+from domain import table as tables
+from domain.errors import DomainError, InvalidOptions
+from persistence.accounts import key_of
+from persistence.webhooks import Subscription, Webhook, WebhookStore
+from service import outbound, signing
+from service.accounts import PLAY, READ, Caller
+from service.errors import ClockRequired, NotABot, NotFound, UrlRefused
+from service.games import GameService
+
+#: The events a subscription may ask for, and the account events each is made from.
+SUBSCRIBABLE = {"game.started": "gameStart", "game.finished": "gameFinish", "challenge.created": "challenge",
+                "challenge.declined": "challengeDeclined",
+                "challenge.canceled": "challengeCanceled"}
+EVENT_OF_TYPE = {account_type: event for event, account_type in SUBSCRIBABLE.items()}
+BOT, SUBSCRIPTIONS = "bot", "subscriptions"
+MAX_RETRY_SECONDS = 600.0
+LEASE_MARGIN = dt.timedelta(seconds=1)  # a claim outlives its call's timeout by this much
+DEADLINE_MARGIN = 0.05  # seconds: a move's call ends this long before its turn's deadline, to be played in time
+START_END_TIMEOUT_MS = 1000  # /start and /end: at most this (or the bot's timeout, if shorter)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Call:
+    """One call of a webhook bot, claimed by this process: where, what, and by when."""
+
+    key: tuple[str, int, int, str]  # game id, version (0 for /start and /end), seat, kind
+    account: str
+    url: str
+    body: bytes
+    secrets: tuple[str, ...]
+    timeout: float  # seconds
+    deadline: dt.datetime | None  # a move's: the turn's deadline
+    probe: bool = False  # the call that tries an offline bot again
+
+    @property
+    def kind(self) -> str:
+        return self.key[3]
+
+    @property
+    def message_id(self) -> str:
+        """The webhook-id: the same for every try of this call (a receiver deduplicates by it)."""
+        game_id, version, seat, kind = self.key
+        return f"call_{game_id}_{version}_{seat}_{kind}"
+
+    def headers(self, now: dt.datetime) -> dict[str, str]:
+        return signing.headers(self.secrets, self.message_id, int(now.timestamp()), self.body)
+
+
+def iso(moment: dt.datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Webhooks:
+    """Registrations, subscriptions, and the database side of calling bots; one per process."""
+
+    def __init__(self, games: GameService, *, allow_private: bool = False,
+                 resolver: outbound.Resolver = outbound.system_resolver, failures_to_open: int = 5,
+                 retry_seconds: float = 30.0, rotation_seconds: float = 86_400.0) -> None:
+        self.games = games
+        self.store = WebhookStore(games.store)
+        self.allow_private = allow_private
+        self.resolver = resolver
+        self.failures_to_open = failures_to_open
+        self.retry_seconds = retry_seconds
+        self.rotation = dt.timedelta(seconds=rotation_seconds)
+        self.owner = uuid.uuid4().hex  # (this process, in the claims it makes)
+        self.bot_accounts: set[str] = set()  # accounts with a webhook, as last scanned
+        self._started: set[tuple[str, int]] = set()  # (game, seat) whose /start this process knows is claimed
+
+    # -- registering ---------------------------------------------------------------------------
+    def check_url(self, url: str) -> None:
+        """UrlRefused unless ``url`` is one Cardhall would call now (decided before any connection)."""
+        try:
+            asyncio.run(outbound.checked_address(url, self.resolver, self.allow_private))
+        except outbound.Refused as refusal:
+            raise UrlRefused(f"this URL is not one Cardhall calls: {refusal}") from None
+
+    def register(self, caller: Caller, url: str, timeout_ms: int, concurrency: int) -> dict[str, Any]:
+        """Make the caller's bot account a webhook bot (its circuit closed); a new secret, shown once."""
+        caller.require(PLAY)
+        if not caller.bot:
+            raise NotABot("only a bot account plays by webhook")
+        self.check_url(url)
+        now = self.games.clock()
+        webhook = Webhook(caller.key, url.rstrip("/"), timeout_ms, concurrency, now, 0, None, None, None, False)
+        secret = signing.new_secret()
+
+        def work(tx: Any, _writes: Any) -> None:
+            writes = self.store.writes(tx)
+            writes.put_webhook(webhook)
+            writes.delete_secrets(caller.key, BOT)
+            writes.add_secret(caller.key, BOT, secret, now)
+
+        self.games.accounts.write(work)
+        self.bot_accounts.add(caller.key)
+        return {**self._webhook(webhook), "secret": secret}
+
+    def webhook(self, caller: Caller) -> dict[str, Any]:
+        return self._webhook(self._own_webhook(caller))
+
+    def unregister(self, caller: Caller) -> None:
+        caller.require(PLAY)
+        self._own_webhook(caller)
+        self.games.accounts.write(lambda tx, _writes: self.store.writes(tx).delete_webhook(caller.key))
+        self.bot_accounts.discard(caller.key)
+
+    def rotate(self, caller: Caller, purpose: str) -> dict[str, Any]:
+        """A new secret for the caller's webhook (or subscription); the one before it signs on for
+        ``rotation_seconds`` (both sign meanwhile)."""
+        if purpose == BOT:
+            self._own_webhook(caller)
+        else:
+            self._own_subscription(caller)
+        now = self.games.clock()
+        secret = signing.new_secret()
+        self.games.accounts.write(lambda tx, _writes: self.store.writes(tx).add_secret(
+            caller.key, purpose, secret, now, now + self.rotation))
+        return {"secret": secret, "previous_expires_at": iso(now + self.rotation)}
+
+    def _own_webhook(self, caller: Caller) -> Webhook:
+        caller.require(PLAY)
+        found = self.store.webhook(caller.key)
+        if found is None:
+            raise NotFound(f"the account {caller.account.name!r} has no webhook")
+        return found
+
+    @staticmethod
+    def _webhook(webhook: Webhook) -> dict[str, Any]:
+        return {"url": webhook.url, "timeout_ms": webhook.timeout_ms, "concurrency": webhook.concurrency,
+                "created_at": iso(webhook.created_at), **_circuit(webhook)}
+
+    def status(self, name: str) -> dict[str, Any] | None:
+        """An account's webhook as its public page shows it (None: it has none)."""
+        found = self.store.webhook(key_of(name))
+        return None if found is None else _circuit(found)
+
+    def calls(self, game_id: str) -> dict[str, Any]:
+        """The game's calls of webhook bots: each turn's outcome and the bot's latency."""
+        self.games.table(game_id)
+        return {"calls": self.store.calls(game_id)}
+
+    # -- subscriptions -------------------------------------------------------------------------
+    def subscribe(self, caller: Caller, url: str, events: list[str]) -> dict[str, Any]:
+        """Send the caller's account's ``events`` to ``url`` from now on; a new secret, shown once."""
+        caller.require(READ)
+        if unknown := sorted(set(events) - set(SUBSCRIBABLE)):
+            raise InvalidOptions(f"unknown events {unknown}; known: {', '.join(SUBSCRIBABLE)}")
+        self.check_url(url)
+        now = self.games.clock()
+        subscription = Subscription(caller.key, url, sorted(set(events)), now)
+        secret = signing.new_secret()
+
+        def work(tx: Any, _writes: Any) -> None:
+            writes = self.store.writes(tx)
+            writes.put_subscription(subscription)
+            writes.delete_secrets(caller.key, SUBSCRIPTIONS)
+            writes.add_secret(caller.key, SUBSCRIPTIONS, secret, now)
+
+        self.games.accounts.write(work)
+        return {**_subscription(subscription), "secret": secret}
+
+    def subscription(self, caller: Caller) -> dict[str, Any]:
+        return _subscription(self._own_subscription(caller))
+
+    def unsubscribe(self, caller: Caller) -> None:
+        self._own_subscription(caller)
+        self.games.accounts.write(lambda tx, _writes: self.store.writes(tx).delete_subscription(caller.key))
+
+    def _own_subscription(self, caller: Caller) -> Subscription:
+        caller.require(READ)
+        found = self.store.subscription(caller.key)
+        if found is None:
+            raise NotFound(f"the account {caller.account.name!r} has no subscription")
+        return found
+
+    # -- seats -------------------------------------------------------------------------------
+    def require_clock(self, account: str, options: dict[str, Any]) -> None:
+        """ClockRequired if ``account`` is a webhook bot and a game of ``options`` has no clock."""
+        if options.get("move_seconds") is None and self.store.webhook(key_of(account)) is not None:
+            raise ClockRequired(f"{account} plays by webhook: it sits only in games with a clock "
+                                "(options.move_seconds)")
+
+    # -- calling (in the delivery's threads) ---------------------------------------------------
+    def scan(self) -> list[str]:
+        """The active games with a webhook bot's seat (the accounts with webhooks remembered)."""
+        self.bot_accounts = self.store.webhook_accounts()
+        return self.store.webhook_games() if self.bot_accounts else []
+
+    def claims(self, game_id: str) -> list[Call]:
+        """The calls game ``game_id`` waits for now, each claimed for this process: a webhook bot's
+        ``/start`` first seen, ``/move`` for each of its seats to act, ``/end`` once the game is over."""
+        table = self.games.table(game_id)
+        seats = {index: key_of(seat.account) for index, seat in enumerate(table.seats)
+                 if seat is not None and seat.account is not None and index not in table.abandoned
+                 and key_of(seat.account) in self.bot_accounts}
+        if not seats or table.status == tables.WAITING:
+            return []
+        if table.status in tables.OVER:
+            return [call for seat, account in seats.items()
+                    if (call := self._claim(table, game_id, seat, account, "end")) is not None]
+        found = [call for seat, account in seats.items() if (game_id, seat) not in self._started
+                 and (call := self._claim(table, game_id, seat, account, "start")) is not None]
+        self._started.update((game_id, seat) for seat in seats)
+        if table.clock is not None:
+            view = tables.view(table, None)
+            found += [call for seat in view["to_act"] if seat in seats
+                      and (call := self._claim(table, game_id, seat, seats[seat], "move")) is not None]
+        return found
+
+    def _claim(self, table: tables.Table, game_id: str, seat: int, account: str, kind: str) -> Call | None:
+        webhook = self.store.webhook(account)
+        if webhook is None:
+            return None
+        now = self.games.clock()
+        probe = False
+        if kind == "move" and webhook.offline_since is not None:
+            if webhook.retry_at is not None and webhook.retry_at > now:
+                return None  # (offline: the clock plays its turns until then)
+            probe = True
+        body, deadline, timeout = self._body(table, game_id, seat, webhook, kind, now)
+        if timeout <= 0:
+            return None
+        key = (game_id, table.version if kind == "move" else 0, seat, kind)
+
+        def work(tx: Any, _writes: Any) -> int | None:
+            writes = self.store.writes(tx)
+            if probe and not writes.update_webhook(account, webhook, retry_at=now + self._back_off(webhook)):
+                return None  # (another process probes it)
+            return writes.claim(key, account, self.owner, now, now + dt.timedelta(seconds=timeout) + LEASE_MARGIN,
+                                webhook.concurrency)
+
+        if self.games.accounts.write(work) is None:
+            return None
+        secrets = tuple(self.store.live_secrets(account, BOT, now))
+        return Call(key, account, webhook.url, body, secrets, timeout, deadline, probe)
+
+    def _body(self, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str,
+              now: dt.datetime) -> tuple[bytes, dt.datetime | None, float]:
+        """A call's body, its turn's deadline and how long it may take."""
+        if kind != "move":
+            body = {"game_id": game_id, "version": table.version, "seat": seat, "game": table.game.name,
+                    "players": table.players, "options": tables.public_options(table), "status": table.status,
+                    "result": table.game.result(table.state) if table.status == tables.FINISHED else None}
+            return json.dumps(body).encode(), None, min(webhook.timeout_ms, START_END_TIMEOUT_MS) / 1000
+        view = self.games.seat_view(game_id, seat, table)
+        deadline = dt.datetime.fromisoformat(view["deadline"].replace("Z", "+00:00")) if view.get("deadline") else None
+        left = (deadline - now).total_seconds() if deadline else webhook.timeout_ms / 1000
+        body = {"game_id": game_id, "version": table.version, "seat": seat, "view": view, "deadline": view.get("deadline"),
+                "time_left_ms": max(0, int(left * 1000)), "timeout_ms": webhook.timeout_ms,
+                "last_latency_ms": webhook.last_latency_ms, "last_late": webhook.last_late}
+        return json.dumps(body).encode(), deadline, min(webhook.timeout_ms / 1000, left - DEADLINE_MARGIN)
+
+    def _back_off(self, webhook: Webhook) -> dt.timedelta:
+        times = max(0, webhook.failures - self.failures_to_open)
+        return dt.timedelta(seconds=min(MAX_RETRY_SECONDS, self.retry_seconds * 2 ** min(times, 16)))
+
+    def settle(self, call: Call, outcome: str, move: Any, latency_ms: int | None) -> str:
+        """Play an answered move through the service's move path; record the call's outcome (``played``,
+        ``illegal``, ``invalid``, ``late``, ``failed``) and keep the bot's circuit. The outcome."""
+        if outcome == "answered" and call.kind == "move":
+            game_id, version, seat, _ = call.key
+            try:
+                self.games.move_for(game_id, seat, move, expected_version=version)
+                outcome = "played"
+            except DomainError as error:
+                # (a move that came after the clock's: the turn was played already)
+                outcome = "late" if error.code == "version_conflict" else "illegal"
+        now = self.games.clock()
+        for _ in range(5):
+            webhook = self.store.webhook(call.account)
+
+            def work(tx: Any, writes: Any, webhook: Webhook | None = webhook) -> bool:
+                mine = self.store.writes(tx)
+                mine.answered(call.key, outcome, latency_ms, now)
+                if call.kind != "move" or webhook is None:
+                    return True
+                return self._keep_circuit(mine, writes, webhook, outcome, latency_ms, now)
+
+            if self.games.accounts.write(work):
+                break
+        return outcome
+
+    def _keep_circuit(self, mine: Any, writes: Any, webhook: Webhook, outcome: str, latency_ms: int | None,
+                      now: dt.datetime) -> bool:
+        """The bot's circuit after a call: closed by an answer played, opened by the Nth failure in a row."""
+        values: dict[str, Any] = {"last_latency_ms": latency_ms, "last_late": outcome == "late"}
+        event = None
+        if outcome == "played":
+            values.update(failures=0, offline_since=None, retry_at=None)
+            if webhook.offline_since is not None:
+                event = ("webhookOnline", {"offline_since": iso(webhook.offline_since)})
+        else:
+            failures = webhook.failures + 1
+            values["failures"] = failures
+            if webhook.offline_since is None and failures >= self.failures_to_open:
+                values.update(offline_since=now, retry_at=now + dt.timedelta(seconds=self.retry_seconds))
+                event = ("webhookOffline", {"failures": failures, "last_outcome": outcome,
+                                            "retry_at": iso(values["retry_at"])})
+        if not mine.update_webhook(webhook.account, webhook, **values):
+            return False
+        if event is not None:
+            writes.append(webhook.account, event[0], event[1], now)
+        return True
+
+
+def _circuit(webhook: Webhook) -> dict[str, Any]:
+    return {"online": webhook.offline_since is None, "offline_since": iso(webhook.offline_since),
+            "retry_at": iso(webhook.retry_at), "failures_in_a_row": webhook.failures}
+
+
+def _subscription(subscription: Subscription) -> dict[str, Any]:
+    return {"url": subscription.url, "events": subscription.events, "created_at": iso(subscription.created_at)}

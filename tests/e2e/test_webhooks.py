@@ -1,0 +1,212 @@
+"""Webhook bots and subscriptions through a real server: its seats played by calling local bots on
+127.0.0.1 (allowed by the operator's --webhooks-allow-private), every call signed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.server import ServerProcess, start_server
+from tests.webhook_bots import Bots
+
+OPTIONS = ("--webhooks-allow-private", "--webhook-failures-to-open", "2", "--webhook-retry-seconds", "1",
+           "--webhook-scan-seconds", "0.2", "--subscription-retry-seconds", "0.3")
+CLOCKED = {"short": True, "move_seconds": 1}
+
+
+@pytest.fixture(scope="module")
+def bots() -> Iterator[Bots]:
+    found = Bots()
+    yield found
+    found.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    running = start_server(tmp_path_factory.mktemp("webhooks"), options=OPTIONS)
+    yield running
+    running.stop()
+
+
+def until(check: Callable[[], Any], patience: float = 120.0) -> Any:
+    """``check()``'s first true answer, waited for (a bounded wait)."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        if answer := check():
+            return answer
+        time.sleep(0.1)
+    raise AssertionError(f"not within {patience} s")
+
+
+class Api:
+    def __init__(self, base: str) -> None:
+        self.client = httpx.Client(base_url=base, timeout=10)
+
+    def account(self, name: str, kind: str = "bot") -> str:
+        response = self.client.post("/v1/accounts", json={"name": name, "kind": kind})
+        assert response.status_code == 201, response.text
+        return response.json()["key"]
+
+    def call(self, method: str, path: str, key: str | None = None, **kwargs: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return self.client.request(method, path, headers=headers, **kwargs)
+
+    def webhook_bot(self, bots: Bots, name: str, **body: Any) -> str:
+        key = self.account(name)
+        answer = self.call("PUT", "/v1/account/webhook", key, json={"url": bots.url(name), "timeout_ms": 500, **body})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["secret"].startswith("whsec_")
+        bots.secrets[name] = [answer.json()["secret"]]
+        return key
+
+    def challenge(self, first: str, second: str, second_name: str, options: dict[str, Any] = CLOCKED) -> str:
+        made = self.call("POST", "/v1/challenges", first, json={"game": "craits", "players": 2, "options": options,
+                                                                 "to": [second_name]})
+        assert made.status_code == 201, made.text
+        accepted = self.call("POST", f"/v1/challenges/{made.json()['id']}/accept", second)
+        assert accepted.status_code == 200, accepted.text
+        return accepted.json()["game_id"]
+
+    def finished(self, game_id: str) -> dict[str, Any] | None:
+        summary = self.call("GET", f"/v1/games/{game_id}").json()
+        return summary if summary["status"] == "finished" else None
+
+    def events(self, game_id: str) -> list[dict[str, Any]]:
+        return self.call("GET", f"/v1/games/{game_id}/events", params={"limit": 1000}).json()["events"]
+
+    def account_events(self, key: str) -> list[str]:
+        return [event["type"] for event in self.call("GET", "/v1/account/events", key).json()["events"]]
+
+
+@pytest.fixture(scope="module")
+def api(server: ServerProcess) -> Api:
+    return Api(server.base_url)
+
+
+def test_two_webhook_bots_play_a_game_to_its_end_each_turn_called_once_and_signed(api: Api, bots: Bots) -> None:
+    ann, bo = api.webhook_bot(bots, "ann"), api.webhook_bot(bots, "bo")
+    game_id = api.challenge(ann, bo, "bo")
+    until(lambda: api.finished(game_id))
+    moves = [call for call in bots.calls() if call.kind == "move" and call.payload["game_id"] == game_id]
+    assert moves and all(call.verified for call in bots.calls())
+    keys = [(call.payload["version"], call.payload["seat"]) for call in moves]
+    assert len(keys) == len(set(keys))  # (every turn called once)
+    assert not [event for event in api.events(game_id) if event["type"] == "TurnTimedOut"]
+    calls = until(lambda: [call for call in api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()["calls"]
+                           if call["kind"] == "end"] and api.call("GET", f"/v1/games/{game_id}/webhook-calls").json())
+    played = [call for call in calls["calls"] if call["kind"] == "move"]
+    assert {call["outcome"] for call in played} == {"played"} and all(call["latency_ms"] >= 0 for call in played)
+    first = moves[0].payload
+    assert set(first) >= {"game_id", "version", "seat", "view", "deadline", "time_left_ms", "last_latency_ms",
+                          "last_late"} and first["view"]["legal_moves"]
+    assert {call.kind for call in bots.calls("ann")} >= {"start", "move"}
+
+
+@pytest.mark.parametrize("mode", ["slow", "nonsense", "down"])
+def test_a_failing_bot_gets_the_clocks_default_move_goes_offline_and_comes_back_online(
+        api: Api, bots: Bots, mode: str) -> None:
+    good, bad = f"g{mode}", f"b{mode}"
+    good_key, bad_key = api.webhook_bot(bots, good), api.webhook_bot(bots, bad)
+    bots.modes[bad] = mode
+    game_id = api.challenge(good_key, bad_key, bad)
+    until(lambda: api.finished(game_id))
+    types = [event["type"] for event in api.events(game_id)]
+    assert "TurnTimedOut" in types  # (the default move, recorded as the clock records it)
+    assert "webhookOffline" in api.account_events(bad_key)
+    assert api.call("GET", f"/v1/accounts/{bad}").json()["webhook"]["online"] is False
+    bots.modes[bad] = "good"
+    time.sleep(1.0)  # (the back-off)
+    again = api.challenge(good_key, bad_key, bad)
+    until(lambda: api.finished(again))
+    assert api.account_events(bad_key)[-2:] == ["webhookOnline", "gameFinish"] or \
+        "webhookOnline" in api.account_events(bad_key)
+    assert api.call("GET", f"/v1/accounts/{bad}").json()["webhook"]["online"] is True
+    outcomes = {call["outcome"] for call in api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()["calls"]
+                if call["kind"] == "move"}
+    assert outcomes & {"late", "invalid", "failed"}
+
+
+def test_a_webhook_bot_sits_only_in_a_clocked_game(api: Api, bots: Bots) -> None:
+    clocked, other = api.webhook_bot(bots, "clocked"), api.account("unclocked")
+    made = api.call("POST", "/v1/challenges", other, json={"game": "craits", "players": 2, "options": {"short": True},
+                                                           "to": ["clocked"]})
+    answer = api.call("POST", f"/v1/challenges/{made.json()['id']}/accept", clocked)
+    assert answer.status_code == 422 and answer.json()["code"] == "clock_required"
+
+
+def test_a_subscription_is_delivered_signed_and_retried_with_the_same_webhook_id(api: Api, bots: Bots) -> None:
+    person = api.account("integrator", kind="person")
+    bots.modes["integrator"], bots.fail_first = "receiver", 1
+    answer = api.call("PUT", "/v1/account/subscriptions", person, json={
+        "url": bots.url("integrator"), "events": ["game.started", "game.finished", "challenge.created"]})
+    assert answer.status_code == 200, answer.text
+    bots.secrets["integrator"] = [answer.json()["secret"]]
+    rival = api.webhook_bot(bots, "rival")
+    made = api.call("POST", "/v1/challenges", rival, json={"game": "craits", "players": 2, "options": CLOCKED,
+                                                           "to": ["integrator"]})
+    assert made.status_code == 201
+    received = until(lambda: len(bots.calls("integrator")) >= 2 and bots.calls("integrator"))
+    first, second = received[0], received[1]
+    assert first.verified and second.verified
+    assert first.headers["webhook-id"] == second.headers["webhook-id"]
+    assert second.payload["type"] == "challenge.created" and second.payload["data"]["id"] == made.json()["id"]
+
+
+def test_a_rotated_secret_signs_beside_the_old_one(api: Api, bots: Bots) -> None:
+    key = api.webhook_bot(bots, "rotor")
+    old = bots.secrets["rotor"][0]
+    rotated = api.call("POST", "/v1/account/webhook/rotate", key).json()
+    bots.secrets["rotor"] = [rotated["secret"]]  # (the bot knows only the new one)
+    game_id = api.challenge(key, api.webhook_bot(bots, "rotee"), "rotee")
+    until(lambda: api.finished(game_id))
+    signatures = [call.headers["webhook-signature"].split() for call in bots.calls("rotor")]
+    assert signatures and all(len(pair) == 2 for pair in signatures)
+    assert all(call.verified for call in bots.calls("rotor"))
+    bots.secrets["rotor"] = [old]
+    assert all(call.verified for call in bots.calls("rotor"))  # (recorded as verified: either one works)
+
+
+def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_when_not_allowed(
+        sqlite_url: str) -> None:
+    import persistence
+    from api import create_app
+    from service.games import GameService
+    from service.webhook_delivery import Delivery
+    from service.webhooks import Call, Webhooks
+
+    connections: list[httpx.Request] = []
+
+    async def private(host: str, port: int) -> list[str]:
+        return ["10.0.0.7"]
+
+    games = GameService(persistence.open_store(sqlite_url))
+    app = create_app(games)
+    app.extensions["cardhall_webhooks"].resolver = private
+    client = app.test_client()
+    key = client.post("/v1/accounts", json={"name": "inside", "kind": "bot"}).json["key"]
+    answer = client.put("/v1/account/webhook", json={"url": "https://bot.internal.example/hook"},
+                        headers={"Authorization": f"Bearer {key}"})
+    assert answer.status_code == 422 and answer.json["code"] == "url_refused" and "10.0.0.7" in answer.json["detail"]
+    assert client.get("/v1/account/webhook", headers={"Authorization": f"Bearer {key}"}).status_code == 404
+
+    webhooks = Webhooks(games, resolver=private)
+    delivery = Delivery(webhooks)
+    settled: list[str] = []
+    webhooks.settle = lambda call, outcome, move, latency: settled.append(outcome) or outcome  # type: ignore[method-assign]
+
+    async def run() -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        delivery._executor = ThreadPoolExecutor(1)
+        delivery.client = httpx.AsyncClient(transport=httpx.MockTransport(lambda r: connections.append(r)))
+        call = Call(("g", 1, 0, "move"), "inside", "https://bot.internal.example/hook", b"{}", ("whsec_AAAA",), 1.0, None)
+        await delivery.call(call)
+        await delivery.client.aclose()
+
+    asyncio.run(run())
+    assert settled == ["failed"] and connections == []  # (the guard refused it before the transport saw anything)
