@@ -15,7 +15,7 @@ from api.schemas import JsonInteger, Strict
 from service.accounts import PLAY, READ
 from service.errors import Unauthorized, Unavailable
 from service.games import GameService
-from service.webhooks import BOT, SUBSCRIPTIONS, SUBSCRIBABLE, Webhooks
+from service.webhooks import BOT, SUBSCRIBABLE, SUBSCRIPTIONS, Webhooks
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1",
                 description="Webhook bots (their seats played by calling them) and subscriptions for integrators.")
