@@ -24,9 +24,9 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]  # (bench/http.py is no http)
 sys.path.insert(0, str(HERE.parent))
 
-import httpx  # noqa: E402
+import httpx
 
-from bench._common import percentile, print_table, running  # noqa: E402
+from bench._common import percentile, print_table, running
 
 
 class BotServer:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-from webhook_bot import verify  # noqa: E402
+from webhook_bot import verify
 
 
 @dataclasses.dataclass
