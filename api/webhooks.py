@@ -15,6 +15,7 @@ from api.schemas import JsonInteger, Strict
 from service.accounts import PLAY, READ
 from service.errors import Unauthorized, Unavailable
 from service.games import GameService
+from service.webhook_delivery import attach
 from service.webhooks import BOT, SUBSCRIBABLE, SUBSCRIPTIONS, Webhooks
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1",
@@ -26,19 +27,11 @@ SIGNED = ("Signed as Standard Webhooks specifies (webhook-id, webhook-timestamp,
 
 def install(app: Flask, games: GameService, options: dict[str, Any]) -> None:
     """The app's webhooks (SQL stores only), and the delivery its ASGI app starts (unless ``scan_seconds`` is 0)."""
-    from persistence.sqlstore import SqlEventStore
-    from service.outbox import Outbox
-    from service.webhook_delivery import Delivery
-
-    if not isinstance(games.store, SqlEventStore):
-        return
-    webhooks = Webhooks(games, allow_private=options["allow_private"], failures_to_open=options["failures_to_open"],
-                        retry_seconds=options["retry_seconds"], rotation_seconds=options["rotation_seconds"])
-    games.seat_checks.append(webhooks.require_clock)
-    app.extensions["cardhall_webhooks"] = webhooks
-    if options["scan_seconds"] > 0:
-        app.extensions["cardhall_delivery"] = Delivery(
-            webhooks, Outbox(webhooks, options["subscription_retry_seconds"]), options["scan_seconds"])
+    webhooks, delivery = attach(games, options)
+    if webhooks is not None:
+        app.extensions["cardhall_webhooks"] = webhooks
+    if delivery is not None:
+        app.extensions["cardhall_delivery"] = delivery
 
 
 def webhooks() -> Webhooks:

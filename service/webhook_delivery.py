@@ -26,7 +26,9 @@ from typing import Any, TypeVar
 
 import httpx
 
+from persistence.sqlstore import SqlEventStore
 from service import outbound
+from service.games import GameService
 from service.outbox import Outbox
 from service.webhooks import DEADLINE_MARGIN, Call, Webhooks
 
@@ -36,6 +38,19 @@ _T = TypeVar("_T")
 SCAN_SECONDS = 1.0
 THREADS = 4
 MIN_RETRY_SECONDS = 0.05  # a retry with less time than this left is not made
+
+
+def attach(games: GameService, options: dict[str, Any]) -> tuple[Webhooks | None, Delivery | None]:
+    """The webhooks of ``games`` (SQL stores only: else none) and the delivery its process runs (none where
+    ``options["scan_seconds"]`` is 0); a webhook bot is then seated only in clocked games."""
+    if not isinstance(games.store, SqlEventStore):
+        return None, None
+    webhooks = Webhooks(games, allow_private=options["allow_private"], failures_to_open=options["failures_to_open"],
+                        retry_seconds=options["retry_seconds"], rotation_seconds=options["rotation_seconds"])
+    games.seat_checks.append(webhooks.require_clock)
+    if options["scan_seconds"] <= 0:
+        return webhooks, None
+    return webhooks, Delivery(webhooks, Outbox(webhooks, options["subscription_retry_seconds"]), options["scan_seconds"])
 
 
 class Delivery:
