@@ -338,7 +338,9 @@ def test_a_creator_who_reuses_a_finished_games_seed_knows_no_hand_and_the_joiner
     dealt_at = next(event["version"] for event in client.get(f"/v1/games/{again['id']}/events").json()["events"]
                     if event["type"] == "RoundDealt")
     mine = client.get(f"/v1/games/{again['id']}/state", params={"at": dealt_at}, headers=seat).json()
-    assert mine["seeded"] is True and len(mine["state"]["hand"]) == len(known[0]) and mine["state"]["hand"] not in known
+    # (compared as sets of cards: which of the known hands it would be, and its size then, depend on the seats)
+    assert mine["seeded"] is True and mine["state"]["hand"]
+    assert sorted(mine["state"]["hand"]) not in [sorted(hand) for hand in known]
     replay = client.post("/v1/games", json={"game": "craits", "players": 2, "replay_of": finished}).json()
     assert replay["seeded"] is True and replay["replay_of"] == finished
 
