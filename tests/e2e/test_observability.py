@@ -77,3 +77,29 @@ def test_each_answer_carries_a_request_id_that_its_json_log_line_carries_too(ser
     logged = {line.get("request_id"): line for line in lines if line["logger"] == "cardhall.access"}
     assert logged["bot-7.turn-12"]["path"] == "/v1/game-types" and logged["bot-7.turn-12"]["status"] == 200
     assert logged[made.headers["X-Request-ID"]]["path"] == "/v1/games"
+
+
+def test_an_api_key_appears_in_no_log_line_metric_or_answer_after_its_creation(server):
+    """A key travels in requests that succeed, are refused, ask for a seat, move and stream; it is in
+    nothing the server writes or answers afterwards, even a key the server refused."""
+    created = httpx.post(f"{server.base_url}/v1/accounts", json={"name": "keeper", "kind": "bot"}, timeout=10)
+    key = created.json()["key"]
+    forged = key[:16] + "0" * (len(key) - 16)
+    seen: list[httpx.Response] = []
+    for used in (key, forged, f"{key}x"):
+        headers = {"Authorization": f"Bearer {used}", "X-Request-ID": f"key-{len(seen)}"}
+        seen.append(httpx.get(f"{server.base_url}/v1/account", headers=headers, timeout=10))
+        seen.append(httpx.get(f"{server.base_url}/v1/account/events", params={"after": 0}, headers=headers, timeout=10))
+        game = httpx.post(f"{server.base_url}/v1/games", json={"game": "craits", "players": 2}, timeout=10).json()["id"]
+        seen.append(httpx.post(f"{server.base_url}/v1/games/{game}/seats", json={}, headers=headers, timeout=10))
+        seen.append(httpx.post(f"{server.base_url}/v1/games/{game}/moves", json={"type": "draw"}, headers=headers,
+                               timeout=10))
+    assert [answer.status_code for answer in seen[:2]] == [200, 200] and seen[4].status_code == 401
+    ids = {answer.headers["X-Request-ID"] for answer in seen}
+    lines = server.json_log(until=lambda lines: ids <= {line.get("request_id") for line in lines})
+    assert ids <= {line.get("request_id") for line in lines}
+    written = server.log_path.read_text() + httpx.get(f"{server.base_url}/metrics", timeout=10).text
+    for answer in seen:
+        written += answer.text + "".join(f"{name}: {value}\n" for name, value in answer.headers.items())
+    for secret in (key, forged, key[16:]):
+        assert secret not in written
