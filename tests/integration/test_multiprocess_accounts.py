@@ -5,12 +5,14 @@ different servers make one game."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.e2e.server import start_server
 from tests.integration.multiprocess_http import bearer, servers_over
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(180)]
@@ -75,3 +77,57 @@ def test_accounts_racing_through_two_servers_for_the_last_seat_make_one_game(bas
     racer_starts = [len(httpx.get(f"{base}/v1/account/events", headers=bearer(key), timeout=30).json()["events"])
                     for base, key in zip(bases, racers, strict=True)]
     assert sum(racer_starts) == 10
+
+
+def test_a_server_killed_while_challenges_are_accepted_leaves_no_half_made_game(postgres_database, tmp_path) -> None:
+    """kill -9 of the server that accepts challenges, in the middle of the acceptances: afterwards every
+    challenge is either open with no game, or started with its whole game (both seats the accounts', active),
+    every game there is belongs to a started challenge, and each account heard its gameStart once."""
+    database = postgres_database()
+    with servers_over(database, tmp_path, count=2, workers=1) as servers:
+        bases = [server.base_url for server in servers]
+        challenger = sign_up(bases[1], "host")
+        guests = [sign_up(bases[1], f"guest{index}") for index in range(4)]
+        offered = [httpx.post(f"{bases[1]}/v1/challenges", json={"game": "craits", "players": 2,
+                                                                 "to": [f"guest{index % 4}"], "expires_in": 600},
+                              headers=bearer(challenger), timeout=30).json()["id"] for index in range(40)]
+        accepted: list[str] = []
+
+        def accept_all(index: int) -> None:
+            with httpx.Client(base_url=bases[0], timeout=30) as http:
+                for challenge_id in offered[index::4]:
+                    try:
+                        answer = http.post(f"/v1/challenges/{challenge_id}/accept", headers=bearer(guests[index]))
+                    except httpx.TransportError:
+                        return  # (the server is gone: whether this one was accepted is what the test finds out)
+                    assert answer.status_code == 200, answer.text
+                    accepted.append(challenge_id)
+
+        threads = [threading.Thread(target=accept_all, args=(index,)) for index in range(4)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while len(accepted) < 8:
+            assert time.monotonic() < deadline, "the acceptances are too slow"
+            time.sleep(0.01)
+        servers[0].kill()
+        for thread in threads:
+            thread.join(timeout=60)
+        servers[0] = start_server(tmp_path, database=database, workers=1, port=servers[0].port, log_name="again.log")
+        with httpx.Client(base_url=bases[0], timeout=30) as http:
+            challenges = [http.get(f"/v1/challenges/{challenge_id}").json() for challenge_id in offered]
+            assert {challenge["status"] for challenge in challenges} <= {"open", "started"}
+            started = [challenge for challenge in challenges if challenge["status"] == "started"]
+            assert set(accepted) <= {challenge["id"] for challenge in started} and len(started) < len(offered)
+            for challenge in challenges:
+                if challenge["status"] == "open":
+                    assert challenge.get("game_id") is None
+                    continue
+                game = http.get(f"/v1/games/{challenge['game_id']}").json()
+                assert game["status"] == "active"
+                assert sorted(seat["account"] for seat in game["seats"]) == sorted(["host", challenge["to"][0]])
+            games = http.get("/v1/games", params={"limit": 100}).json()["games"]
+            assert sorted(game["id"] for game in games) == sorted(challenge["game_id"] for challenge in started)
+            heard = http.get("/v1/account/events", params={"limit": 1000}, headers=bearer(challenger)).json()["events"]
+            assert sorted(event["data"]["game_id"] for event in heard if event["type"] == "gameStart") == \
+                sorted(challenge["game_id"] for challenge in started)
