@@ -2,13 +2,17 @@
 
     python3 bench/accounts.py                      # 500 accounts, SQLite x1 and PostgreSQL x2
     python3 bench/accounts.py --accounts 50 --rounds 2 --databases sqlite
+    python3 bench/accounts.py --rate 0              # each round, every pair at once
 
 Every account keeps one long-poll of ``GET /v1/account/events`` open at all times (as a bot
-that lives on the platform does). In each round the even account of every pair challenges
-the odd one by name; the odd one accepts when its ``challenge`` event arrives, and the game
-starts. Measured: from the challenge's POST being sent to ``gameStart`` arriving on each of
-the two accounts' long-polls (p50, p99), the server's RSS (every process of it) after the
-run, and errors (any answer that is not the one expected). Everything runs on 127.0.0.1.
+that lives on the platform does). The even account of every pair challenges the odd one by name;
+the odd one accepts when its ``challenge`` event arrives, and the game starts. The challenges are
+offered at ``--rate`` a second on a fixed schedule (open loop: each pair in turn, ``--rounds``
+times over; as a latency target is read, at a load the server is meant to carry), or with
+``--rate 0`` all the pairs of a round at once (a burst: what it measures is throughput).
+Measured: from the challenge's POST being sent to ``gameStart`` arriving on each of the two
+accounts' long-polls (p50, p99), the server's RSS (every process of it) after the run, and
+errors (any answer that is not the one expected). Everything runs on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -111,7 +115,20 @@ async def round_of(http: httpx.AsyncClient, pairs: list[tuple[Bot, Bot]]) -> tup
     return latencies, sum(1 for result in results if isinstance(result, BaseException))
 
 
-async def run(base_url: str, accounts: int, rounds: int) -> tuple[list[float], int]:
+async def paced(http: httpx.AsyncClient, pairs: list[tuple[Bot, Bot]], rounds: int, rate: float
+                ) -> tuple[list[float], int]:
+    """Each pair's challenge in turn, ``rate`` a second on a fixed schedule, ``rounds`` times over."""
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    runs = []
+    for number, (host, guest) in enumerate(pair for _ in range(rounds) for pair in pairs):
+        await asyncio.sleep(max(0.0, began + number / rate - loop.time()))
+        runs.append(asyncio.ensure_future(round_of(http, [(host, guest)])))
+    results = await asyncio.gather(*runs)
+    return [value for found, _ in results for value in found], sum(lost for _, lost in results)
+
+
+async def run(base_url: str, accounts: int, rounds: int, rate: float = 0.0) -> tuple[list[float], int]:
     limits = httpx.Limits(max_connections=accounts * 2 + 50, max_keepalive_connections=accounts * 2 + 50)
     async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
         bots = await sign_up(http, accounts)
@@ -121,7 +138,9 @@ async def run(base_url: str, accounts: int, rounds: int) -> tuple[list[float], i
         pairs = list(zip(bots[::2], bots[1::2], strict=False))
         latencies: list[float] = []
         failed = 0
-        for _ in range(rounds):
+        if rate > 0:
+            latencies, failed = await paced(http, pairs, rounds, rate)
+        for _ in range(rounds if rate <= 0 else 0):
             found, lost = await round_of(http, pairs)
             latencies += found
             failed += lost
@@ -152,6 +171,8 @@ def main() -> None:
     parser.add_argument("--accounts", type=int, default=500, help="bot accounts, each with its long-poll (default 500)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of one challenge a pair (default 3)")
     parser.add_argument("--databases", default="sqlite,postgresql", help="sqlite, postgresql or both")
+    parser.add_argument("--rate", type=float, default=5.0,
+                        help="challenges offered a second, on a fixed schedule (default 5); 0: every pair at once")
     args = parser.parse_args()
     rows = []
     with contextlib.ExitStack() as stack:
@@ -159,14 +180,15 @@ def main() -> None:
         for backend in args.databases.split(","):
             workers = 1 if backend == "sqlite" else 2
             with running(databases.new(backend), databases.workdir(), workers=workers, threads=64) as server:
-                latencies, errors = asyncio.run(run(server.base_url, args.accounts, args.rounds))
+                latencies, errors = asyncio.run(run(server.base_url, args.accounts, args.rounds, args.rate))
                 assert server.process is not None
                 rows.append([f"{backend} x{workers}", args.accounts, len(latencies),
                              f"{percentile(latencies, 0.5) * 1000:.1f}", f"{percentile(latencies, 0.99) * 1000:.1f}",
                              f"{rss_mb(server.process.pid):.0f}", errors])
     print_table("Accounts: challenge -> gameStart on both accounts' long-polls",
                 ["server", "accounts", "gameStarts", "p50 ms", "p99 ms", "RSS MB", "errors"], rows,
-                f"each account holding one long-poll open; {load_average()}")
+                f"each account holding one long-poll open; "
+                f"{f'{args.rate:g} challenges/s offered' if args.rate > 0 else 'every pair at once'}; {load_average()}")
 
 
 if __name__ == "__main__":

@@ -126,7 +126,9 @@ def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel()
 
 def test_the_accounts_benchmark_challenges_in_pairs_and_prints_its_table() -> None:
     out = run_script("accounts.py", "--accounts", "4", "--rounds", "1", "--databases", "sqlite")
-    assert "Accounts:" in out and "│ sqlite x1" in out and "gameStarts" in out
+    assert "Accounts:" in out and "│ sqlite x1" in out and "gameStarts" in out and "challenges/s offered" in out
+    burst = run_script("accounts.py", "--accounts", "4", "--rounds", "1", "--databases", "sqlite", "--rate", "0")
+    assert "every pair at once" in burst
 
 
 def test_the_records_benchmark_exports_validates_and_imports_and_prints_its_table() -> None:
