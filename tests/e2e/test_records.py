@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import json
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,9 @@ from service import records
 from service.games import GameService
 from tests.e2e.conftest import Http
 
-GAMES = 24  # (issue 43 asks for 1,000 in all; bench/records.py runs that many, this suite keeps to its budget)
+#: Finished games the module plays (24 keeps the suite in its budget; ``CARDHALL_TEST_RECORD_GAMES=1000`` runs the
+#: issue's thousand: docs/records.md gives the last such run).
+GAMES = int(os.environ.get("CARDHALL_TEST_RECORD_GAMES", "24"))
 
 
 class Clock:
