@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from cardhall_cli import main
-from client import CardhallClient
+from cardhall_client import CardhallClient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -1,12 +1,12 @@
 """The Cardhall client for bot authors: every endpoint, typed answers, errors as exceptions.
 
-    from client import CardhallClient
+    from cardhall_client import CardhallClient
     with CardhallClient("http://localhost:8000") as cardhall:
         game = cardhall.create_game("craits", 2)
         me = cardhall.seated(cardhall.join(game["id"], "me")["token"])
 """
 
-from client.errors import (
+from cardhall_client.errors import (
     CardhallError,
     ChallengeClosed,
     Forbidden,
@@ -27,8 +27,8 @@ from client.errors import (
     ValidationError,
     VersionConflict,
 )
-from client.http import CardhallClient
-from client.types import (
+from cardhall_client.http import CardhallClient
+from cardhall_client.types import (
     Audit,
     Event,
     EventPage,
