@@ -12,15 +12,15 @@ import random
 from typing import Any
 
 import bots
-from client.arena import Entrant, Played, seating
-from client.loading import Choose
+from cardhall_client.arena import Entrant, Played, seating
+from cardhall_client.loading import Choose
 from domain.errors import DomainError
 from service.local import LocalGame
 
 
 def play_local(game: str, players: int, entrants: list[Entrant], number: int, seed: int,
                options: dict[str, Any]) -> Played:
-    """One game in memory (:data:`client.arena.PlayOne`)."""
+    """One game in memory (:data:`cardhall_client.arena.PlayOne`)."""
     seats = seating(entrants, players, number)
     local = LocalGame(game, players, {**options, "seed": seed}, names=[entrants[i].name for i in seats])
     chooser = [_chooser(game, entrants[index], random.Random(f"{seed}:{seat}")) for seat, index in enumerate(seats)]

@@ -2,7 +2,7 @@
 
 Each game is a :class:`cardhall_env.match.Match`: the server's rules, its shuffles and
 house bots drawn from ``random.Random`` seeded with ``SEED:number``. Entrants take the
-seats in the arena's rotation (:func:`client.arena.seating`). A house entrant sits as a
+seats in the arena's rotation (:func:`cardhall_client.arena.seating`). A house entrant sits as a
 house bot, played as the server plays one (out of turn too); a file bot is asked for
 its move when it is on turn, with its seat's view as ``cardhall bot run`` gets it, and
 lets out-of-turn moves pass, as the in-memory arena does. A move a file bot gets wrong
@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from cardhall_cli import command
-from cardhall_cli.bots import _option
+from cardhall_client.cli import option
 from domain.errors import DomainError
 
 Z95 = 1.959963984540054
@@ -42,15 +42,15 @@ _entrants: list[Any] = []
 
 def _load(specs: list[str]) -> None:
     """A worker's entrants, loaded once (a bot file is imported in each process)."""
-    from client.arena import entrant, unique
+    from cardhall_client.arena import entrant, unique
 
     _entrants[:] = unique([entrant(spec) for spec in specs])
 
 
 def play_one(game: str, players: int, number: int, seed: int, options: dict[str, Any]) -> Finished:
     """Game ``number`` of a simulation seeded ``seed``."""
+    from cardhall_client.arena import seating
     from cardhall_env.match import Match
-    from client.arena import seating
 
     seats = seating(_entrants, players, number)
     sitting = [_entrants[index] for index in seats]
@@ -122,7 +122,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, help="game n is seeded SEED:n (default: random, printed)")
-    parser.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+    parser.add_argument("--option", action="append", type=option, default=[], metavar="NAME=VALUE",
                         help="a game option for every game, e.g. short=true (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="also write the standings as JSON to FILE")
 
@@ -130,8 +130,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 @command("simulate", _arguments)
 def run(args: argparse.Namespace) -> int:
     """Simulate many games between bot files and house bots, over processes, no server; print win rates."""
+    from cardhall_client.arena import entrant, unique
     from cardhall_env.match import Match
-    from client.arena import entrant, unique
 
     try:
         Match(args.game, args.players, dict(args.option))  # (the game, the player count and the options hold)

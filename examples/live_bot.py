@@ -2,8 +2,8 @@
 import random
 import sys
 
-from client import CardhallClient
-from client.lobby import live
+from cardhall_client import CardhallClient
+from cardhall_client.lobby import live
 
 
 def choose(view):

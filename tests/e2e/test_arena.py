@@ -9,8 +9,8 @@ import pytest
 
 from cardhall_cli import main
 from cardhall_cli.arena import play_local
-from client import arena
-from client.standings import Standings
+from cardhall_client import arena
+from cardhall_client.standings import Standings
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 from cardhall_cli import main
-from client import CardhallClient
+from cardhall_client import CardhallClient
+from cardhall_client.cli import main as runner
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -129,3 +130,10 @@ def test_a_seat_token_without_a_game_is_refused_at_once(live_server, capsys):
                  "--seat-token", "whatever"])
     assert code == 2
     assert "--seat-token resumes a seat of the game given with --game" in capsys.readouterr().err
+
+
+def test_the_clients_own_command_cardhall_bot_plays_a_game_as_the_servers_cardhall_bot_run_does(live_server, capsys):
+    code = runner(["run", f"{EXAMPLES / 'random_scat.py'}:choose", "--server", live_server, "--new", "scat",
+                   "--players", "2", "--option", "seed=3"])
+    assert code == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("game over: winners")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client import CardhallClient
+from cardhall_client import CardhallClient
 
 
 @pytest.fixture

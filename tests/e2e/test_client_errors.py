@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from client import (
+from cardhall_client import (
     CardhallClient,
     Forbidden,
     GameNotActive,

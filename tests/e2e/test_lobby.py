@@ -1,4 +1,4 @@
-"""Bots that live on the platform (client.lobby, ``cardhall bot run --key``, ``cardhall bot challenge``),
+"""Bots that live on the platform (cardhall_client.lobby, ``cardhall bot run --key``, ``cardhall bot challenge``),
 against a real server: a challenge is accepted and both bots play its game to the end."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cardhall_cli import main
-from client import CardhallClient
-from client.lobby import Lobby
+from cardhall_client import CardhallClient
+from cardhall_client.lobby import Lobby
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

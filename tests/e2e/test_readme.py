@@ -68,4 +68,5 @@ def test_ci_installs_and_runs_what_the_readmes_test_command_does():
     ci_install = next(words for words in ci if words[:4] == ["python3", "-m", "pip", "install"])
     ci_test = next(words for words in ci if words[:3] == ["python3", "-m", "pytest"])
     assert shlex.split(install)[-1] == ci_install[-1]  # the same extras
+    assert set(shlex.split(install)) <= set(ci_install)  # the same distributions (the client's too)
     assert set(shlex.split(test)) <= set(ci_test)  # the same options (CI may add its own)

@@ -10,7 +10,7 @@ import time
 import httpx
 
 from api.errors import STATUS_OF_CODE
-from client.errors import ERRORS, SeatAbandoned, error_from
+from cardhall_client.errors import ERRORS, SeatAbandoned, error_from
 from service.sweeper import Sweeper
 from tests.e2e.server import running_server
 from tests.e2e.test_games_resource import assert_problem

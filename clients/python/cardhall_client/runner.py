@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from client.errors import IllegalMove, NotYourTurn, ValidationError, VersionConflict
-from client.http import OVER, CardhallClient
-from client.loading import Choose
-from client.types import View
-from client.witness import Witness
+from cardhall_client.errors import IllegalMove, NotYourTurn, ValidationError, VersionConflict
+from cardhall_client.http import OVER, CardhallClient
+from cardhall_client.loading import Choose
+from cardhall_client.types import View
+from cardhall_client.witness import Witness
 
 Say = Callable[[str], None]
 log = logging.getLogger("cardhall.bot")

@@ -15,8 +15,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from client import arena
-from client.standings import Standings
+from cardhall_client import arena
+from cardhall_client.standings import Standings
 
 
 def run_with_progress(game: str, players: int, entrants: list[arena.Entrant], games: int, seed: int,

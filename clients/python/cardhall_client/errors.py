@@ -88,6 +88,24 @@ class NameTaken(CardhallError):
     code = "name_taken"
 
 
+class UrlRefused(CardhallError):
+    """A webhook URL the server will not call (not https, or its host resolves to a non-public address)."""
+
+    code = "url_refused"
+
+
+class NotABot(CardhallError):
+    """A webhook registered for an account that is not a bot's."""
+
+    code = "not_a_bot"
+
+
+class ClockRequired(CardhallError):
+    """A webhook bot's seat in a game without a clock (``move_seconds``): nothing would bound its turns."""
+
+    code = "clock_required"
+
+
 class ChallengeClosed(CardhallError):
     """The challenge started (another account took its last seat first), expired, was declined or canceled."""
 
@@ -110,7 +128,8 @@ ERRORS: dict[str, type[CardhallError]] = {
     cls.code: cls
     for cls in (ValidationError, Unauthorized, Forbidden, NotFound, SeatUnavailable, GameNotActive,
                 VersionConflict, NotYourTurn, SeatAbandoned, PreconditionFailed, IllegalMove, IdempotencyConflict,
-                PayloadTooLarge, RateLimited, InsufficientScope, NameTaken, ChallengeClosed)
+                PayloadTooLarge, RateLimited, InsufficientScope, NameTaken, ChallengeClosed, UrlRefused, NotABot,
+                ClockRequired)
 }
 
 BY_STATUS: dict[int, type[CardhallError]] = {

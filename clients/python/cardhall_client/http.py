@@ -1,6 +1,6 @@
 """``CardhallClient``: every endpoint of the Cardhall HTTP API, over httpx.
 
-Errors come back as the exceptions of :mod:`client.errors`. Reads are retried
+Errors come back as the exceptions of :mod:`cardhall_client.errors`. Reads are retried
 on connection errors and 5xx answers; a move is retried too, safely, because
 every move carries an ``Idempotency-Key`` and a retry sends the same key.
 """
@@ -18,9 +18,9 @@ from typing import Any, Self
 
 import httpx
 
-from client import sse
-from client.errors import CardhallError, ServerError, error_from
-from client.types import (
+from cardhall_client import sse
+from cardhall_client.errors import CardhallError, ServerError, error_from
+from cardhall_client.types import (
     Audit,
     Event,
     EventPage,

@@ -9,7 +9,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from client.arena import Entrant, Played
+from cardhall_client.arena import Entrant, Played
 
 Z95 = 1.959963984540054
 

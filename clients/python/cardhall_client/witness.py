@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from client.http import CardhallClient
+from cardhall_client.http import CardhallClient
 
 FORMAT = "cardhall-commitments/1"
 

@@ -1,8 +1,8 @@
 """A bot that lives on the platform: it follows its account's events, accepts the challenges it
 likes while it has room, and plays every game it is seated in, several at once.
 
-    from client import CardhallClient
-    from client.lobby import live
+    from cardhall_client import CardhallClient
+    from cardhall_client.lobby import live
     live(CardhallClient("http://localhost:8000", token=KEY), choose, accept={"craits"}, concurrency=2)
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from client.errors import CardhallError
-from client.http import CardhallClient
-from client.loading import Choose
-from client.runner import Say, play
+from cardhall_client.errors import CardhallError
+from cardhall_client.http import CardhallClient
+from cardhall_client.loading import Choose
+from cardhall_client.runner import Say, play
 
 
 class Lobby:

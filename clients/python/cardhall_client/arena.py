@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from client.loading import Choose, load_bot
-from client.types import Result
+from cardhall_client.loading import Choose, load_bot
+from cardhall_client.types import Result
 
 HOUSE_BOTS = ("random", "greedy")
 
@@ -70,7 +70,7 @@ class Played:
 def play_remote(client: Any, game: str, players: int, entrants: list[Entrant], number: int, seed: int,
                 options: dict[str, Any]) -> Played:
     """One game through a server: house entrants sit as house bots, file bots play with the client."""
-    from client.errors import IllegalMove, ValidationError
+    from cardhall_client.errors import IllegalMove, ValidationError
 
     seats = seating(entrants, players, number)
     game_id = client.create_game(game, players, {**options, "seed": seed})["id"]

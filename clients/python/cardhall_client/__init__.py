@@ -1,20 +1,22 @@
 """The Cardhall client for bot authors: every endpoint, typed answers, errors as exceptions.
 
-    from client import CardhallClient
+    from cardhall_client import CardhallClient
     with CardhallClient("http://localhost:8000") as cardhall:
         game = cardhall.create_game("craits", 2)
         me = cardhall.seated(cardhall.join(game["id"], "me")["token"])
 """
 
-from client.errors import (
+from cardhall_client.errors import (
     CardhallError,
     ChallengeClosed,
+    ClockRequired,
     Forbidden,
     GameNotActive,
     IdempotencyConflict,
     IllegalMove,
     InsufficientScope,
     NameTaken,
+    NotABot,
     NotFound,
     NotYourTurn,
     PayloadTooLarge,
@@ -24,11 +26,12 @@ from client.errors import (
     SeatUnavailable,
     ServerError,
     Unauthorized,
+    UrlRefused,
     ValidationError,
     VersionConflict,
 )
-from client.http import CardhallClient
-from client.types import (
+from cardhall_client.http import CardhallClient
+from cardhall_client.types import (
     Audit,
     Event,
     EventPage,
@@ -46,6 +49,7 @@ __all__ = [
     "CardhallClient",
     "CardhallError",
     "ChallengeClosed",
+    "ClockRequired",
     "Event",
     "EventPage",
     "Forbidden",
@@ -60,6 +64,7 @@ __all__ = [
     "Move",
     "MoveResult",
     "NameTaken",
+    "NotABot",
     "NotFound",
     "NotYourTurn",
     "PayloadTooLarge",
@@ -69,6 +74,7 @@ __all__ = [
     "SeatUnavailable",
     "ServerError",
     "Unauthorized",
+    "UrlRefused",
     "ValidationError",
     "VersionConflict",
     "View",

@@ -1,0 +1,157 @@
+"""``cardhall-bot run|challenge``: the bot runner, installed with the client (the server's ``cardhall bot`` is this).
+
+    cardhall-bot run mybot.py:choose --server http://localhost:8000 --new craits --fill greedy
+    cardhall-bot run mybot.py:choose --server http://localhost:8000 --key KEY --accept craits,scat --concurrency 4
+    cardhall-bot challenge alice --server http://localhost:8000 --key KEY --new craits
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cardhall_client.errors import CardhallError
+from cardhall_client.http import CardhallClient
+from cardhall_client.loading import load_bot
+
+
+def option(text: str) -> tuple[str, Any]:
+    """A game option given as NAME=VALUE, the value read as JSON where it is JSON, else as text."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"an option is NAME=VALUE (JSON or text), not {text!r}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The runner's arguments, on ``cardhall-bot`` and on the server's ``cardhall bot`` alike."""
+    parser.add_argument("action", choices=["run", "challenge"],
+                        help="run: play one game with the bot (with --key alone: live on the server as the "
+                             "key's account); challenge: offer a game to the named accounts")
+    parser.add_argument("subject", metavar="BOT | NAME", nargs="*",
+                        help="run: path/to/file.py:function, a function choose(view) -> move; challenge: the "
+                             "accounts offered the other seats (none: an open challenge)")
+    parser.add_argument("--server", required=True, help="the server's base URL, e.g. http://localhost:8000")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--game", help="join this game (its id)")
+    where.add_argument("--new", metavar="GAME",
+                       help="create a game of GAME (craits or scat) and take seat 0; challenge: the game offered")
+    parser.add_argument("--key", help="an account's API key: run without --game or --new stays connected, "
+                                      "accepts challenges (--accept) and plays every game the account is seated in")
+    parser.add_argument("--accept", default="", metavar="GAMES",
+                        help="with --key: the games whose challenges to accept, e.g. craits,scat")
+    parser.add_argument("--concurrency", type=int, default=1, help="with --key: games played at once (default 1)")
+    parser.add_argument("--expires-in", type=int, default=60, help="challenge: seconds it stays open (default 60)")
+    parser.add_argument("--rated", action="store_true", help="challenge: a rated game")
+    parser.add_argument("--players", type=int, default=2, help="players in a new game (default 2)")
+    parser.add_argument("--fill", choices=["random", "greedy", "none"], default="random",
+                        help="house bots for the other seats of a new game; none: wait for others (default random)")
+    parser.add_argument("--option", action="append", type=option, default=[], metavar="NAME=VALUE",
+                        help="an option of the new game, e.g. seed=7 or short=true (repeatable)")
+    parser.add_argument("--name", default="bot", help="the name to sit under (default bot)")
+    parser.add_argument("--seat-token", metavar="TOKEN",
+                        help="with --game: play on in the seat this token acts for (the token a run printed "
+                             "when it sat down), e.g. after the bot stopped, instead of taking a new seat")
+    parser.add_argument("--sse", action="store_true", help="wait for turns over Server-Sent Events, not long-polls")
+    parser.add_argument("--commitments", metavar="FILE",
+                        help="save the game's server seed hash, entropy and shuffle commitments to FILE as they are "
+                             "shown, for examples/verify_game.py --saved FILE once the game is over")
+
+
+def run(args: argparse.Namespace, prog: str = "cardhall-bot") -> int:
+    """Run a bot in one game until it ends, live on the server as an account, or send a challenge.
+
+    ``prog`` is the command as typed (``cardhall-bot``, or the server's ``cardhall bot``), for the messages.
+    """
+    if args.action == "challenge":
+        return _challenge(args, prog)
+    if len(args.subject) != 1:
+        return _usage(f"{prog} run takes one bot: path/to/file.py:function")
+    args.bot = args.subject[0]
+    if args.key and not (args.game or args.new):
+        return _live(args, prog)
+    if not (args.game or args.new):
+        return _usage(f"{prog} run needs --game ID, --new GAME, or --key KEY (to live on the server)")
+    return _run_one(args, prog)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``cardhall-bot`` command."""
+    parser = argparse.ArgumentParser(prog="cardhall-bot", description="Run a Cardhall bot, or send a challenge.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def _usage(message: str) -> int:
+    print(message, file=sys.stderr)
+    return 2
+
+
+def _failed(prog: str, error: CardhallError) -> int:
+    print(f"{prog}: {error}", file=sys.stderr)
+    return 1
+
+
+def _live(args: argparse.Namespace, prog: str) -> int:
+    """Stay on the server as the key's account until interrupted."""
+    from cardhall_client.lobby import live
+
+    choose = load_bot(args.bot)
+    accept = [name.strip() for name in args.accept.split(",") if name.strip()]
+    with CardhallClient(args.server, token=args.key, timeout=30.0) as client:
+        try:
+            print(f"{client.account()['name']} is live on {args.server}, accepting {', '.join(accept) or 'nothing'}, "
+                  f"{args.concurrency} game(s) at once", flush=True)
+            live(client, choose, accept, args.concurrency, lambda line: print(line, flush=True))
+        except CardhallError as error:
+            return _failed(prog, error)
+        except KeyboardInterrupt:
+            return 0
+    return 0
+
+
+def _challenge(args: argparse.Namespace, prog: str) -> int:
+    """Offer a game to the named accounts (or anyone) and print the challenge."""
+    if not args.key or not args.new:
+        return _usage(f"{prog} challenge needs --key KEY and --new GAME")
+    with CardhallClient(args.server, token=args.key) as client:
+        try:
+            offered = client.challenge(args.new, args.players, args.subject or None, options=dict(args.option),
+                                       rated=args.rated, expires_in=args.expires_in)
+        except CardhallError as error:
+            return _failed(prog, error)
+    print(json.dumps(offered), flush=True)
+    return 0
+
+
+def _run_one(args: argparse.Namespace, prog: str) -> int:
+    """Play one game."""
+    from cardhall_client.runner import NewGame, play, start
+    from cardhall_client.witness import Witness
+
+    if args.seat_token and not args.game:
+        return _usage(f"{prog}: --seat-token resumes a seat of the game given with --game")
+    choose = load_bot(args.bot)
+    new = None
+    if args.new:
+        new = NewGame(args.new, args.players, None if args.fill == "none" else args.fill, dict(args.option))
+    with CardhallClient(args.server) as client:
+        try:
+            game_id, me = start(client, args.name, game_id=args.game, new=new, seat_token=args.seat_token)
+            seat = me.state(game_id)["seat"]
+            print(f"game {game_id}: seat {seat}, token {me.token} (to resume: --game {game_id} --seat-token "
+                  f"{me.token}); {args.name} plays {args.bot}", flush=True)
+            witness = Witness(me, game_id, args.commitments, seat) if args.commitments else None
+            final = play(me, game_id, choose, lambda line: print(line, flush=True), sse=args.sse, witness=witness)
+        except CardhallError as error:
+            return _failed(prog, error)
+    return 0 if final["status"] == "finished" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
