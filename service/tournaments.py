@@ -111,9 +111,9 @@ class Tournaments:
         tournament = self.ladder.tournament(tournament_id)
         if tournament is None or not tournament.open:
             return []
-        results = self._results(tournament)
-        if len(results) < len(tournament.games):
+        if not all(self.games.table(entry["game_id"]).status in tables.OVER for entry in tournament.games):
             return []
+        results = self._results(tournament)
         spec, number = tournament.spec, tournament.current_round + 1
         standing = standings(spec["accounts"], results, _bye_points(tournament))
         pairing = swiss({row.account: row.points for row in standing}, _pairings(tournament),
@@ -142,7 +142,7 @@ class Tournaments:
             raise NotFound(f"no tournament {tournament_id!r}")
         results = self._results(tournament)
         listed = [{**entry, "status": self.games.table(entry["game_id"]).status} for entry in tournament.games]
-        finished = len(results) == len(listed) and not tournament.open
+        finished = all(entry["status"] in tables.OVER for entry in listed) and not tournament.open
         spec = {key: value for key, value in tournament.spec.items() if key != "seed"}
         points = bye_points(spec["players_per_table"], spec["duplicate"])
         return {"id": tournament.id, "creator": tournament.creator, "game": tournament.game, **spec,
