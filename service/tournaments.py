@@ -68,24 +68,9 @@ class Tournaments:
         if not kind.min_players <= players_per_table <= min(kind.max_players, len(names)):
             raise InvalidOptions(f"players_per_table is {kind.min_players} to {min(kind.max_players, len(names))} "
                                  f"for {game} among {len(names)} accounts")
-        per_table = players_per_table if duplicate else 1
         spec = {"format": format, "accounts": names, "players_per_table": players_per_table, "rounds": rounds,
                 "duplicate": duplicate}
-        if format == SWISS:
-            if not 1 <= rounds <= max_swiss_rounds(len(names)):
-                raise InvalidOptions(f"rounds is 1 to {max_swiss_rounds(len(names))} for a Swiss tournament of "
-                                     f"{len(names)} accounts (fewer rounds than accounts, at most 10)")
-            spec["seed"] = f"{self._chance.getrandbits(64):016x}"
-            first = swiss(dict.fromkeys(names, 0.0), [], players_per_table, spec["seed"])
-            schedule, byes, total = _schedule(1, first, per_table), _byes(1, first), rounds * len(first.tables)
-        else:
-            if not 1 <= rounds <= 10:
-                raise InvalidOptions("rounds is 1 to 10: how many times the round robin is played")
-            everyone = Pairing(tuple(round_robin(names, players_per_table)))
-            schedule = [entry for number in range(1, rounds + 1) for entry in _schedule(number, everyone, per_table)]
-            byes, total = [], rounds * len(everyone.tables)
-        if total * per_table > MAX_GAMES:
-            raise InvalidOptions(f"that is {total * per_table} games; a tournament has at most {MAX_GAMES}")
+        schedule, byes = self._swiss(spec) if format == SWISS else _round_robin(spec)
         made = self._prepare(game, schedule)
         tournament = Tournament(self.games.new_id(), caller.account.name, game, spec,
                                 [entry for entry, _ in made], self.games.clock(),
@@ -101,6 +86,17 @@ class Tournaments:
         for _, started in made:
             started.cached()
         return self.get(tournament.id)
+
+    def _swiss(self, spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """A Swiss tournament's first round and its byes; its seed drawn into ``spec``."""
+        names, rounds, per_table = spec["accounts"], spec["rounds"], _games_a_table(spec)
+        if not 1 <= rounds <= max_swiss_rounds(len(names)):
+            raise InvalidOptions(f"rounds is 1 to {max_swiss_rounds(len(names))} for a Swiss tournament of "
+                                 f"{len(names)} accounts (fewer rounds than accounts, at most 10)")
+        spec["seed"] = f"{self._chance.getrandbits(64):016x}"
+        first = swiss(dict.fromkeys(names, 0.0), [], spec["players_per_table"], spec["seed"])
+        _at_most_max_games(rounds * len(first.tables) * per_table)
+        return _schedule(1, first, per_table), _byes(1, first)
 
     def advance_all(self) -> list[str]:
         """The next round of every open Swiss tournament whose round is over; the games made."""
@@ -118,8 +114,7 @@ class Tournaments:
         standing = standings(spec["accounts"], results, _bye_points(tournament))
         pairing = swiss({row.account: row.points for row in standing}, _pairings(tournament),
                         spec["players_per_table"], spec["seed"])
-        made = self._prepare(tournament.game, _schedule(number, pairing, spec["players_per_table"]
-                                                        if spec["duplicate"] else 1))
+        made = self._prepare(tournament.game, _schedule(number, pairing, _games_a_table(spec)))
         byes = _byes(number, pairing)
 
         def work(tx: Transaction, writes: AccountWrites) -> bool:
@@ -204,6 +199,27 @@ class Tournaments:
         if len({key_of(name) for name in found}) != len(found):
             raise InvalidOptions("name each account once")
         return found
+
+
+def _round_robin(spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every game of a round robin (no byes)."""
+    if not 1 <= spec["rounds"] <= 10:
+        raise InvalidOptions("rounds is 1 to 10: how many times the round robin is played")
+    everyone = Pairing(tuple(round_robin(spec["accounts"], spec["players_per_table"])))
+    schedule = [entry for number in range(1, spec["rounds"] + 1)
+                for entry in _schedule(number, everyone, _games_a_table(spec))]
+    _at_most_max_games(len(schedule))
+    return schedule, []
+
+
+def _games_a_table(spec: dict[str, Any]) -> int:
+    """The games of each table's deal: one per rotation of its seats when duplicate."""
+    return spec["players_per_table"] if spec["duplicate"] else 1
+
+
+def _at_most_max_games(count: int) -> None:
+    if count > MAX_GAMES:
+        raise InvalidOptions(f"that is {count} games; a tournament has at most {MAX_GAMES}")
 
 
 def _schedule(number: int, pairing: Pairing, per_table: int) -> list[dict[str, Any]]:
