@@ -150,13 +150,15 @@ class CreateTournamentSchema(Strict):
     game = fields.String(required=True, validate=validate.Regexp(GAME_NAME_PATTERN),
                          metadata={"example": "craits", "pattern": GAME_NAME_PATTERN})
     format = fields.String(load_default="round_robin", validate=validate.OneOf(["round_robin", "swiss"]),
-                           metadata={"description": "round_robin (swiss is refused: not offered yet)"})
+                           metadata={"description": "round_robin (every game made at once) or swiss (a round "
+                                                    "at a time, accounts of nearest standing meeting)"})
     accounts = fields.List(fields.String(validate=validate.Regexp(ACCOUNT_NAME), metadata={"pattern": ACCOUNT_NAME}),
                            required=True,
                            validate=validate.Length(min=2, max=16))
     players_per_table = JsonInteger(load_default=2, validate=validate.Range(min=1, max=16))
     rounds = JsonInteger(load_default=1, validate=validate.Range(min=1, max=10),
-                         metadata={"description": "times the round robin is played (1 to 10)"})
+                         metadata={"description": "round_robin: times it is played (1 to 10); swiss: its rounds "
+                                                "(1 to one fewer than the accounts, at most 10)"})
     duplicate = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
         "description": "each deal played once per seat, the seats rotated, with the same cards"})
 
@@ -166,16 +168,25 @@ class StandingSchema(ma.Schema):
     account = fields.String()
     points = fields.Float(metadata={"description": "a game's winners share one point; a seat left scores none"})
     games = fields.Integer(metadata={"description": "games finished"})
-    mean = fields.Float()
+    byes = fields.Integer(metadata={"description": "Swiss rounds sat out, each worth the byes' points"})
+    mean = fields.Float(metadata={"description": "points a game, byes aside"})
     interval = fields.List(fields.Float(), metadata={"description": "95 % confidence interval of the mean"})
 
 
 class TournamentGameSchema(ma.Schema):
     game_id = fields.String()
-    table = fields.Integer(metadata={"description": "the round robin's table: one deal"})
+    round = fields.Integer(metadata={"description": "the round (round robin: the time it is played), from 1"})
+    table = fields.Integer(metadata={"description": "the round's table: one deal"})
     turn = fields.Integer(metadata={"description": "the rotation: seat s holds the table's account (s + turn) % k"})
     seats = fields.List(fields.String())
     status = fields.String()
+
+
+class ByeSchema(ma.Schema):
+    round = fields.Integer()
+    account = fields.String()
+    points = fields.Float(metadata={"description": "an account's mean points in a round: 1 with duplicate deals, "
+                                                   "else 1 / players_per_table"})
 
 
 class TournamentSchema(ma.Schema):
@@ -187,12 +198,15 @@ class TournamentSchema(ma.Schema):
     players_per_table = fields.Integer()
     rounds = fields.Integer()
     duplicate = fields.Boolean()
-    status = fields.String(metadata={"description": "running, or finished once every game is"})
+    round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
+    status = fields.String(metadata={"description": "running, or finished once every round is made and every "
+                                                    "game is over"})
     created_at = fields.DateTime()
     standings = fields.List(fields.Nested(StandingSchema))
     crosstable = fields.Dict(keys=fields.String(), values=fields.Dict(keys=fields.String(), values=fields.Float()),
                              metadata={"description": "points each account scored in the games it shared with each other"})
     games = fields.List(fields.Nested(TournamentGameSchema))
+    byes = fields.List(fields.Nested(ByeSchema), metadata={"description": "swiss: who sat out which round"})
 
 
 @blp.route("/tournaments")
@@ -202,8 +216,10 @@ class TournamentsRoute(MethodView):
     @blp.response(201, TournamentSchema)
     @problems(400, 401, 403, 404, 415, 422)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """A round robin among the named accounts (the ``create`` scope), every game made at once, each
-        deal played duplicate; each participant hears ``tournamentStart`` and its ``gameStart``s."""
+        """A round robin (every game made at once) or a Swiss tournament (its first round now, each
+        next one once the round before is over) among the named accounts (the ``create`` scope), each
+        deal played duplicate; each participant hears ``tournamentStart`` (``tournamentRound`` for a
+        later Swiss round) and its ``gameStart``s."""
         return Tournaments(service()).create(caller(CREATE), body["game"], body["accounts"],
                                              body["players_per_table"], body["format"], body["rounds"],
                                              body["duplicate"])

@@ -3,7 +3,7 @@
 ``create(settings)`` opens the database the settings name, migrating it first unless
 ``skip_migrations`` (``cardhall serve`` migrates once, before it starts its workers, and
 tells them to skip it), makes the Flask app and starts the worker's sweeper of turn clocks,
-its ratings projection and its pool pairing.
+its ratings projection, its pool pairing and its Swiss rounds.
 Importing this module does none of that: it opens no database and starts no thread.
 ``api.wsgi:app`` is still there for a WSGI server, made (from the environment) when first asked for.
 """
@@ -23,6 +23,7 @@ from service.periodic import Periodic
 from service.pools import Pools
 from service.ratings import Ratings
 from service.sweeper import Sweeper
+from service.tournaments import Tournaments
 
 
 def create(settings: Settings | None = None) -> Flask:
@@ -39,10 +40,12 @@ def create(settings: Settings | None = None) -> Flask:
                 idle_interval=settings.idle_sweep_seconds).start()
     # Each worker applies rated games' results to the ratings (service.ratings: exactly once, whichever
     # worker gets there first). CARDHALL_RATINGS_SECONDS=0 turns it off in that process.
-    # It pairs the accounts waiting in pools as often (service.pools: one round at a time, in every process).
+    # It pairs the accounts waiting in pools as often (service.pools: one round at a time, in every process),
+    # and makes Swiss tournaments' next rounds (service.tournaments: each exactly once, whichever worker).
     if settings.ratings_seconds > 0:
         Periodic("ratings", Ratings(games).catch_up, settings.ratings_seconds).start()
         Periodic("pools", Pools(games).pair_all, settings.ratings_seconds).start()
+        Periodic("tournaments", Tournaments(games).advance_all, settings.ratings_seconds).start()
     tune_collector()
     return app
 

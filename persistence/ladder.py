@@ -80,7 +80,8 @@ class PoolEntry:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Tournament:
-    """A tournament as asked for (``spec``) and the games made for it."""
+    """A tournament as asked for (``spec``), the games made for it and the byes given so far; ``open``
+    while it has rounds to make (a Swiss tournament, one round at a time: ``current_round`` made)."""
 
     id: str
     creator: str
@@ -88,6 +89,9 @@ class Tournament:
     spec: dict[str, Any]
     games: list[dict[str, Any]]
     created_at: dt.datetime
+    current_round: int = 1
+    open: bool = False
+    byes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 class LadderWrites(abc.ABC):
@@ -127,6 +131,13 @@ class LadderWrites(abc.ABC):
 
     @abc.abstractmethod
     def add_tournament(self, tournament: Tournament) -> None: ...
+
+    @abc.abstractmethod
+    def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],
+                   more: bool) -> bool:
+        """Add a round's ``games`` and ``byes`` to ``tournament`` (``more``: rounds are left after it) if
+        it still has made ``tournament.current_round`` rounds; whether it had (if not, another process
+        made the round first and nothing is written)."""
 
 
 class LadderStore(abc.ABC):
@@ -169,6 +180,10 @@ class LadderStore(abc.ABC):
 
     @abc.abstractmethod
     def tournament(self, tournament_id: str) -> Tournament | None: ...
+
+    @abc.abstractmethod
+    def open_tournaments(self) -> list[str]:
+        """The ids of the tournaments with rounds still to make, oldest first."""
 
 
 _LADDERS: weakref.WeakKeyDictionary[EventStore, LadderStore] = weakref.WeakKeyDictionary()

@@ -71,6 +71,16 @@ class MemoryLadderWrites(LadderWrites):
     def add_tournament(self, tournament: Tournament) -> None:
         self.state.tournaments[tournament.id] = copy.deepcopy(tournament)
 
+    def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],
+                   more: bool) -> bool:
+        stored = self.state.tournaments.get(tournament.id)
+        if stored is None or stored.current_round != tournament.current_round:
+            return False
+        self.state.tournaments[tournament.id] = dataclasses.replace(
+            stored, current_round=stored.current_round + 1, open=more,
+            games=[*stored.games, *copy.deepcopy(list(games))], byes=[*stored.byes, *copy.deepcopy(list(byes))])
+        return True
+
 
 class MemoryLadder(LadderStore):
     """The ladder in this process's memory, written under the memory event store's transaction lock."""
@@ -127,3 +137,8 @@ class MemoryLadder(LadderStore):
     def tournament(self, tournament_id: str) -> Tournament | None:
         found = self.state.tournaments.get(tournament_id)
         return copy.deepcopy(found)
+
+    def open_tournaments(self) -> list[str]:
+        found = [tournament for tournament in self.state.tournaments.values() if tournament.open]
+        return [tournament.id for tournament in sorted(found, key=lambda tournament: (tournament.created_at,
+                                                                                      tournament.id))]

@@ -87,6 +87,15 @@ class SqlLadderWrites(LadderWrites):
     def add_tournament(self, tournament: Tournament) -> None:
         self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
 
+    def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],
+                   more: bool) -> bool:
+        made = tournament.current_round  # (the row's lock, PostgreSQL's or SQLite's, holds the check)
+        statement = tournaments.update().where(tournaments.c.id == tournament.id,
+                                               tournaments.c.current_round == made)
+        return self.connection.execute(statement.values(
+            current_round=made + 1, open=more, games=[*tournament.games, *games],
+            byes=[*tournament.byes, *byes])).rowcount == 1
+
     def reset(self) -> None:
         self._counter(APPLIED, lock=True)
         self.connection.execute(rating_history.delete())
@@ -149,3 +158,8 @@ class SqlLadder(LadderStore):
     def tournament(self, tournament_id: str) -> Tournament | None:
         rows = self._rows(sa.select(tournaments).where(tournaments.c.id == tournament_id))
         return Tournament(**rows[0]._mapping) if rows else None
+
+    def open_tournaments(self) -> list[str]:
+        rows = self._rows(sa.select(tournaments.c.id).where(tournaments.c.open)
+                          .order_by(tournaments.c.created_at, tournaments.c.id))
+        return [row[0] for row in rows]

@@ -265,8 +265,12 @@ tournaments = sa.Table(
     sa.Column("creator", sa.String(32), nullable=False),
     sa.Column("game", sa.String(32), nullable=False),
     sa.Column("spec", Json, nullable=False),  # format, accounts, players_per_table, rounds, duplicate
-    sa.Column("games", Json, nullable=False),  # [{"game_id", "table", "turn", "seats"}], in the order made
+    sa.Column("games", Json, nullable=False),  # [{"game_id", "round", "table", "turn", "seats"}], in the order made
     sa.Column("created_at", UtcDateTime, nullable=False),
+    # (migration 0011) rounds made so far; whether more are to be made (an open Swiss); [{"round", "account"}]
+    sa.Column("current_round", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("open", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("byes", Json, nullable=False, server_default=sa.text("'[]'")),
 )
 
 # Webhooks (migration 0010): see persistence.webhooks and service.webhooks.

@@ -1,13 +1,21 @@
-"""Tournaments: a round robin among named accounts, its deals played duplicate, standings read from the games.
+"""Tournaments among named accounts, their deals played duplicate, standings read from the games.
 
-Creating one makes every game at once, in one transaction (domain.tournaments says who sits where):
-each table of the round robin is one deal, played ``players_per_table`` times with the seats rotated
-when ``duplicate``; the games of a deal share their stacked decks (``decks``: 64 card orders drawn
-here, one for each deal of the game in turn) and their first dealer (seat 0), so every rotation is
-dealt the same cards seat for seat (a reshuffle of the discards depends on the play, as at any
-table). Every game runs a clock (``move_seconds`` 10) and every participant hears
-``tournamentStart`` on its stream, then ``gameStart`` for each of its games. Standings, the
-crosstable and the games are read from the games themselves whenever they are asked for.
+A round robin makes every game at once, in one transaction (domain.tournaments says who sits
+where). A Swiss tournament makes its first round at once and each later one when every game of the
+round before is over: :meth:`Tournaments.advance_all`, run by every server process every few
+tenths of a second, finds the open Swiss tournaments whose round is over, pairs the next round from
+the standings (:func:`domain.tournaments.swiss`, with the tournament's seed) and writes its games
+with one update of the tournament conditional on the rounds it has made (``next_round``): of
+several processes (or one restarted half-way) that made the same round, one commits it and the
+others write nothing, so each round is made exactly once.
+
+Each table of a round is one deal, played ``players_per_table`` times with the seats rotated when
+``duplicate``; the games of a deal share their stacked decks (``decks``: 64 card orders drawn here,
+one for each deal of the game in turn) and their first dealer (seat 0), so every rotation is dealt
+the same cards seat for seat (a reshuffle of the discards depends on the play, as at any table).
+Every game runs a clock (``move_seconds`` 10) and every participant hears ``tournamentStart`` on its
+stream (``tournamentRound`` for each later Swiss round), then ``gameStart`` for each of its games.
+Standings, the crosstable and the games are read from the games themselves whenever asked for.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from domain.cards import DECK
 from domain.errors import InvalidOptions
 from domain.game import all_games
 from domain.ladder import places
-from domain.tournaments import crosstable, rotation, round_robin, standings
+from domain.tournaments import Pairing, bye_points, crosstable, max_swiss_rounds, rotation, round_robin, standings, swiss
 from persistence.accounts import AccountWrites, key_of
 from persistence.ladder import LadderStore, Tournament, ladder_of
 from persistence.port import Transaction
@@ -29,10 +37,13 @@ from service.challenges import AccountsGame
 from service.errors import NotFound
 from service.games import GameService
 
-FORMATS = ("round_robin",)
+ROUND_ROBIN, SWISS = "round_robin", "swiss"
+FORMATS = (ROUND_ROBIN, SWISS)
 MAX_GAMES = 120
 DECKS = 64  # stacked decks a duplicate deal brings: the most the option takes
 MOVE_SECONDS = 10
+
+Results = list[tuple[list[str], list[int]]]
 
 
 class Tournaments:
@@ -44,11 +55,12 @@ class Tournaments:
         self._chance = random.SystemRandom()
 
     def create(self, caller: Caller, game: str, accounts: list[str], players_per_table: int,
-               format: str = "round_robin", rounds: int = 1, duplicate: bool = True) -> dict[str, Any]:
-        """A round robin among ``accounts`` at tables of ``players_per_table``, every game made now."""
+               format: str = ROUND_ROBIN, rounds: int = 1, duplicate: bool = True) -> dict[str, Any]:
+        """A round robin (every game made now) or a Swiss tournament (its first round made now) among
+        ``accounts`` at tables of ``players_per_table``."""
         caller.require(CREATE)
         if format not in FORMATS:
-            raise InvalidOptions(f"format is one of {', '.join(FORMATS)} (Swiss is not offered yet)")
+            raise InvalidOptions(f"format is one of {', '.join(FORMATS)}")
         names = self._accounts(accounts)
         kind = all_games().get(game)
         if kind is None:
@@ -56,67 +68,123 @@ class Tournaments:
         if not kind.min_players <= players_per_table <= min(kind.max_players, len(names)):
             raise InvalidOptions(f"players_per_table is {kind.min_players} to {min(kind.max_players, len(names))} "
                                  f"for {game} among {len(names)} accounts")
-        if not 1 <= rounds <= 10:
-            raise InvalidOptions("rounds is 1 to 10: how many times the round robin is played")
-        schedule = [(index, turn, rotation(table, turn))
-                    for _ in range(rounds) for index, table in enumerate(round_robin(names, players_per_table))
-                    for turn in range(players_per_table if duplicate else 1)]
-        if len(schedule) > MAX_GAMES:
-            raise InvalidOptions(f"that is {len(schedule)} games; a tournament has at most {MAX_GAMES}")
-        return self._start(caller, game, names, players_per_table, rounds, duplicate, schedule)
-
-    def _start(self, caller: Caller, game: str, names: list[str], players_per_table: int, rounds: int,
-               duplicate: bool, schedule: list[tuple[int, int, tuple[str, ...]]]) -> dict[str, Any]:
-        decks: dict[tuple[int, int], list[list[str]]] = {}
-        made = []
-        for number, (index, turn, seated) in enumerate(schedule):
-            deal = (number // (players_per_table if duplicate else 1), index)
-            if deal not in decks:
-                decks[deal] = [self._chance.sample(DECK, len(DECK)) for _ in range(DECKS)]
-            options = {"decks": decks[deal], "move_seconds": MOVE_SECONDS}
-            if "first_dealer" in all_games()[game].options:
-                options["first_dealer"] = 0
-            made.append((index, turn, AccountsGame.prepare(self.games, game, seated, options, rated=False)))
-        tournament = Tournament(self.games.new_id(), caller.account.name, game,
-                                {"format": "round_robin", "accounts": names, "players_per_table": players_per_table,
-                                 "rounds": rounds, "duplicate": duplicate},
-                                [{"game_id": started.game_id, "table": index, "turn": turn,
-                                  "seats": list(started.names)} for index, turn, started in made],
-                                self.games.clock())
+        spec = {"format": format, "accounts": names, "players_per_table": players_per_table, "rounds": rounds,
+                "duplicate": duplicate}
+        schedule, byes = self._swiss(spec) if format == SWISS else _round_robin(spec)
+        made = self._prepare(game, schedule)
+        tournament = Tournament(self.games.new_id(), caller.account.name, game, spec,
+                                [entry for entry, _ in made], self.games.clock(),
+                                current_round=1 if format == SWISS else rounds,
+                                open=format == SWISS and rounds > 1, byes=byes)
 
         def work(tx: Transaction, writes: AccountWrites) -> None:
-            for name in names:
-                mine = [entry["game_id"] for entry in tournament.games if name in entry["seats"]]
-                writes.append(key_of(name), "tournamentStart", {"tournament_id": tournament.id, "game": game,
-                                                                "games": mine}, tournament.created_at)
-            for _, _, started in made:
-                started.write(tx, writes)
             with self.ladder.within(tx) as ladder:
                 ladder.add_tournament(tournament)
+                self._announce(tx, writes, tournament, "tournamentStart", made, byes)
 
         self.games.accounts.write(work)
-        for _, _, started in made:
+        for _, started in made:
             started.cached()
         return self.get(tournament.id)
 
+    def _swiss(self, spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """A Swiss tournament's first round and its byes; its seed drawn into ``spec``."""
+        names, rounds, per_table = spec["accounts"], spec["rounds"], _games_a_table(spec)
+        if not 1 <= rounds <= max_swiss_rounds(len(names)):
+            raise InvalidOptions(f"rounds is 1 to {max_swiss_rounds(len(names))} for a Swiss tournament of "
+                                 f"{len(names)} accounts (fewer rounds than accounts, at most 10)")
+        spec["seed"] = f"{self._chance.getrandbits(64):016x}"
+        first = swiss(dict.fromkeys(names, 0.0), [], spec["players_per_table"], spec["seed"])
+        _at_most_max_games(rounds * len(first.tables) * per_table)
+        return _schedule(1, first, per_table), _byes(1, first)
+
+    def advance_all(self) -> list[str]:
+        """The next round of every open Swiss tournament whose round is over; the games made."""
+        return [game_id for tournament_id in self.ladder.open_tournaments() for game_id in self.advance(tournament_id)]
+
+    def advance(self, tournament_id: str) -> list[str]:
+        """The tournament's next round if its round is over (and no process made it meanwhile); its games."""
+        tournament = self.ladder.tournament(tournament_id)
+        if tournament is None or not tournament.open:
+            return []
+        if not all(self.games.table(entry["game_id"]).status in tables.OVER for entry in tournament.games):
+            return []
+        results = self._results(tournament)
+        spec, number = tournament.spec, tournament.current_round + 1
+        standing = standings(spec["accounts"], results, _bye_points(tournament))
+        pairing = swiss({row.account: row.points for row in standing}, _pairings(tournament),
+                        spec["players_per_table"], spec["seed"])
+        made = self._prepare(tournament.game, _schedule(number, pairing, _games_a_table(spec)))
+        byes = _byes(number, pairing)
+
+        def work(tx: Transaction, writes: AccountWrites) -> bool:
+            with self.ladder.within(tx) as ladder:
+                if not ladder.next_round(tournament, [entry for entry, _ in made], byes, number < spec["rounds"]):
+                    return False  # (another process made this round first)
+                self._announce(tx, writes, tournament, "tournamentRound", made, byes, number)
+                return True
+
+        if not self.games.accounts.write(work):
+            return []
+        for _, started in made:
+            started.cached()
+        return [entry["game_id"] for entry, _ in made]
+
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """The tournament: what was asked for, its standings and crosstable so far, and every game."""
+        """The tournament: what was asked for, its round, standings and crosstable so far, every game."""
         tournament = self.ladder.tournament(tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament {tournament_id!r}")
-        results, listed = [], []
+        results = self._results(tournament)
+        listed = [{**entry, "status": self.games.table(entry["game_id"]).status} for entry in tournament.games]
+        finished = all(entry["status"] in tables.OVER for entry in listed) and not tournament.open
+        spec = {key: value for key, value in tournament.spec.items() if key != "seed"}
+        points = bye_points(spec["players_per_table"], spec["duplicate"])
+        return {"id": tournament.id, "creator": tournament.creator, "game": tournament.game, **spec,
+                "round": tournament.current_round, "status": "finished" if finished else "running",
+                "created_at": tournament.created_at,
+                "standings": [{"rank": rank, "account": row.account, "points": row.points, "games": row.games,
+                               "byes": row.byes, "mean": row.mean, "interval": [row.low, row.high]}
+                              for rank, row in enumerate(standings(spec["accounts"], results,
+                                                                   _bye_points(tournament)), 1)],
+                "crosstable": crosstable(results), "games": listed,
+                "byes": [{**bye, "points": points} for bye in tournament.byes]}
+
+    def _results(self, tournament: Tournament) -> Results:
+        """The finished games' accounts by seat and places."""
+        found = []
         for entry in tournament.games:
             table = self.games.table(entry["game_id"])
             if table.status == tables.FINISHED:
-                results.append((entry["seats"], places(table)))
-            listed.append({**entry, "status": table.status})
-        finished = len(results) == len(listed)
-        return {"id": tournament.id, "creator": tournament.creator, "game": tournament.game, **tournament.spec,
-                "status": "finished" if finished else "running", "created_at": tournament.created_at,
-                "standings": [{"rank": rank, "account": row.account, "points": row.points, "games": row.games,
-                               "mean": row.mean, "interval": [row.low, row.high]}
-                              for rank, row in enumerate(standings(tournament.spec["accounts"], results), 1)],
-                "crosstable": crosstable(results), "games": listed}
+                found.append((entry["seats"], places(table)))
+        return found
+
+    def _prepare(self, game: str, schedule: list[dict[str, Any]]) -> list[tuple[dict[str, Any], AccountsGame]]:
+        """Each scheduled game prepared; the games of a deal (a round's table) share their decks."""
+        decks: dict[tuple[int, int], list[list[str]]] = {}
+        made = []
+        for entry in schedule:
+            deal = (entry["round"], entry["table"])
+            if deal not in decks:
+                decks[deal] = [self._chance.sample(DECK, len(DECK)) for _ in range(DECKS)]
+            options: dict[str, Any] = {"decks": decks[deal], "move_seconds": MOVE_SECONDS}
+            if "first_dealer" in all_games()[game].options:
+                options["first_dealer"] = 0
+            started = AccountsGame.prepare(self.games, game, entry["seats"], options, rated=False)
+            made.append(({"game_id": started.game_id, **entry}, started))
+        return made
+
+    def _announce(self, tx: Transaction, writes: AccountWrites, tournament: Tournament, kind: str,
+                  made: list[tuple[dict[str, Any], AccountsGame]], byes: list[dict[str, Any]],
+                  number: int = 1) -> None:
+        """Each participant told ``kind`` (its games, whether it has a bye), then the games written."""
+        sitting_out, now = {bye["account"] for bye in byes}, self.games.clock()
+        for name in tournament.spec["accounts"]:
+            mine = [entry["game_id"] for entry, _ in made if name in entry["seats"]]
+            writes.append(key_of(name), kind, {"tournament_id": tournament.id, "game": tournament.game,
+                                               "round": number, "games": mine, "bye": name in sitting_out}, now)
+        for _, started in made:
+            started.write(tx, writes)
 
     def _accounts(self, accounts: Any) -> list[str]:
         """The named accounts' names as given at sign-up, each once."""
@@ -131,3 +199,47 @@ class Tournaments:
         if len({key_of(name) for name in found}) != len(found):
             raise InvalidOptions("name each account once")
         return found
+
+
+def _round_robin(spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every game of a round robin (no byes)."""
+    if not 1 <= spec["rounds"] <= 10:
+        raise InvalidOptions("rounds is 1 to 10: how many times the round robin is played")
+    everyone = Pairing(tuple(round_robin(spec["accounts"], spec["players_per_table"])))
+    schedule = [entry for number in range(1, spec["rounds"] + 1)
+                for entry in _schedule(number, everyone, _games_a_table(spec))]
+    _at_most_max_games(len(schedule))
+    return schedule, []
+
+
+def _games_a_table(spec: dict[str, Any]) -> int:
+    """The games of each table's deal: one per rotation of its seats when duplicate."""
+    return spec["players_per_table"] if spec["duplicate"] else 1
+
+
+def _at_most_max_games(count: int) -> None:
+    if count > MAX_GAMES:
+        raise InvalidOptions(f"that is {count} games; a tournament has at most {MAX_GAMES}")
+
+
+def _schedule(number: int, pairing: Pairing, per_table: int) -> list[dict[str, Any]]:
+    """Round ``number``'s games: each table's deal ``per_table`` times, its seats rotated."""
+    return [{"round": number, "table": index, "turn": turn, "seats": list(rotation(table, turn))}
+            for index, table in enumerate(pairing.tables) for turn in range(per_table)]
+
+
+def _byes(number: int, pairing: Pairing) -> list[dict[str, Any]]:
+    return [{"round": number, "account": account} for account in pairing.byes]
+
+
+def _bye_points(tournament: Tournament) -> list[tuple[str, float]]:
+    points = bye_points(tournament.spec["players_per_table"], tournament.spec["duplicate"])
+    return [(bye["account"], points) for bye in tournament.byes]
+
+
+def _pairings(tournament: Tournament) -> list[Pairing]:
+    """The rounds made so far, each its tables (the accounts by seat in the deal's first game) and byes."""
+    return [Pairing(tuple(tuple(entry["seats"]) for entry in tournament.games
+                          if entry["round"] == number and entry["turn"] == 0),
+                    tuple(bye["account"] for bye in tournament.byes if bye["round"] == number))
+            for number in range(1, tournament.current_round + 1)]

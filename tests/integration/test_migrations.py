@@ -22,7 +22,7 @@ from tests.integration import workers
 
 ACCOUNT_TABLES = {"accounts", "api_keys", "account_seats", "challenges", "account_events"}  # revision 0007
 RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries",
-                 "tournaments"}  # revisions 0008, 0009  # revision 0008
+                 "tournaments"}  # revisions 0008, 0009 (0011: its rounds)
 WEBHOOK_TABLES = {"webhooks", "webhook_secrets", "webhook_calls", "subscriptions", "webhook_outbox",
                   "webhook_positions"}  # revision 0010
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets", *ACCOUNT_TABLES,

@@ -71,3 +71,23 @@ def apply_ratings_until(url: str, total: int, stop_after: float) -> int:
     finally:
         games.store.close()
     return applied
+
+
+def advance_tournament_until(url: str, tournament_id: str, stop_after: float) -> int:
+    """Make open Swiss tournaments' next rounds over and over until ``tournament_id`` has none left to
+    make (or ``stop_after`` seconds); how many games this process made."""
+    from service.games import GameService
+    from service.tournaments import Tournaments
+
+    games = GameService(open_store(url))
+    tournaments, made, until = Tournaments(games), 0, time.time() + stop_after
+    try:
+        while time.time() < until:
+            found = tournaments.ladder.tournament(tournament_id)
+            if found is not None and not found.open:
+                break
+            made += len(tournaments.advance_all())
+            time.sleep(0.005)
+    finally:
+        games.store.close()
+    return made
