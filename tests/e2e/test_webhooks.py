@@ -64,8 +64,9 @@ class Api:
         bots.secrets[name] = [answer.json()["secret"]]
         return key
 
-    def challenge(self, first: str, second: str, second_name: str, options: dict[str, Any] = CLOCKED) -> str:
-        made = self.call("POST", "/v1/challenges", first, json={"game": "craits", "players": 2, "options": options,
+    def challenge(self, first: str, second: str, second_name: str, options: dict[str, Any] = CLOCKED,
+                  game: str = "craits") -> str:
+        made = self.call("POST", "/v1/challenges", first, json={"game": game, "players": 2, "options": options,
                                                                  "to": [second_name]})
         assert made.status_code == 201, made.text
         accepted = self.call("POST", f"/v1/challenges/{made.json()['id']}/accept", second)
