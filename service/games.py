@@ -189,17 +189,18 @@ class GameService(GameQueries):
         seat = self._acting_seat(game_id, token)
         return self._move(MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key))
 
-    def move_for(self, game_id: str, seat: int, move: Mapping[str, Any], *, expected_version: int) -> MoveOutcome:
+    def move_for(self, game_id: str, seat: int, move: Mapping[str, Any], *, expected_version: int,
+                 also: Callable[[Transaction], None] | None = None) -> MoveOutcome:
         """``seat``'s move made for it by the server (a webhook bot's answer), checked and played as
-        :meth:`move` plays one once the token is known."""
-        return self._move(MoveRequest(game_id, seat, move, expected_version, None, None))
+        :meth:`move` plays one once the token is known; ``also`` writes in the move's transaction (the call's record)."""
+        return self._move(MoveRequest(game_id, seat, move, expected_version, None, None), also)
 
-    def _move(self, request: MoveRequest) -> MoveOutcome:
+    def _move(self, request: MoveRequest, also: Callable[[Transaction], None] | None = None) -> MoveOutcome:
         def decide(table: tables.Table) -> Decision:
             request.check_version(table.version)
             after, events = tables.play(table, request.seat, request.move, self.house)
             write = self._write(request.game_id, table, after, events)
-            return Decision(write, answer=self._answer(write, request.seat, events))
+            return Decision(write, also, self._answer(write, request.seat, events))
 
         done = self._decide_and_append(request.game_id, decide, doing="deciding this move", request=request)
         assert done is not None

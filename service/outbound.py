@@ -136,7 +136,16 @@ async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mappin
     request = client.build_request(
         "POST", target, content=body, headers={**headers, "Host": host, "Content-Type": "application/json"},
         timeout=timeout, extensions={"sni_hostname": parts.hostname or ""})
-    response = await client.send(request, stream=True, follow_redirects=False)
+    # httpx's timeout bounds each read, not the whole answer: one trickled in would outlive the call's claim.
+    try:
+        async with asyncio.timeout(timeout):
+            return await _answer(await client.send(request, stream=True, follow_redirects=False))
+    except TimeoutError:
+        raise httpx.ReadTimeout(f"no whole answer within {timeout} s", request=request) from None
+
+
+async def _answer(response: httpx.Response) -> Answer:
+    """The answer read, cut at MAX_ANSWER_BYTES."""
     try:
         read = bytearray()
         cut = False

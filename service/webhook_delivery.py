@@ -10,7 +10,8 @@ same ``webhook-id``, and the append's version check plays its answer once). The 
 the calls go through the outbound guard (:mod:`service.outbound`) with one async httpx client.
 
 A ``/move`` is tried at most twice, the retry only after a failure that left time before the
-turn's deadline; an answer is read as ``{"move": {...}}``.
+turn's deadline, and both within the call's timeout (which its claim's lease outlives); an answer
+is read as ``{"move": {...}}``.
 """
 
 from __future__ import annotations
@@ -141,8 +142,9 @@ class Delivery:
     async def call(self, call: Call) -> str:
         """Make ``call`` (a retry at most, within the deadline) and settle its answer; the outcome."""
         outcome, move, latency = "failed", None, None
+        started = time.monotonic()
         for attempt in (1, 2):
-            timeout = call.timeout if attempt == 1 else self._left(call)
+            timeout = call.timeout if attempt == 1 else self._left(call, time.monotonic() - started)
             if attempt == 2 and timeout < MIN_RETRY_SECONDS:
                 break
             began = time.monotonic()
@@ -168,10 +170,12 @@ class Delivery:
         return await self.in_thread(self.webhooks.settle, call, outcome, move, latency)
 
     @staticmethod
-    def _left(call: Call) -> float:
+    def _left(call: Call, spent: float) -> float:
+        """How long a retry may take: what is left of the call's timeout (so that the call ends before
+        its claim's lease does, and no other process calls again meanwhile) and of the turn."""
         if call.deadline is None:
             return 0.0
-        return min(call.timeout, (call.deadline - dt.datetime.now(dt.UTC)).total_seconds() - DEADLINE_MARGIN)
+        return min(call.timeout - spent, (call.deadline - dt.datetime.now(dt.UTC)).total_seconds() - DEADLINE_MARGIN)
 
 
 def _read_answer(call: Call, answer: outbound.Answer) -> tuple[str, Any]:

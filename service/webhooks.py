@@ -284,28 +284,45 @@ class Webhooks:
     def settle(self, call: Call, outcome: str, move: Any, latency_ms: int | None) -> str:
         """Play an answered move through the service's move path; record the call's outcome (``played``,
         ``illegal``, ``invalid``, ``late``, ``failed``) and keep the bot's circuit. The outcome."""
-        if outcome == "answered" and call.kind == "move":
-            game_id, version, seat, _ = call.key
-            try:
-                self.games.move_for(game_id, seat, move, expected_version=version)
-                outcome = "played"
-            except DomainError as error:
-                # (a move that came after the clock's: the turn was played already)
-                outcome = "late" if error.code == "version_conflict" else "illegal"
         now = self.games.clock()
+        if outcome == "answered" and call.kind == "move":
+            outcome, recorded = self._play(call, move, latency_ms, now)
+            if recorded:
+                return outcome
         for _ in range(5):
             webhook = self.store.webhook(call.account)
-
-            def work(tx: Any, writes: Any, webhook: Webhook | None = webhook) -> bool:
-                mine = self.store.writes(tx)
-                mine.answered(call.key, outcome, latency_ms, now)
-                if call.kind != "move" or webhook is None:
-                    return True
-                return self._keep_circuit(mine, writes, webhook, outcome, latency_ms, now)
-
-            if self.games.accounts.write(work):
+            if self.games.accounts.write(lambda tx, writes, webhook=webhook: self._record(
+                    tx, writes, call, outcome, latency_ms, now, webhook)):
                 break
         return outcome
+
+    def _play(self, call: Call, move: Any, latency_ms: int | None, now: dt.datetime) -> tuple[str, bool]:
+        """Play an answered move with its call's record in the move's own transaction (a commit spared on
+        every turn): the outcome, and whether it was recorded (not if the circuit changed meanwhile)."""
+        game_id, version, seat, _ = call.key
+        webhook = self.store.webhook(call.account)
+        recorded = []
+
+        def record(tx: Any) -> None:
+            with self.games.accounts.store.within(tx) as writes:
+                recorded.append(self._record(tx, writes, call, "played", latency_ms, now, webhook))
+
+        try:
+            self.games.move_for(game_id, seat, move, expected_version=version, also=record)
+        except DomainError as error:
+            # (a move that came after the clock's: the turn was played already)
+            return ("late" if error.code == "version_conflict" else "illegal"), False
+        self.games.accounts.hub.poke()
+        return "played", recorded == [True]
+
+    def _record(self, tx: Any, writes: Any, call: Call, outcome: str, latency_ms: int | None, now: dt.datetime,
+                webhook: Webhook | None) -> bool:
+        """Record the call's outcome and keep the bot's circuit (False: the circuit changed since ``webhook``)."""
+        mine = self.store.writes(tx)
+        mine.answered(call.key, outcome, latency_ms, now)
+        if call.kind != "move" or webhook is None:
+            return True
+        return self._keep_circuit(mine, writes, webhook, outcome, latency_ms, now)
 
     def _keep_circuit(self, mine: Any, writes: Any, webhook: Webhook, outcome: str, latency_ms: int | None,
                       now: dt.datetime) -> bool:

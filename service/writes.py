@@ -78,7 +78,7 @@ class Write:
 @dataclasses.dataclass(frozen=True, slots=True)
 class Decision:
     """What a command decided on a table, ready to append: its write, what else its transaction writes
-    after the append (a seat's token, an account's seat), and its answer to the seat that acted."""
+    after the append (a seat's token, an account's seat, a webhook call's record), and its answer to the seat that acted."""
 
     write: Write
     also: Callable[[Transaction], None] | None = None

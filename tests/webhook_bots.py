@@ -2,9 +2,10 @@
 
 Every call is verified with examples/webhook_bot.py's verifier and recorded. Each bot (by path
 prefix ``/NAME``) has a mode the test sets: ``good`` (a random legal move), ``slow`` (answers after
-its deadline), ``nonsense`` (``{"move": "..."}``), ``down`` (500), ``hang`` (answers the first
-/move only after ``hold`` seconds), or ``receiver`` (a subscription's endpoint: fails its first
-``fail_first`` deliveries with 500).
+its deadline), ``nonsense`` (``{"move": "..."}``), ``down`` (500), ``hold`` (holds its answer to
+its first /move until the test sets ``released``, at most a minute), or ``receiver`` (a
+subscription's endpoint: fails its first ``fail_first`` deliveries with 500). Each call records the
+caller's address (``peer``), so a test can tell which process made it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Received:
     body: bytes
     verified: bool
     at: float
+    peer: tuple[str, int]
 
     @property
     def payload(self) -> Any:
@@ -46,6 +48,7 @@ class Bots:
         self.fail_first = 0
         self.received: list[Received] = []
         self.lock = threading.Lock()
+        self.released = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -76,11 +79,9 @@ class Bots:
             return 200, {"move": "nonsense"}
         if mode == "slow":
             time.sleep(payload["time_left_ms"] / 1000 + 0.3)
-        if mode == "hang" and len(self.calls(bot, "move")) == 1:
-            time.sleep(self.hold)
+        if mode == "hold" and len(self.calls(bot, "move")) == 1:
+            self.released.wait(60)
         return 200, {"move": random.choice(payload["view"]["legal_moves"])}
-
-    hold = 0.0
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         bots = self
@@ -96,7 +97,8 @@ class Bots:
                 headers = {name.lower(): value for name, value in self.headers.items()}
                 verified = verify(bots.secrets.get(bot, []), headers, body)
                 with bots.lock:
-                    bots.received.append(Received(bot, kind, headers, body, verified, time.monotonic()))
+                    bots.received.append(Received(bot, kind, headers, body, verified, time.monotonic(),
+                                                  self.client_address))
                 status, document = bots._answer(bot, kind, json.loads(body)) if verified else (401, {})
                 data = json.dumps(document).encode()
                 self.send_response(status)

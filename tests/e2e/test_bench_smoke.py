@@ -138,5 +138,5 @@ def test_the_records_benchmark_exports_validates_and_imports_and_prints_its_tabl
 
 
 def test_the_webhooks_benchmark_plays_games_between_webhook_bots_and_prints_its_table() -> None:
-    out = run_script("webhooks.py", "--games", "2")
+    out = run_script("webhooks.py", "--games", "2", "--game", "scat")
     assert "Webhook bots:" in out and "turns/s" in out

@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from service import signing
 from tests.e2e.server import ServerProcess, start_server
-from tests.webhook_bots import Bots
+from tests.webhook_bots import Bots, verify
 
 OPTIONS = ("--webhooks-allow-private", "--webhook-failures-to-open", "2", "--webhook-retry-seconds", "1",
            "--webhook-scan-seconds", "0.2", "--subscription-retry-seconds", "0.3")
@@ -64,8 +65,9 @@ class Api:
         bots.secrets[name] = [answer.json()["secret"]]
         return key
 
-    def challenge(self, first: str, second: str, second_name: str, options: dict[str, Any] = CLOCKED) -> str:
-        made = self.call("POST", "/v1/challenges", first, json={"game": "craits", "players": 2, "options": options,
+    def challenge(self, first: str, second: str, second_name: str, options: dict[str, Any] = CLOCKED,
+                  game: str = "craits") -> str:
+        made = self.call("POST", "/v1/challenges", first, json={"game": game, "players": 2, "options": options,
                                                                  "to": [second_name]})
         assert made.status_code == 201, made.text
         accepted = self.call("POST", f"/v1/challenges/{made.json()['id']}/accept", second)
@@ -157,18 +159,22 @@ def test_a_subscription_is_delivered_signed_and_retried_with_the_same_webhook_id
     assert second.payload["type"] == "challenge.created" and second.payload["data"]["id"] == made.json()["id"]
 
 
-def test_a_rotated_secret_signs_beside_the_old_one(api: Api, bots: Bots) -> None:
+def test_a_rotated_secret_signs_beside_the_old_one_so_what_the_server_sends_verifies_with_either(
+        api: Api, bots: Bots) -> None:
     key = api.webhook_bot(bots, "rotor")
     old = bots.secrets["rotor"][0]
     rotated = api.call("POST", "/v1/account/webhook/rotate", key).json()
-    bots.secrets["rotor"] = [rotated["secret"]]  # (the bot knows only the new one)
-    game_id = api.challenge(key, api.webhook_bot(bots, "rotee"), "rotee")
+    new = rotated["secret"]
+    assert new != old and rotated["previous_expires_at"] > api.call("GET", "/v1/account/webhook", key).json()["created_at"]
+    bots.secrets["rotor"] = [new]  # (the bot knows only the new one: each call is verified with it as it comes)
+    game_id = api.challenge(key, api.webhook_bot(bots, "rotee"), "rotee", {"lives": 1, "move_seconds": 1}, game="scat")
     until(lambda: api.finished(game_id))
-    signatures = [call.headers["webhook-signature"].split() for call in bots.calls("rotor")]
-    assert signatures and all(len(pair) == 2 for pair in signatures)
-    assert all(call.verified for call in bots.calls("rotor"))
-    bots.secrets["rotor"] = [old]
-    assert all(call.verified for call in bots.calls("rotor"))  # (recorded as verified: either one works)
+    sent = bots.calls("rotor")
+    assert sent and all(call.verified for call in sent)
+    for call in sent:  # (the headers as the server sent them, verified again by the example's verifier)
+        assert len(call.headers["webhook-signature"].split()) == 2
+        assert verify([old], call.headers, call.body) and verify([new], call.headers, call.body)
+        assert not verify([signing.new_secret()], call.headers, call.body)
 
 
 def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_when_not_allowed(

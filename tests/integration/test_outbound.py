@@ -7,7 +7,10 @@ elsewhere are caught by httpx's MockTransport (which opens no socket), and real 
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -127,6 +130,15 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/big":
             body = b"x" * (MAX_ANSWER_BYTES * 4)
             self.send_response(200)
+        elif self.path == "/drip":  # (a byte every 0.1 s for 3 s: each read is quick, the answer is not)
+            self.send_response(200)
+            self.send_header("Content-Length", "30")
+            self.end_headers()
+            for _ in range(30):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+            return
         elif self.path == "/redirect":
             body = b""
             self.send_response(307)
@@ -152,10 +164,10 @@ def local() -> Iterator[str]:
     server.server_close()
 
 
-def real_call(url: str, allow_private: bool) -> object:
+def real_call(url: str, allow_private: bool, timeout: float = 5.0) -> object:
     async def run():  # type: ignore[no-untyped-def]
         async with httpx.AsyncClient() as client:
-            return await post(client, url, b"{}", {}, 5.0, answering(["127.0.0.1"]), allow_private)
+            return await post(client, url, b"{}", {}, timeout, answering(["127.0.0.1"]), allow_private)
 
     return aio.run(run())
 
@@ -179,6 +191,13 @@ def test_a_redirect_is_not_followed(local: str) -> None:
     assert answer.status == 307 and answer.body == b""  # type: ignore[attr-defined]
 
 
+def test_a_call_ends_at_its_timeout_however_its_answer_trickles_in(local: str) -> None:
+    began = time.monotonic()
+    with pytest.raises(httpx.TimeoutException):  # (its claim's lease, which outlives the timeout, is not outlived)
+        real_call(local + "/drip", allow_private=True, timeout=0.5)
+    assert time.monotonic() - began < 1.5
+
+
 def test_the_operator_allows_private_addresses_with_a_serve_option_handed_to_the_workers() -> None:
     from api.settings import Settings
     from cardhall_cli import parser
@@ -188,3 +207,35 @@ def test_the_operator_allows_private_addresses_with_a_serve_option_handed_to_the
     allowed = _settings(Settings(), parser().parse_args(["serve", "--webhooks-allow-private"]))
     assert allowed.webhooks_allow_private
     assert Settings.from_environment(allowed.environment()).webhooks_allow_private
+
+
+def test_a_retry_takes_only_what_is_left_of_the_calls_timeout_so_the_call_ends_within_its_lease() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from service.webhook_delivery import Delivery
+    from service.webhooks import Call
+
+    tries: list[float] = []
+
+    async def failing_then_slow(request: httpx.Request) -> httpx.Response:
+        tries.append(time.monotonic())
+        await asyncio.sleep(0.8 if len(tries) == 1 else 5.0)
+        if len(tries) == 1:
+            raise httpx.ReadError("the bot hung up", request=request)
+        return httpx.Response(200, json={"move": {"type": "pass"}})
+
+    webhooks = SimpleNamespace(resolver=answering(["127.0.0.1"]), allow_private=True,
+                               settle=lambda call, outcome, move, latency: outcome)
+    delivery = Delivery(webhooks)  # type: ignore[arg-type]
+    deadline = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30)
+    call = Call(("g", 1, 0, "move"), "bot", "http://127.0.0.1:9/bot", b"{}", (), 1.0, deadline)
+
+    async def run() -> str:
+        delivery._executor = ThreadPoolExecutor(1)
+        async with httpx.AsyncClient(transport=httpx.MockTransport(failing_then_slow)) as delivery.client:
+            return await delivery.call(call)
+
+    began = time.monotonic()
+    assert aio.run(run()) == "late" and len(tries) == 2
+    assert time.monotonic() - began < 1.4  # (the call's 1 s, not 0.8 s and then a second 1 s)
