@@ -44,15 +44,16 @@ class Bot:
         self.waiters: dict[str, asyncio.Future[object]] = {}  # what is awaited -> its value once it came
         self.errors = 0
         self.tasks: set[asyncio.Future[None]] = set()
+        self.http: httpx.AsyncClient  # (its own, set once signed up)
 
     def expect(self, what: str) -> asyncio.Future[object]:
         return self.waiters.setdefault(what, asyncio.get_running_loop().create_future())
 
-    async def follow(self, http: httpx.AsyncClient, stop: asyncio.Event) -> None:
+    async def follow(self, stop: asyncio.Event) -> None:
         headers = {"Authorization": f"Bearer {self.key}"}
         while not stop.is_set():
             try:
-                answer = await http.get("/v1/account/events", params={"after": self.after, "wait": LONG_POLL},
+                answer = await self.http.get("/v1/account/events", params={"after": self.after, "wait": LONG_POLL},
                                         headers=headers, timeout=LONG_POLL + 30)
             except httpx.HTTPError:
                 self.errors += 1
@@ -65,7 +66,7 @@ class Bot:
                 self.after = event["id"]
                 data = event["data"]
                 if event["type"] == "challenge":
-                    self.tasks.add(task := asyncio.ensure_future(self.accept(http, data["id"])))
+                    self.tasks.add(task := asyncio.ensure_future(self.accept(data["id"])))
                     task.add_done_callback(self.tasks.discard)
                 elif event["type"] == "gameStart":
                     self.arrived(f"start:{data['game_id']}", now)
@@ -77,8 +78,8 @@ class Bot:
         else:
             waiter.set_result(value)
 
-    async def accept(self, http: httpx.AsyncClient, challenge_id: str) -> None:
-        answer = await http.post(f"/v1/challenges/{challenge_id}/accept", headers={"Authorization": f"Bearer {self.key}"})
+    async def accept(self, challenge_id: str) -> None:
+        answer = await self.http.post(f"/v1/challenges/{challenge_id}/accept", headers={"Authorization": f"Bearer {self.key}"})
         if answer.status_code != 200:
             self.errors += 1
             return
@@ -94,12 +95,12 @@ async def sign_up(http: httpx.AsyncClient, count: int) -> list[Bot]:
     return bots
 
 
-async def round_of(http: httpx.AsyncClient, pairs: list[tuple[Bot, Bot]]) -> tuple[list[float], int]:
+async def round_of(pairs: list[tuple[Bot, Bot]]) -> tuple[list[float], int]:
     """Every pair's challenge at once; the latencies to gameStart on both sides, and the errors."""
 
     async def one(host: Bot, guest: Bot) -> list[float]:
         began = time.perf_counter()
-        answer = await http.post("/v1/challenges", json={"game": "craits", "players": 2, "to": [guest.name],
+        answer = await host.http.post("/v1/challenges", json={"game": "craits", "players": 2, "to": [guest.name],
                                                          "options": {"short": True}},
                                  headers={"Authorization": f"Bearer {host.key}"})
         if answer.status_code != 201:
@@ -115,7 +116,7 @@ async def round_of(http: httpx.AsyncClient, pairs: list[tuple[Bot, Bot]]) -> tup
     return latencies, sum(1 for result in results if isinstance(result, BaseException))
 
 
-async def paced(http: httpx.AsyncClient, pairs: list[tuple[Bot, Bot]], rounds: int, rate: float
+async def paced(pairs: list[tuple[Bot, Bot]], rounds: int, rate: float
                 ) -> tuple[list[float], int]:
     """Each pair's challenge in turn, ``rate`` a second on a fixed schedule, ``rounds`` times over."""
     loop = asyncio.get_running_loop()
@@ -123,25 +124,28 @@ async def paced(http: httpx.AsyncClient, pairs: list[tuple[Bot, Bot]], rounds: i
     runs = []
     for number, (host, guest) in enumerate(pair for _ in range(rounds) for pair in pairs):
         await asyncio.sleep(max(0.0, began + number / rate - loop.time()))
-        runs.append(asyncio.ensure_future(round_of(http, [(host, guest)])))
+        runs.append(asyncio.ensure_future(round_of([(host, guest)])))
     results = await asyncio.gather(*runs)
     return [value for found, _ in results for value in found], sum(lost for _, lost in results)
 
 
 async def run(base_url: str, accounts: int, rounds: int, rate: float = 0.0) -> tuple[list[float], int]:
-    limits = httpx.Limits(max_connections=accounts * 2 + 50, max_keepalive_connections=accounts * 2 + 50)
-    async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits) as http:
+    async with contextlib.AsyncExitStack() as stack, httpx.AsyncClient(base_url=base_url, timeout=60) as http:
         bots = await sign_up(http, accounts)
         stop = asyncio.Event()
-        followers = [asyncio.ensure_future(bot.follow(http, stop)) for bot in bots]
+        for bot in bots:
+            # (a client each, as each bot is a program of its own: one pool of a thousand connections
+            # costs httpx more to hand out a connection than the server spends on the request)
+            bot.http = await stack.enter_async_context(httpx.AsyncClient(base_url=base_url, timeout=60))
+        followers = [asyncio.ensure_future(bot.follow(stop)) for bot in bots]
         await asyncio.sleep(1.0)  # (every long-poll open)
         pairs = list(zip(bots[::2], bots[1::2], strict=False))
         latencies: list[float] = []
         failed = 0
         if rate > 0:
-            latencies, failed = await paced(http, pairs, rounds, rate)
+            latencies, failed = await paced(pairs, rounds, rate)
         for _ in range(rounds if rate <= 0 else 0):
-            found, lost = await round_of(http, pairs)
+            found, lost = await round_of(pairs)
             latencies += found
             failed += lost
         stop.set()

@@ -11,6 +11,7 @@ missed wake-up.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -38,7 +39,8 @@ class AccountHub:
         self._position = 0
         self._poke = threading.Event()
         self._thread: threading.Thread | None = None
-        self._loops: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
+        #: On each event loop, the waits of each account under way there (touched on that loop only).
+        self._loops: dict[asyncio.AbstractEventLoop, defaultdict[str, set[asyncio.Event]]] = {}
 
     @contextmanager
     def following(self) -> Iterator[None]:
@@ -74,17 +76,22 @@ class AccountHub:
         return True
 
     async def wait_async(self, account: str, generation: int, timeout: float) -> None:
-        """As :meth:`wait`, on an event loop, for at most ``timeout`` seconds."""
+        """As :meth:`wait`, on an event loop, for at most ``timeout`` seconds. Only this account's news
+        wakes it: a process following many accounts wakes one waiter per account that has news."""
         loop = asyncio.get_running_loop()
-        end = loop.time() + min(timeout, RECHECK_SECONDS)
-        while self._generations[account] == generation and (left := end - loop.time()) > 0:
-            event = self._loops.get(loop)
-            if event is None:
-                event = self._loops[loop] = asyncio.Event()
-            try:
-                await asyncio.wait_for(event.wait(), left)
-            except TimeoutError:
-                return
+        waits = self._loops.get(loop)
+        if waits is None:
+            waits = self._loops[loop] = defaultdict(set)
+        woken = asyncio.Event()
+        waits[account].add(woken)
+        try:
+            if self._generations[account] == generation:  # (after registering: news from now on wakes it)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), min(timeout, RECHECK_SECONDS))
+        finally:
+            waits[account].discard(woken)
+            if not waits[account]:
+                del waits[account]
 
     def _run(self) -> None:
         idle_since = time.monotonic()
@@ -113,13 +120,15 @@ class AccountHub:
             for account in accounts:
                 self._generations[account] += 1
             self._changed.notify_all()
-        for loop, event in list(self._loops.items()):
+        for loop, waits in list(self._loops.items()):
             try:
-                loop.call_soon_threadsafe(_pulse, event)
+                loop.call_soon_threadsafe(_wake, waits, accounts)
             except RuntimeError:  # (a loop that closed)
                 self._loops.pop(loop, None)
 
 
-def _pulse(event: asyncio.Event) -> None:
-    event.set()
-    event.clear()
+def _wake(waits: dict[str, set[asyncio.Event]], accounts: set[str]) -> None:
+    """On a waits' loop: wake those waiting for these accounts."""
+    for account in accounts & waits.keys():
+        for woken in waits[account]:
+            woken.set()
