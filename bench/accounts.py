@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import random
 import sys
 import time
 from pathlib import Path
@@ -53,7 +54,10 @@ class Bot:
         headers = {"Authorization": f"Bearer {self.key}"}
         while not stop.is_set():
             try:
-                answer = await self.http.get("/v1/account/events", params={"after": self.after, "wait": LONG_POLL},
+                # (each wait drawn anew, as independent bots' are: 500 long-polls begun in one second and
+                # all ending together every LONG_POLL seconds would measure that herd, not a challenge)
+                wait = round(random.uniform(LONG_POLL / 2, LONG_POLL), 1)
+                answer = await self.http.get("/v1/account/events", params={"after": self.after, "wait": wait},
                                         headers=headers, timeout=LONG_POLL + 30)
             except httpx.HTTPError:
                 self.errors += 1
