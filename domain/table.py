@@ -359,9 +359,11 @@ class House(Protocol):
         ...
 
 
-def play(table: Table, seat: int, move: Mapping[str, Any], house: House) -> tuple[Table, list[Event]]:
-    """``seat``'s move in person and everything it sets off: the table after them, and the events."""
-    return settle(table, decide_in_person(table, seat, move), house)
+def play(table: Table, seat: int, move: Mapping[str, Any], house: House,
+         limit: int | None = None) -> tuple[Table, list[Event]]:
+    """``seat``'s move in person and everything it sets off (bounded by ``limit`` as :func:`settle` is):
+    the table after them, and the events."""
+    return settle(table, decide_in_person(table, seat, move), house, limit)
 
 
 def settle(table: Table | None, events: list[Event], house: House,

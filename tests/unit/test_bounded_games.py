@@ -70,7 +70,7 @@ def test_scat_options_that_would_end_only_at_the_cap_are_refused(players, lives,
 
 def test_scat_options_a_little_slower_than_the_default_are_allowed():
     assert tables.create("scat", 9, {"lives": 10, "min_knock": 20}).options["min_knock"] == 20
-    assert tables.create("scat", 9, {"lives": 5, "min_knock": 26}).options["lives"] == 5
+    assert tables.create("scat", 9, {"lives": 5, "min_knock": 24}).options["lives"] == 5
     assert tables.create("scat", 2, {"lives": 2, "min_knock": 31}).options["lives"] == 2
 
 

@@ -27,7 +27,7 @@ BEST_VALUE = 31
 MAX_EVENTS = 10_000
 #: S14: a high minimum knock voids ever more hands (S7), so it bounds players x lives: up to each
 #: minimum knock here, the most players x lives allowed (none above 20 is needed for 9 players of 10 lives).
-SLOW_KNOCKS = ((20, 90), (26, 45), (31, 4))
+SLOW_KNOCKS = ((20, 90), (24, 45), (31, 4))
 
 
 def card_points(card: str) -> int:
