@@ -136,7 +136,7 @@ class CappedScat(Scat):
         """As version 1's, and InvalidOptions for options that would end only at the cap (S14)."""
         options = super().validate_options(players, options)
         if (why := endless_options(players, options["lives"], options["min_knock"])) is not None:
-            raise InvalidOptions(why)
+            raise InvalidOptions(why, rule="S14")
         return options
 
 
