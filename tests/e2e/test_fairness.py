@@ -57,11 +57,11 @@ def database(tmp_path: Path) -> Iterator[tuple[str, Http]]:
 
 
 def finished(http: Http, game: str, players: int, options: dict[str, Any]) -> str:
-    """A game of house bots, played to the end as the last one sits down."""
+    """A game of house bots, played to the end once the last one sits down."""
     game_id = http.create(game, players, **options)
     for _ in range(players):
         assert http.bot(game_id).status_code == 201
-    assert http.client.get(f"/v1/games/{game_id}").json["status"] == "finished"
+    assert http.played_out(game_id)["status"] == "finished"
     return game_id
 
 
