@@ -32,8 +32,9 @@ def create(settings: Settings | None = None) -> Flask:
     games = open_service(settings.database_url, migrate=not settings.skip_migrations,
                          shuffle_secret=settings.shuffle_secret, **settings.database_options())
     app = create_app(games, **settings.app_config())
-    # Each worker sweeps for turns past their deadline (made in the worker, after the fork, so the
-    # thread is the worker's own). CARDHALL_SWEEP_SECONDS=0 turns it off. It ends idle games too:
+    # Each worker sweeps for turns past their deadline and for games that wait for the house, which it
+    # plays on in bounded steps (service.sweeper); made in the worker, after the fork, so the thread is
+    # the worker's own. CARDHALL_SWEEP_SECONDS=0 turns it off. It ends idle games too:
     # expire_waiting_after and abandon_after, in seconds (None: never), looked for every idle_sweep_seconds.
     if settings.sweep_seconds > 0:
         Sweeper(games, settings.sweep_seconds, idle=IdleLimits(settings.expire_waiting_after, settings.abandon_after),

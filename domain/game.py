@@ -74,6 +74,12 @@ class ChanceRequest:
         return self.event.committed(order, salt)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class EventCapReached(Event):
+    """The game's log reached its rules' most events (:attr:`Game.max_events`): the game is over,
+    won as its rules say for this case. The table records it; each capped game folds it."""
+
+
 T = TypeVar("T")
 
 
@@ -111,6 +117,11 @@ class Game(abc.ABC):
     own_options: tuple[OptionSpec, ...] = ()
     move_classes: tuple[type[Move], ...] = ()
     event_classes: tuple[type[Event], ...] = ()
+    #: The most events a game's log holds: once it holds this many, the table ends the game with
+    #: :class:`EventCapReached` (which ``event_classes`` must list). None: no cap (older rules versions).
+    max_events: int | None = None
+    #: The rules versions this one replaced, registered with it: stored games replay under them.
+    older_versions: tuple[Game, ...] = ()
 
     def __init__(self) -> None:
         #: ``name/version``, as a game records it (``craits/1``).
@@ -228,6 +239,10 @@ def register(game: Game) -> Game:
     if type(game).decode_state is Game.decode_state and _state_type(type(game)) in (None, Any):
         raise TypeError(f"{type(game).__name__}.start must annotate the state's type (snapshots are rebuilt as "
                         f"it), or the game override decode_state")
+    if game.max_events is not None and EventCapReached not in game.event_classes:
+        raise TypeError(f"{type(game).__name__} has max_events, so its event_classes must list EventCapReached")
+    for older in game.older_versions:
+        register(older)
     RULES[game.rules_version] = game
     current = GAMES.get(game.name)
     if current is None or current.version < game.version:

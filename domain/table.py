@@ -9,8 +9,10 @@ knows no game.
 
 A move is :func:`play`\ed: decided, then followed by everything the table does
 by itself — chance outcomes and house bots' turns — until a person must act or
-the game is over. What is not pure in that (shuffles, bots' random choices) comes
-from outside, as a :class:`House`.
+the game is over (or, given a limit, a bounded part of that: the rest is gone on
+with later). A game whose rules cap its events is ended by the table at the cap.
+What is not pure in that (shuffles, bots' random choices) comes from outside, as
+a :class:`House`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from domain.clocks import ABANDON_AFTER, ABANDONED_TO, CLOCK_EVENTS, Clock, Seat
 from domain.errors import AbandonedSeat, GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
 from domain.events import Event, EventCatalog, event_data
 from domain.fairness import Seeds, seed_hash
-from domain.game import ChanceRequest, Game, all_games, get_game
+from domain.game import ChanceRequest, EventCapReached, Game, all_games, get_game
 from domain.leaving import ABORTED, EXPIRED, LEAVING_EVENTS, RESIGNED_TO, GameAborted, IdleLimits, SeatResigned
 
 WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
@@ -357,32 +359,60 @@ class House(Protocol):
         ...
 
 
-def play(table: Table, seat: int, move: Mapping[str, Any], house: House) -> tuple[Table, list[Event]]:
-    """``seat``'s move in person and everything it sets off: the table after them, and the events."""
-    return settle(table, decide_in_person(table, seat, move), house)
+def play(table: Table, seat: int, move: Mapping[str, Any], house: House,
+         limit: int | None = None) -> tuple[Table, list[Event]]:
+    """``seat``'s move in person and everything it sets off (bounded by ``limit`` as :func:`settle` is):
+    the table after them, and the events."""
+    return settle(table, decide_in_person(table, seat, move), house, limit)
 
 
-def settle(table: Table | None, events: list[Event], house: House) -> tuple[Table, list[Event]]:
+def settle(table: Table | None, events: list[Event], house: House,
+           limit: int | None = None) -> tuple[Table, list[Event]]:
     """``events`` and everything they set off, until a person must act or the game is over: the
-    table after them, and the events (``events`` first)."""
+    table after them, and the events (``events`` first).
+
+    With a ``limit``, it stops sooner: at the first moment after ``limit`` events where the table
+    would go on by itself (:func:`waits_for_house`), to be gone on with by :func:`by_itself`
+    later. (The game's own end at its event cap is never put off.)
+    """
     played: list[Event] = []
     while events:
         for event in events:
             table = evolve(table, event)
         played += events
-        events = _by_itself(table, house)
+        if limit is not None and len(played) >= limit and waits_for_house(table) and not _at_cap(table):
+            break
+        events = by_itself(table, house)
     assert table is not None, "a log starts with GameCreated"
     return table, played
 
 
-def _by_itself(table: Table, house: House) -> list[Event]:
-    """What the table does next without a person: a chance outcome, or a house bot's move.
+def waits_for_house(table: Table) -> bool:
+    """Whether the table would go on by itself now: a chance outcome, a house bot's turn, or its event cap."""
+    if table.status != ACTIVE:
+        return False
+    if _at_cap(table) or table.game.chance(table.state) is not None:
+        return True
+    return any(table.seats[seat].bot is not None for seat in table.game.to_act(table.state))  # type: ignore[union-attr]
+
+
+def _at_cap(table: Table) -> bool:
+    """Whether an active table's log holds as many events as its rules allow (Game.max_events)."""
+    cap = table.game.max_events
+    return cap is not None and table.version >= cap
+
+
+def by_itself(table: Table, house: House) -> list[Event]:
+    """What the table does next without a person: the end at its event cap, a chance outcome, or a
+    house bot's move.
 
     House bots may act out of turn first (a call-out, a declared 31: whatever their
     strategy takes when it is offered), then the bot whose turn it is plays.
     """
     if table.status != ACTIVE:
         return []
+    if _at_cap(table):
+        return [EventCapReached(None)]
     request = table.game.chance(table.state)
     if request is not None:
         return [house.draw(table, request)]

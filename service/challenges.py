@@ -22,7 +22,7 @@ from persistence.port import Transaction
 from service.accounts import CREATE, PLAY, Caller
 from service.errors import ChallengeClosed, Forbidden, NotFound, StaleVersion
 from service.games import GameService
-from service.writes import new_event
+from service.writes import MAX_EVENTS_PER_WRITE, new_event
 
 DEFAULT_EXPIRY = 60
 MAX_EXPIRY = 24 * 3600
@@ -201,7 +201,7 @@ class AccountsGame:
             account = games.accounts.store.account(name)
             seats.append(tables.SeatTaken(seat, name=name, bot=None, account=name,
                                           bot_account=account is not None and account.kind == "bot"))
-        after, decided = tables.settle(table, seats, games.house)
+        after, decided = tables.settle(table, seats, games.house, MAX_EVENTS_PER_WRITE)
         return cls(games, game_id, created, after, tuple(names), games._write(game_id, table, after, decided))
 
     def write(self, tx: Transaction, writes: AccountWrites) -> None:

@@ -9,7 +9,8 @@ seat of it, the expected version is current (a move decided on a stale view is
 a version conflict, whatever it would mean now), the game is active, the seat
 may act, the move is legal — then decided, and appended in one transaction
 with every chance outcome and house-bot turn it sets off, until a person must
-act or the game is over.
+act or the game is over, or MAX_EVENTS_PER_WRITE events were appended: then the
+game waits for the house, and the sweeper plays it on in steps of that size.
 """
 
 from __future__ import annotations
@@ -37,7 +38,16 @@ from service.queries import GameQueries, hash_token, render, with_deadline
 from service.replays import Checkpoints
 from service.tables import TableCache
 from service.tokens import TokenSeats
-from service.writes import MAX_ATTEMPTS, Decision, MoveOutcome, MoveRequest, Write, confirm_current, new_event
+from service.writes import (
+    MAX_ATTEMPTS,
+    MAX_EVENTS_PER_WRITE,
+    Decision,
+    MoveOutcome,
+    MoveRequest,
+    Write,
+    confirm_current,
+    new_event,
+)
 
 
 def utcnow() -> dt.datetime:
@@ -162,7 +172,7 @@ class GameService(GameQueries):
                     with self.accounts.store.within(tx) as writes:
                         writes.add_seat(game_id, seated.seat, caller.key)
 
-            after, decided = tables.settle(table, [seated], self.house)
+            after, decided = tables.settle(table, [seated], self.house, MAX_EVENTS_PER_WRITE)
             return Decision(self._write(game_id, table, after, decided), bind_seat,
                             {"seat": seated.seat, "token": token, "version": after.version})
 
@@ -198,7 +208,7 @@ class GameService(GameQueries):
     def _move(self, request: MoveRequest, also: Callable[[Transaction], None] | None = None) -> MoveOutcome:
         def decide(table: tables.Table) -> Decision:
             request.check_version(table.version)
-            after, events = tables.play(table, request.seat, request.move, self.house)
+            after, events = tables.play(table, request.seat, request.move, self.house, MAX_EVENTS_PER_WRITE)
             write = self._write(request.game_id, table, after, events)
             return Decision(write, also, self._answer(write, request.seat, events))
 
@@ -307,18 +317,22 @@ class GameService(GameQueries):
     def _settled(self, game_id: str, table: tables.Table, events: list[Event], seat: int | None = None) -> Decision:
         """The decision to append ``events`` on ``table`` with everything they set off (the house bots' turns),
         answered to ``seat`` if one acted."""
-        after, decided = tables.settle(table, events, self.house)
+        after, decided = tables.settle(table, events, self.house, MAX_EVENTS_PER_WRITE)
         write = self._write(game_id, table, after, decided)
         return Decision(write, answer=None if seat is None else self._answer(write, seat, decided))
 
-    def time_out(self, game_id: str, version: int) -> bool:
-        """Time out the turn game ``game_id`` waits for at ``version`` if its deadline has passed: the
-        timeouts, default moves and all they set off in one append (True); False if the game has
-        moved on or its deadline is still ahead. The append's version check makes a turn time out
-        once however many sweepers try, and a move that came first wins."""
+    def act_when_due(self, game_id: str, version: int) -> bool:
+        """The server's part in game ``game_id``, due at ``version`` (the sweeper's): if the table waits for
+        the house (a game played on in steps), the next MAX_EVENTS_PER_WRITE events or so of what it does
+        by itself; else, if its deadline has passed, the timeouts of the turn it waits for, their default
+        moves and all they set off. In one append (True); False if the game has moved on or its deadline
+        is still ahead. The append's version check makes each happen once however many sweepers try,
+        and a move that came first wins."""
         def decide(table: tables.Table) -> Decision | None:
             if table.version != version:
                 return None
+            if tables.waits_for_house(table):
+                return self._settled(game_id, table, tables.by_itself(table, self.house))
             began = self._turn_began(game_id, table)
             events = tables.time_out(table, self.clock().timestamp(), began and began.timestamp())
             return self._settled(game_id, table, events) if events else None

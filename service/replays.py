@@ -6,6 +6,8 @@ the tables it passes at multiples of ``every`` versions, so a later replay of th
 fewer than ``every`` events from the nearest checkpoint at or below its version. A game's
 past never changes and tables are immutable, so a checkpoint never goes stale. At most
 ``size`` checkpoints are kept, those of the least recently replayed games dropped first.
+The log is read ``READ_PAGE`` events at a time, so a replay far into a long game never holds
+its whole log in memory.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections import OrderedDict
 from domain import table as tables
 from persistence.port import EventStore
 from service.tables import fold
+
+READ_PAGE = 1000  # events read at a time on the way to a replayed version
 
 
 class Checkpoints:
@@ -34,13 +38,17 @@ class Checkpoints:
         table = self._nearest(game_id, version)
         if table is not None and table.version == version:
             return table
-        after = table.version if table is not None else 0
         passed: dict[int, tables.Table] = {}
-        for stored in self.store.read(game_id, after=after, limit=version - after):
-            table = fold(table, [stored])
-            if table.version % self.every == 0:
-                passed[table.version] = table
-        assert table is not None, "a version that exists has a table"
+        while table is None or table.version < version:
+            after = table.version if table is not None else 0
+            page = self.store.read(game_id, after=after, limit=min(READ_PAGE, version - after))
+            if not page:
+                break  # (no such version: the assertion below says so)
+            for stored in page:
+                table = fold(table, [stored])
+                if table.version % self.every == 0:
+                    passed[table.version] = table
+        assert table is not None and table.version == version, "a version that exists has a table"
         self._remember(game_id, passed)
         return table
 

@@ -1,8 +1,16 @@
-"""The sweeper: times out the turns whose deadline has passed, with no request from anyone.
+"""The sweeper: times out the turns whose deadline has passed, and plays on the games that wait
+for the house, with no request from anyone.
 
 Every server process runs one (a daemon thread, :meth:`Sweeper.start`). Each
 sweep asks the store for the games that are due — an indexed read of those
-alone, never a scan of every game — and times each out through the service.
+alone, never a scan of every game — and acts for each through the service
+(:meth:`GameService.act_when_due`). A game waits for the house when a request
+stopped after its bounded number of events while house bots could go on
+(service.writes.MAX_EVENTS_PER_WRITE): it is due at once, and each sweep plays at
+most that many more of its events, then makes it due again, behind the games due
+before it. So a game of house bots alone plays on at a bounded pace, a step every
+sweep, and finishes by itself; a sweep acts only for the games due when it began,
+each once, ``batch`` at a time.
 Sweepers of many processes and hosts may pick the same game: the append's
 version check lets exactly one of them record the timeout, and the others'
 appends are refused and dropped. Each sweeper takes its due games in its own
@@ -50,15 +58,15 @@ class Sweeper:
         self._order = random.Random()
 
     def sweep(self) -> int:
-        """One sweep: every game due now timed out; how many this sweeper timed out."""
-        timed_out = 0
+        """One sweep: every game due when it began acted for, each once; how many this sweeper acted for."""
+        acted, now = 0, self.games.clock()  # (a game it plays on is due again after now: next sweep's)
         while True:
-            due = self.games.store.due_games(self.games.clock(), limit=self.batch)
+            due = self.games.store.due_games(now, limit=self.batch)
             self._order.shuffle(due)
-            done = sum(self._time_out(game_id, version) for game_id, version in due)
-            timed_out += done
-            if len(due) < self.batch or not done:  # (a full batch others timed out: theirs to finish)
-                return timed_out
+            done = sum(self._act(game_id, version) for game_id, version in due)
+            acted += done
+            if len(due) < self.batch or not done:  # (a full batch others acted for: theirs to finish)
+                return acted
 
     def sweep_idle(self) -> int:
         """Every game idle past the limits ended (see the module docstring); how many this sweeper ended."""
@@ -67,8 +75,8 @@ class Sweeper:
         return sum(self._guarded(self.games.end_idle, game_id, self.idle)
                    for game_id in self.games.idle_games(self.idle, self.batch))
 
-    def _time_out(self, game_id: str, version: int) -> bool:
-        return self._guarded(self.games.time_out, game_id, version)
+    def _act(self, game_id: str, version: int) -> bool:
+        return self._guarded(self.games.act_when_due, game_id, version)
 
     @staticmethod
     def _guarded(action, game_id: str, argument) -> bool:  # type: ignore[no-untyped-def]

@@ -19,6 +19,11 @@ from service.errors import PreconditionFailed, StaleVersion
 from service.queries import deadline
 
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
+#: The most events one request (or one round of the sweeper, per game) appends of what the table does by
+#: itself: the house bots' turns and chance outcomes a decision sets off. A game the house would play on
+#: past it (a game of house bots) is left waiting for the house, due at once, and the sweeper plays it on
+#: in steps of this size (service.sweeper), so no request and no round does unbounded work.
+MAX_EVENTS_PER_WRITE = 500
 
 
 def request_fingerprint(body: Mapping[str, Any]) -> str:
@@ -57,10 +62,13 @@ class Write:
 
     def apply(self, tx: Transaction) -> None:
         """The status, deadline and snapshot, then the events (VersionConflict if the game moved on
-        since ``before``, undoing the rest)."""
+        since ``before``, undoing the rest). A game left waiting for the house is due at once (the
+        sweeper plays it on); one that waited for it is due again when its new turn times out, if ever."""
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
-        if self.turn_began:
+        if tables.waits_for_house(self.after):
+            tx.set_deadline(self.game_id, self.recorded_at)
+        elif self.turn_began or tables.waits_for_house(self.before):
             tx.set_deadline(self.game_id, deadline(self.after, self.recorded_at))
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)

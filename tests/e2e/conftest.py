@@ -12,6 +12,7 @@ import persistence
 from api import create_app
 from api.asgi import create_asgi
 from service.games import GameService
+from service.sweeper import Sweeper
 from tests.e2e.live import live_server  # noqa: F401  (a real server process, shared by the session)
 
 BACKENDS = [
@@ -122,6 +123,14 @@ class Http:
 
     def bot(self, game_id: str, kind: str = "random") -> Any:
         return self.client.post(f"/v1/games/{game_id}/seats", json={"bot": kind})
+
+    def played_out(self, game_id: str) -> Any:
+        """The game's summary once its house bots have nothing left to play: the sweeps a server's sweeper
+        would make (service.sweeper), made here (a request plays a bounded number of events)."""
+        sweeper = Sweeper(self.client.application.extensions["cardhall"])
+        while sweeper.sweep():
+            pass
+        return self.client.get(f"/v1/games/{game_id}").json
 
     def started(self, game: str = "craits", players: int = 2, **options: Any) -> tuple[str, list[str]]:
         """A game with every seat taken by a person; returns its id and the tokens by seat."""

@@ -52,7 +52,7 @@ def finished(http: Any, game: str = "craits", players: int = 2, **body: Any) -> 
     assert created.status_code == 201, created.json
     for _ in range(players):
         assert http.bot(created.json["id"]).status_code == 201
-    return http.client.get(f"/v1/games/{created.json['id']}").json
+    return http.played_out(created.json["id"])
 
 
 def dealt(http: Any, game_id: str) -> list[list[str]]:

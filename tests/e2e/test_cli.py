@@ -73,6 +73,7 @@ def test_ratings_rebuild_remakes_the_table_the_server_applied(tmp_path):
     from service.bootstrap import open_service
     from service.challenges import Challenges
     from service.ratings import Ratings
+    from service.sweeper import Sweeper
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     games = open_service(url)
@@ -80,8 +81,10 @@ def test_ratings_rebuild_remakes_the_table_the_server_applied(tmp_path):
         keys = [games.accounts.create_account(name, "bot")["key"] for name in ("ana", "bo")]
         offered = Challenges(games).create(games.accounts.caller(keys[0]), "craits", 2, {"short": True}, rated=True)
         game_id = Challenges(games).accept(games.accounts.caller(keys[1]), offered["id"])["game_id"]
-        for key in keys:  # (the house bots play it out)
+        for key in keys:  # (the house bots play it out, in steps the sweeper plays)
             games.resign(game_id, key)
+        while Sweeper(games).sweep():
+            pass
         ratings = Ratings(games)
         assert ratings.catch_up() == 1
         live = ratings.ladder.table()

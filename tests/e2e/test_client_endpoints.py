@@ -124,6 +124,6 @@ def test_audit_shows_commitments_while_a_game_runs_and_verifies_it_once_it_is_ov
     while (view := me.wait_for_turn(game_id))["status"] == "active":
         me.move(game_id, view["legal_moves"][0])
     over = cardhall.audit(game_id)
-    assert over["verified"] is True and cardhall.game(game_id)["rules_version"] == "scat/1"
+    assert over["verified"] is True and cardhall.game(game_id)["rules_version"] == "scat/2"
     assert [s["commitment"] for s in over["shuffles"][: len(running["shuffles"])]] == [
         s["commitment"] for s in running["shuffles"]]

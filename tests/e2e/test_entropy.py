@@ -22,12 +22,12 @@ ENTROPY = ["a1" * 32, "b2" * 32]
 
 
 def played(http: Any, game: str = "craits", players: int = 2, **options: Any) -> str:
-    """A game whose seats house bots took with ``ENTROPY``, played to the end as the last sits down; its id."""
+    """A game whose seats house bots took with ``ENTROPY``, played to the end once the last sits down; its id."""
     game_id = http.create(game, players, **options)
     for seat in range(players):
         answer = http.client.post(f"/v1/games/{game_id}/seats", json={"bot": "greedy", "entropy": ENTROPY[seat]})
         assert answer.status_code == 201, answer.json
-    assert http.client.get(f"/v1/games/{game_id}").json["status"] == "finished"
+    assert http.played_out(game_id)["status"] == "finished"
     return game_id
 
 
@@ -38,7 +38,7 @@ def test_a_game_commits_to_its_server_seed_at_creation_and_reveals_it_at_the_end
     assert http.events(game_id).json["events"][0]["data"]["server_seed"] is None
     for _ in range(2):
         http.bot(game_id)
-    over = http.client.get(f"/v1/games/{game_id}").json
+    over = http.played_out(game_id)
     assert over["status"] == "finished" and over["server_seed_hash"] == created["server_seed_hash"]
     assert hashlib.sha256(bytes.fromhex(over["server_seed"])).hexdigest() == created["server_seed_hash"]
 

@@ -57,11 +57,11 @@ def database(tmp_path: Path) -> Iterator[tuple[str, Http]]:
 
 
 def finished(http: Http, game: str, players: int, options: dict[str, Any]) -> str:
-    """A game of house bots, played to the end as the last one sits down."""
+    """A game of house bots, played to the end once the last one sits down."""
     game_id = http.create(game, players, **options)
     for _ in range(players):
         assert http.bot(game_id).status_code == 201
-    assert http.client.get(f"/v1/games/{game_id}").json["status"] == "finished"
+    assert http.played_out(game_id)["status"] == "finished"
     return game_id
 
 
@@ -112,9 +112,9 @@ def test_every_shuffle_of_a_finished_game_verifies_by_the_audit_and_by_the_examp
 
 def test_the_summary_and_game_created_record_the_rules_version(http):
     game_id = http.create("scat", 2)
-    assert http.client.get(f"/v1/games/{game_id}").json["rules_version"] == "scat/1"
+    assert http.client.get(f"/v1/games/{game_id}").json["rules_version"] == "scat/2"
     created = http.events(game_id).json["events"][0]
-    assert created["type"] == "GameCreated" and created["data"]["rules_version"] == "scat/1"
+    assert created["type"] == "GameCreated" and created["data"]["rules_version"] == "scat/2"
 
 
 def salt_changed(data: dict[str, Any]) -> str:

@@ -134,11 +134,11 @@ def test_a_bad_seat_request_is_a_422_and_takes_no_seat(http, body):
     assert http.version(game_id) == 1
 
 
-def test_a_game_of_house_bots_plays_itself_to_the_end_when_the_last_bot_sits(http):
+def test_a_game_of_house_bots_plays_itself_to_the_end_once_the_last_bot_sits(http):
     game_id = http.create("craits", 3, short=True)
     for kind in ("random", "greedy", "random"):
         assert http.bot(game_id, kind).status_code == 201
-    summary = http.client.get(f"/v1/games/{game_id}").json
+    summary = http.played_out(game_id)
     assert summary["status"] == "finished"
     assert summary["result"]["winners"] and len(summary["result"]["scores"]) == 3
     assert "seed" in summary["options"] or "decks" not in summary["options"]

@@ -31,8 +31,11 @@ from starlette.testclient import TestClient
 import persistence
 from api import create_app
 from api.asgi import create_asgi
+from domain.games.scat import CappedScat
 from service.games import GameService
-from tests.e2e.conftest import AsgiClient, _store_url
+from service.sweeper import Sweeper
+from service.writes import MAX_EVENTS_PER_WRITE
+from tests.e2e.conftest import AsgiClient, Http, _store_url
 from tests.e2e.server import ROOT, ServerProcess, start_server
 
 BACKENDS = [pytest.param("sqlite", id="sqlite"), pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres)]
@@ -327,6 +330,7 @@ def test_a_creator_who_reuses_a_finished_games_seed_knows_no_hand_and_the_joiner
     finished = client.post("/v1/games", json={"game": "craits", "players": 2, "options": options}).json()["id"]
     for _ in range(2):
         client.post(f"/v1/games/{finished}/seats", json={"bot": "random"})
+    assert _finished_by_itself(client, finished, within=60)["status"] == "finished"
     dealt_at = next(event["version"] for event in client.get(f"/v1/games/{finished}/events").json()["events"]
                     if event["type"] == "RoundDealt")
     known = client.get(f"/v1/games/{finished}/state", params={"at": dealt_at}).json()["state"]["hands"]
@@ -343,6 +347,58 @@ def test_a_creator_who_reuses_a_finished_games_seed_knows_no_hand_and_the_joiner
     assert sorted(mine["state"]["hand"]) not in [sorted(hand) for hand in known]
     replay = client.post("/v1/games", json={"game": "craits", "players": 2, "replay_of": finished}).json()
     assert replay["seeded"] is True and replay["replay_of"] == finished
+
+
+def _finished_by_itself(client: httpx.Client, game_id: str, within: float) -> dict[str, Any]:
+    """The game's summary once it is over, waited for on the events long-poll (at most ``within`` seconds)."""
+    deadline = time.monotonic() + within
+    while (summary := client.get(f"/v1/games/{game_id}").json())["status"] == "active" and time.monotonic() < deadline:
+        client.get(f"/v1/games/{game_id}/events", params={"after": summary["version"], "limit": 1, "wait": 5})
+    return summary
+
+
+def test_a_bots_only_game_of_the_longest_allowed_options_is_answered_promptly_and_finishes_in_the_background(
+        plain: ServerProcess) -> None:
+    """Class 2: seating the last house bot appends a bounded number of events, not the whole game; the
+    server's sweeper plays the rest on in bounded steps, and the game ends by itself."""
+    client = httpx.Client(base_url=plain.base_url, timeout=30)
+    options = {"lives": 10, "min_knock": 20, "seed": 7}  # (the slowest S14 allows 9 players: ~5,000 events)
+    game_id = client.post("/v1/games", json={"game": "scat", "players": 9, "options": options}).json()["id"]
+    for _ in range(8):
+        client.post(f"/v1/games/{game_id}/seats", json={"bot": "random"})
+    started = time.monotonic()
+    last = client.post(f"/v1/games/{game_id}/seats", json={"bot": "random"})
+    assert last.status_code == 201 and time.monotonic() - started < 10
+    assert 1 + 9 < last.json()["version"] <= 1 + 9 + MAX_EVENTS_PER_WRITE + 10
+    assert client.get(f"/v1/games/{game_id}").json()["status"] == "active"
+    over = _finished_by_itself(client, game_id, within=120)
+    assert over["status"] == "finished" and over["version"] > last.json()["version"] + MAX_EVENTS_PER_WRITE
+    assert over["version"] <= CappedScat.max_events + 10
+
+
+def test_the_event_cap_ends_a_scat_game_and_the_players_with_the_most_lives_win_as_s14_says(monkeypatch) -> None:
+    monkeypatch.setattr(CappedScat, "max_events", 120)
+    games = GameService(persistence.open_store("memory://"))
+    http = Http(create_app(games, CARDHALL_RATE_LIMIT="off").test_client())
+    game_id = http.create("scat", 4, lives=5)
+    for _ in range(4):
+        assert http.client.post(f"/v1/games/{game_id}/seats", json={"bot": "random"}).status_code == 201
+    while Sweeper(games).sweep():
+        pass
+    over = http.client.get(f"/v1/games/{game_id}/state").json
+    assert over["status"] == "finished" and 120 <= over["version"] < 120 + 10
+    last = http.client.get(f"/v1/games/{game_id}/events", query_string={"after": over["version"] - 1}).json
+    assert [event["type"] for event in last["events"]] == ["EventCapReached"]
+    lives = over["result"]["lives"]
+    assert over["result"]["winners"] == [seat for seat, left in enumerate(lives) if left == max(lives)]
+
+
+@pytest.mark.parametrize(("players", "lives", "min_knock"), [(9, 10, 31), (2, 10, 31), (5, 10, 24)])
+def test_scat_options_too_slow_to_end_are_refused_422_naming_rule_s14(plain: ServerProcess, players, lives,
+                                                                        min_knock) -> None:
+    answer = httpx.post(f"{plain.base_url}/v1/games", json={"game": "scat", "players": players,
+                                                             "options": {"lives": lives, "min_knock": min_knock}})
+    assert answer.status_code == 422 and "S14" in answer.json()["detail"]
 
 
 def test_static_assets_and_pages_carry_one_date_and_the_pages_their_policies(plain: ServerProcess) -> None:

@@ -102,6 +102,10 @@ def test_the_sweeper_expires_waiting_games_and_hands_idle_games_to_house_bots_on
     clock[0] += dt.timedelta(hours=1)
     moved, _ = http.started("craits", 2, short=True)  # (created now: not idle)
     assert sweeper.sweep_idle() == 1
+    for _ in range(100):  # the house bots play it on, a bounded step every sweep
+        if summary(http, idle)["status"] != "active":
+            break
+        assert sweeper.sweep() == 1
     ended = summary(http, idle)
     assert ended["status"] == "finished"
     assert [seat["bot"] for seat in ended["seats"]] == ["random", "random"]

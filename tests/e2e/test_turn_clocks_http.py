@@ -43,7 +43,7 @@ def test_after_three_timeouts_in_a_row_the_seats_token_gets_409_seat_abandoned(h
     for _ in range(3):
         clock[0] += dt.timedelta(seconds=5)
         assert Sweeper(games).sweep() == 1
-    summary = http.client.get(f"/v1/games/{game_id}").json
+    summary = http.played_out(game_id)
     assert summary["seats"][0]["bot"] == "random" and summary["status"] == "finished"
     version = summary["version"]
     assert_problem(http.move(game_id, token, {"type": "draw"}), 409, "seat_abandoned")

@@ -16,6 +16,7 @@ import persistence
 from service.challenges import Challenges
 from service.games import GameService
 from service.ratings import Ratings
+from service.sweeper import Sweeper
 from tests.integration import workers
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -24,7 +25,7 @@ GAMES = 60  # (each played to its end by house bots in this process while the ot
 
 def finish_rated_games(games: GameService, keys: list[str], count: int) -> None:
     """``count`` rated games between pairs of the keys' accounts, each ended by both seats resigning
-    (the house bots play it out)."""
+    (the house bots play it out, in the steps a server's sweeper plays)."""
     challenges = Challenges(games)
     pairs = itertools.cycle(itertools.combinations(keys, 2))
     for _ in range(count):
@@ -33,6 +34,8 @@ def finish_rated_games(games: GameService, keys: list[str], count: int) -> None:
         game_id = challenges.accept(games.accounts.caller(second), offered["id"])["game_id"]
         games.resign(game_id, first)
         games.resign(game_id, second)
+        while Sweeper(games).sweep():
+            pass
 
 
 def applier(url: str) -> multiprocessing.Process:

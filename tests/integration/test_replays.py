@@ -6,8 +6,10 @@ import random
 
 import persistence
 from domain import table as tables
+from service import replays
 from service.games import GameService
 from service.replays import Checkpoints
+from service.sweeper import Sweeper
 from service.tables import decode
 
 
@@ -17,10 +19,12 @@ class CountingStore:
     def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
         self.store = store
         self.events_read = 0
+        self.largest_read = 0
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None):  # type: ignore[no-untyped-def]
         events = self.store.read(game_id, after=after, limit=limit)
         self.events_read += len(events)
+        self.largest_read = max(self.largest_read, len(events))
         return events
 
 
@@ -29,6 +33,9 @@ def finished_game() -> tuple[GameService, str]:
     game_id = games.create_game("craits", 3, {"short": True})["id"]
     for _ in range(3):
         games.join(game_id, bot="greedy")
+    while Sweeper(games).sweep():  # (the house bots' game goes on in steps, as a server's sweeper takes it)
+        pass
+    assert games.table(game_id).status == tables.FINISHED
     return games, game_id
 
 
@@ -79,3 +86,12 @@ def test_checkpoints_are_bounded_dropping_the_least_recently_replayed_game():
     store.events_read = 0
     checkpoints.table_at(second, 40)
     assert store.events_read < 16
+
+
+def test_a_replay_far_into_a_game_reads_its_log_a_page_at_a_time(monkeypatch):
+    monkeypatch.setattr(replays, "READ_PAGE", 50)
+    games, game_id = finished_game()
+    version = games.table(game_id).version
+    store = CountingStore(games.store)
+    assert Checkpoints(store).table_at(game_id, version).state == full_replay(games, game_id, version).state
+    assert store.events_read == version and store.largest_read == 50

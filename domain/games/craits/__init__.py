@@ -15,7 +15,9 @@ beside its rule (``docs/rules-notes.md`` indexes them). In short:
   out: two cards and a lost turn (C12);
 * the round ends when a player is out once their last card's ability has run
   its course (C13); the others score their hands, 3s cancelling (C14, C15);
-  lowest total wins (C16); a seat sees only what C17 allows.
+  lowest total wins (C16); a seat sees only what C17 allows;
+* under rules version 2 a game ends after at most ``MAX_EVENTS`` events, with the
+  totals as they stand (C18).
 
 Chance is data: the dealer draw, every deal and every reshuffle is a
 :class:`ChanceRequest` whose outcome event carries the full card order.
@@ -30,7 +32,7 @@ from typing import Any
 
 from domain.cards import DECK
 from domain.events import Event
-from domain.game import ChanceRequest, Game, HouseBot
+from domain.game import ChanceRequest, EventCapReached, Game, HouseBot
 from domain.games.craits import bots
 from domain.games.craits.decide import decide, default_moves, legal_moves
 from domain.games.craits.events import (
@@ -49,6 +51,7 @@ from domain.games.craits.rules import (
     DEAL,
     DEALER_DRAW,
     HAND_SIZES,
+    MAX_EVENTS,
     OVER,
     PLAY,
     SHORT_ROUNDS,
@@ -68,6 +71,7 @@ __all__ = [
     "OVER",
     "Announce",
     "Call",
+    "CappedCraits",
     "CardPlayed",
     "CardsDrawn",
     "ChooseSuit",
@@ -165,4 +169,13 @@ class Craits(Game):
         return bots.greedy if kind == "greedy" else None
 
 
-GAME = Craits()
+class CappedCraits(Craits):
+    """Craits' rules version 2: version 1 and C18, an event cap."""
+
+    version = 2
+    max_events = MAX_EVENTS
+    event_classes = (*Craits.event_classes, EventCapReached)
+    older_versions = (Craits(),)
+
+
+GAME = CappedCraits()

@@ -32,3 +32,6 @@ def matches(card: str, top: str, active_suit: str) -> bool:
 def nine_suits(card: str) -> tuple[str, str]:
     """The suits a 9 may leave active: its own and the other of its colour (C10)."""
     return card[1], partner_suit(card[1])
+
+#: C18 (rules version 2): the most events a game's log holds; the game ends when it holds this many.
+MAX_EVENTS = 10_000

@@ -8,6 +8,7 @@ from typing import Any
 from domain.cards import RANK_NUMBER
 from domain.copying import copier, freezer
 from domain.events import Event
+from domain.game import EventCapReached
 from domain.games.craits.events import (
     CardPlayed,
     CardsDrawn,
@@ -278,6 +279,12 @@ def _player_called_out(draft: _Draft, event: PlayerCalledOut) -> None:
     draft.settle()
 
 
+def _capped(draft: _Draft, event: EventCapReached) -> None:
+    """C18: the game ends at its event cap with the totals as they stand (the round under way is not scored)."""
+    draft.turn, draft.crank, draft.pending, draft.passes, draft.choosing = None, 0, (), 0, False
+    draft.phase = OVER
+
+
 _EVOLVERS = {
     DealerDrawShuffled: _dealer_drawn,
     RoundDealt: lambda draft, event: draft.deal(event.order),
@@ -287,6 +294,7 @@ _EVOLVERS = {
     SuitChosen: _suit_chosen,
     OneCardAnnounced: _one_card_announced,
     PlayerCalledOut: _player_called_out,
+    EventCapReached: _capped,
 }
 
 

@@ -15,7 +15,9 @@ three of a kind and straight flushes, set a minimum knock, or allow a
 throw-down (S9). At a showdown the lowest hand loses a life, the knocker is
 saved on a tie and loses two alone lowest (S10). Three cards worth 31 may be
 declared at any moment, out of turn too: everyone else loses a life (S11). The
-last player left wins (S12). Hands are secret until shown (S13).
+last player left wins (S12). Hands are secret until shown (S13). Under rules
+version 2 a game ends after at most ``MAX_EVENTS`` events, won by those still in with
+the most lives, and options too slow to end are refused (S14).
 
 The package is laid out as every game's: ``rules`` (constants, hand values and
 lives arithmetic), ``events``, ``moves``, ``decide`` (legal moves and
@@ -30,19 +32,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import DECK
+from domain.errors import InvalidOptions
 from domain.events import Event, event_data
-from domain.game import ChanceRequest, Game, HouseBot
+from domain.game import ChanceRequest, EventCapReached, Game, HouseBot
 from domain.games.scat import bots
 from domain.games.scat.decide import decide, default_moves, legal_moves, to_act
 from domain.games.scat.events import EVENTS, CardDrawn, DealerDrawShuffled, DeckShuffled
 from domain.games.scat.moves import MOVES
-from domain.games.scat.rules import DEAL, DEALER_DRAW, OVER, STOCK, hand_value
+from domain.games.scat.rules import DEAL, DEALER_DRAW, MAX_EVENTS, OVER, STOCK, endless_options, hand_value
 from domain.games.scat.state import ScatState, evolve, final_result, initial_state
 from domain.games.scat.view import render
 from domain.moves import Move
 from domain.options import OptionSpec, first_dealer
 
-__all__ = ["GAME", "Scat", "ScatState", "hand_value"]
+__all__ = ["GAME", "CappedScat", "Scat", "ScatState", "hand_value"]
 
 
 class Scat(Game):
@@ -121,4 +124,20 @@ class Scat(Game):
         return bots.greedy if kind == "greedy" else None
 
 
-GAME = Scat()
+class CappedScat(Scat):
+    """Scat's rules version 2: version 1 and S14, an event cap and a bound on slow options."""
+
+    version = 2
+    max_events = MAX_EVENTS
+    event_classes = (*EVENTS, EventCapReached)
+    older_versions = (Scat(),)
+
+    def validate_options(self, players: int, options: Any) -> dict[str, Any]:
+        """As version 1's, and InvalidOptions for options that would end only at the cap (S14)."""
+        options = super().validate_options(players, options)
+        if (why := endless_options(players, options["lives"], options["min_knock"])) is not None:
+            raise InvalidOptions(why, rule="S14")
+        return options
+
+
+GAME = CappedScat()

@@ -23,6 +23,12 @@ CARD_POINTS = {"A": 11, "K": 10, "Q": 10, "J": 10, "T": 10, **{str(pips): pips f
 STRAIGHT_RANK = {rank: index for index, rank in enumerate("23456789TJQKA", start=2)}
 BEST_VALUE = 31
 
+#: S14 (rules version 2): the most events a game's log holds; the game ends when it holds this many.
+MAX_EVENTS = 10_000
+#: S14: a high minimum knock voids ever more hands (S7), so it bounds players x lives: up to each
+#: minimum knock here, the most players x lives allowed (none above 20 is needed for 9 players of 10 lives).
+SLOW_KNOCKS = ((20, 90), (24, 45), (31, 4))
+
 
 def card_points(card: str) -> int:
     """A card's points in a suit total (S8)."""
@@ -79,3 +85,12 @@ def lose_lives(lives: int, lost: int) -> tuple[int, bool]:
     if lost > lives:
         return 0, True
     return lives - lost, False
+
+
+def endless_options(players: int, lives: int, min_knock: int) -> str | None:
+    """Why options would make a game that ends only at the event cap (S14), or None if they do not."""
+    most = next(most for knock, most in SLOW_KNOCKS if min_knock <= knock)
+    if players * lives > most:
+        return (f"with a min_knock of {min_knock} many hands go void (S7), so players x lives may be at most "
+                f"{most}, and is {players * lives} here (rule S14)")
+    return None

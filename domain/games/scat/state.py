@@ -17,6 +17,7 @@ from typing import Any
 from domain.cards import RANK_NUMBER
 from domain.copying import copier, freezer
 from domain.events import Event
+from domain.game import EventCapReached
 from domain.games.scat.events import (
     CardDiscarded,
     CardDrawn,
@@ -260,6 +261,13 @@ def _voided(draft: _Draft, event: HandVoided) -> None:
     _next_hand(draft, settlement, draft.lives, draft.out)
 
 
+def _capped(draft: _Draft, event: EventCapReached) -> None:
+    """S14: the game ends at its event cap; the players still in with the most lives win, the rest count as out."""
+    most = max(lives for lives, gone in zip(draft.lives, draft.out, strict=True) if not gone)
+    draft.out = tuple(gone or lives < most for lives, gone in zip(draft.lives, draft.out, strict=True))
+    draft.phase = OVER
+
+
 _FOLD = {
     DealerDrawShuffled: _dealer_draw,
     DeckShuffled: _deal,
@@ -270,6 +278,7 @@ _FOLD = {
     ThirtyOneDeclared: _declared,
     HandSettled: _settled,
     HandVoided: _voided,
+    EventCapReached: _capped,
 }
 
 

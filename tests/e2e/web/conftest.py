@@ -101,11 +101,16 @@ class Api:
         return answer.json()["token"]
 
     def finished(self, game: str = "craits", players: int = 2, **options: Any) -> str:
-        """A game house bots have played to the end."""
+        """A game house bots have played to the end (the server's sweeper plays on what the last seat's
+        request left, a bounded step at a time: waited for on the events long-poll)."""
         game_id = self.create(game, players, **options)
         for _ in range(players):
             self.join(game_id, bot="greedy")
-        return game_id
+        for _ in range(60):
+            if (summary := self.summary(game_id))["status"] == "finished":
+                return game_id
+            self.client.get(f"/games/{game_id}/events", params={"after": summary["version"], "limit": 1, "wait": 1})
+        raise AssertionError(f"game {game_id} did not finish: {summary}")
 
     def summary(self, game_id: str) -> dict[str, Any]:
         return self.client.get(f"/games/{game_id}").json()
