@@ -114,10 +114,9 @@ class Table:
 
     @property
     def status(self) -> str:
-        """``waiting``, ``active``, ``finished`` or ``aborted`` (worked out once per table: a move asks it many times;
-        ``free_seat`` looks for an empty seat by identity, where ``None in seats`` calls each Seat's __eq__)."""
+        """``waiting``, ``active``, ``finished`` or ``aborted`` (worked out once per table: a move asks it many times)."""
         if self._status is None:
-            status = ABORTED if self.ended else WAITING if self.free_seat is not None else \
+            status = ABORTED if self.ended else WAITING if None in self.seats else \
                 FINISHED if self.game.is_over(self.state) else ACTIVE
             object.__setattr__(self, "_status", status)
             return status

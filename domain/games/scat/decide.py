@@ -22,11 +22,10 @@ from domain.games.scat.rules import (
     PLAYING,
     SHOWDOWN,
     STOCK,
-    VOID,
     showdown_losses,
     thirty_one_losses,
 )
-from domain.games.scat.state import ScatState, after_turn, evolve, in_play, value_of
+from domain.games.scat.state import ScatState, evolve, in_play, value_of
 from domain.moves import Move
 
 
@@ -114,10 +113,10 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
     if card == state.taken:
         raise IllegalMove(f"{card} was just taken from the discard pile: discard another card", rule="S5")
     events: list[Event] = [CardDiscarded(seat, card=card)]
-    ending, _ = after_turn(state, seat)  # (a discard changes neither the stock nor who knocked)
-    if ending == SHOWDOWN:
-        events.append(_showdown(evolve(state, events[0]), "showdown"))
-    elif ending == VOID:
+    after = evolve(state, events[0])
+    if after.phase == SHOWDOWN:
+        events.append(_showdown(after, "showdown"))
+    elif after.phase not in PLAYING:
         events.append(HandVoided(None))
     return events
 

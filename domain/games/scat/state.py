@@ -130,17 +130,6 @@ def next_in(state: ScatState, seat: int, out: tuple[bool, ...] | None = None) ->
     raise AssertionError("nobody is left in the game")
 
 
-def after_turn(state: ScatState, seat: int) -> tuple[str, int | None]:
-    """The phase and the seat on turn once ``seat``'s turn ends: the next seat in, to draw; or the hand ends,
-    after the knock round (S6) or on an empty stock with nobody knocked (S7)."""
-    following = next_in(state, seat)
-    if state.knocker is not None and following == state.knocker:
-        return SHOWDOWN, None
-    if state.knocker is None and not state.stock:
-        return VOID, None
-    return DRAW, following
-
-
 def in_play(state: ScatState) -> int:
     """How many players are still in the game."""
     return state.out.count(False)
@@ -209,6 +198,17 @@ def _drawn(draft: _Draft, event: CardDrawn) -> None:
         draft.discard, draft.taken = draft.discard[:-1], event.card
 
 
+def _end_of_turn(draft: _Draft, seat: int) -> None:
+    """Who moves next, or that the hand ends: after the knock round (S6) or on an empty stock (S7)."""
+    following = next_in(draft, seat)
+    if draft.knocker is not None and following == draft.knocker:
+        draft.phase, draft.turn = SHOWDOWN, None
+    elif draft.knocker is None and not draft.stock:
+        draft.phase, draft.turn = VOID, None
+    else:
+        draft.phase, draft.turn = DRAW, following
+
+
 def _discarded(draft: _Draft, event: CardDiscarded) -> None:
     hand = list(draft.hands[event.seat])
     hand.remove(event.card)
@@ -216,13 +216,13 @@ def _discarded(draft: _Draft, event: CardDiscarded) -> None:
     draft.discard += (event.card,)
     draft.taken = None
     draft.turns_taken += 1
-    draft.phase, draft.turn = after_turn(draft, event.seat)
+    _end_of_turn(draft, event.seat)
 
 
 def _knocked(draft: _Draft, event: Knocked) -> None:
     draft.knocker = event.seat
     draft.turns_taken += 1
-    draft.phase, draft.turn = after_turn(draft, event.seat)
+    _end_of_turn(draft, event.seat)
 
 
 def _threw_down(draft: _Draft, event: ThrewDown) -> None:
