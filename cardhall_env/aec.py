@@ -83,18 +83,18 @@ class CardhallEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self.match.step(int(action))
-        if self.match.over:
+        over = self.match.over
+        if over:  # (the only rewards: until now every one stayed 0, nothing to clear or add up)
             self.rewards = {agent_name(seat): reward for seat, reward in enumerate(self.match.rewards())}
             self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            self._clear_rewards()
         self._select()
-        self._accumulate_rewards()
+        if over:
+            self._accumulate_rewards()
 
     def _select(self) -> None:
         seat = self.match.seat
         if seat is not None:
-            self.agent_selection = agent_name(seat)
+            self.agent_selection = self.possible_agents[seat]
         elif self.agent_selection not in self.agents or not self.terminations.get(self.agent_selection):
             self.agent_selection = self.agents[0]
 

@@ -117,17 +117,28 @@ _CALLS = tuple(Call(target) for target in range(5))
 _CHOICES = {suit: ChooseSuit(suit) for suit in SUITS}
 
 
+def _suits_named(card: str) -> tuple[str | None, ...]:
+    """What a play of ``card`` may name outside a crank: an 8 any suit, a 9 its own or its partner (C10)."""
+    if card[0] == "8":
+        return tuple(SUITS)
+    if card[0] == "9":
+        return None, partner_suit(card[1])
+    return (None,)
+
+
+#: Each card's plays, by whether the hand holds two cards (each play announced or not, C12) and whether a
+#: crank runs (no suit named, C11).
+_CARD_PLAYS = {(card, two_left, crank): tuple(_PLAYS[card, suit, announce]
+                                              for suit in ((None,) if crank else _suits_named(card))
+                                              for announce in ((False, True) if two_left else (False,)))
+               for card in DECK for two_left in (False, True) for crank in (False, True)}
+
+
 def _legal_plays(state: CraitsState, hand: tuple[str, ...]) -> list[Move]:
-    announcing = (False, True) if len(hand) == 2 else (False,)
+    two_left, crank = len(hand) == 2, bool(state.crank)
     moves: list[Move] = []
     for card in _playable(state, hand):
-        if state.crank or card[0] not in "89":
-            suits: tuple[str | None, ...] = (None,)
-        elif card[0] == "8":
-            suits = tuple(SUITS)
-        else:
-            suits = (None, partner_suit(card[1]))
-        moves.extend(_PLAYS[card, suit, announce] for suit in suits for announce in announcing)
+        moves += _CARD_PLAYS[card, two_left, crank]
     return moves
 
 

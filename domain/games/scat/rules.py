@@ -42,19 +42,26 @@ def _is_straight_flush(cards: Sequence[str]) -> bool:
     return middle == low + 1 and high == low + 2
 
 
-def hand_value(cards: Sequence[str], three_of_a_kind: bool = False, straight_flush: bool = False) -> int:
-    """A hand's value (S8, with the S9 options); with four cards, that of its best three."""
-    if len(cards) > 3:
-        return max(hand_value(trio, three_of_a_kind, straight_flush) for trio in combinations(cards, 3))
+def suit_total(cards: Sequence[str]) -> int:
+    """The best total of one suit in ``cards``, three cards of it at most (S8)."""
     totals: dict[str, int] = {}
     for card in cards:
         totals[card[1]] = totals.get(card[1], 0) + CARD_POINTS[card[0]]
-    best = max(totals.values(), default=0)
-    if len(cards) == 3:
-        if three_of_a_kind and cards[0][0] == cards[1][0] == cards[2][0]:
-            best = max(best, 30)
-        if straight_flush and _is_straight_flush(cards):
-            best = max(best, 31 if {card[0] for card in cards} == {"Q", "K", "A"} else 30)
+    if len(totals) <= len(cards) - 3:  # a suit may hold more than three of the cards: its best three count
+        return max(sum(sorted((CARD_POINTS[card[0]] for card in cards if card[1] == suit), reverse=True)[:3])
+                   for suit in totals)
+    return max(totals.values(), default=0)
+
+
+def hand_value(cards: Sequence[str], three_of_a_kind: bool = False, straight_flush: bool = False) -> int:
+    """A hand's value (S8, with the S9 options); with four cards, that of its best three."""
+    best = suit_total(cards)
+    if three_of_a_kind or straight_flush:  # (the best three of a hand of four: its suit total first, then its trios)
+        for trio in combinations(cards, 3):
+            if three_of_a_kind and trio[0][0] == trio[1][0] == trio[2][0]:
+                best = max(best, 30)
+            if straight_flush and _is_straight_flush(trio):
+                best = max(best, 31 if {card[0] for card in trio} == {"Q", "K", "A"} else 30)
     return best
 
 
