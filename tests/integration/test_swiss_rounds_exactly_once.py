@@ -15,6 +15,7 @@ import pytest
 import persistence
 from domain import table as tables
 from service.games import GameService
+from service.sweeper import Sweeper
 from service.tournaments import Tournaments
 from tests.integration import workers
 
@@ -39,11 +40,15 @@ def wait_for_round(tournaments: Tournaments, tournament_id: str, number: int) ->
 
 
 def end_games(games: GameService, keys: dict[str, str], entries: list[dict]) -> None:  # type: ignore[type-arg]
-    """Each game ended by its seats resigning (the house bots play it out)."""
+    """Each game ended by its seats resigning: the house bots play it out, as a server's sweeper has them
+    (a request plays a bounded number of events, the sweeps the rest)."""
     for entry in entries:
         for name in entry["seats"]:
             if games.table(entry["game_id"]).status not in tables.OVER:
                 games.resign(entry["game_id"], keys[name])
+    sweeper = Sweeper(games)
+    while sweeper.sweep():
+        pass
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
