@@ -23,7 +23,7 @@ from persistence.accounts import AccountStore
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 0.1
+POLL_SECONDS = 0.05
 RECHECK_SECONDS = 2.0
 IDLE_SECONDS = 1.0  # the thread ends this long after its last waiter left
 
