@@ -110,15 +110,7 @@ class Webhooks:
         self.check_url(url)
         now = self.games.clock()
         webhook = Webhook(caller.key, url.rstrip("/"), timeout_ms, concurrency, now, 0, None, None, None, False)
-        secret = signing.new_secret()
-
-        def work(tx: Any, _writes: Any) -> None:
-            writes = self.store.writes(tx)
-            writes.put_webhook(webhook)
-            writes.delete_secrets(caller.key, BOT)
-            writes.add_secret(caller.key, BOT, secret, now)
-
-        self.games.accounts.write(work)
+        secret = self._put_with_new_secret(caller, BOT, lambda writes: writes.put_webhook(webhook), now)
         self.bot_accounts.add(caller.key)
         return {**self._webhook(webhook), "secret": secret}
 
@@ -130,6 +122,20 @@ class Webhooks:
         self._own_webhook(caller)
         self.games.accounts.write(lambda tx, _writes: self.store.writes(tx).delete_webhook(caller.key))
         self.bot_accounts.discard(caller.key)
+
+    def _put_with_new_secret(self, caller: Caller, purpose: str, put: Any, now: dt.datetime) -> str:
+        """``put(writes)`` (a webhook or a subscription) with one new secret for ``purpose`` in place of every
+        earlier one, in one transaction; the secret."""
+        secret = signing.new_secret()
+
+        def work(tx: Any, _writes: Any) -> None:
+            writes = self.store.writes(tx)
+            put(writes)
+            writes.delete_secrets(caller.key, purpose)
+            writes.add_secret(caller.key, purpose, secret, now)
+
+        self.games.accounts.write(work)
+        return secret
 
     def rotate(self, caller: Caller, purpose: str) -> dict[str, Any]:
         """A new secret for the caller's webhook (or subscription); the one before it signs on for
@@ -175,15 +181,8 @@ class Webhooks:
         self.check_url(url)
         now = self.games.clock()
         subscription = Subscription(caller.key, url, sorted(set(events)), now)
-        secret = signing.new_secret()
-
-        def work(tx: Any, _writes: Any) -> None:
-            writes = self.store.writes(tx)
-            writes.put_subscription(subscription)
-            writes.delete_secrets(caller.key, SUBSCRIPTIONS)
-            writes.add_secret(caller.key, SUBSCRIPTIONS, secret, now)
-
-        self.games.accounts.write(work)
+        secret = self._put_with_new_secret(caller, SUBSCRIPTIONS, lambda writes: writes.put_subscription(subscription),
+                                           now)
         return {**_subscription(subscription), "secret": secret}
 
     def subscription(self, caller: Caller) -> dict[str, Any]:
