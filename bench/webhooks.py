@@ -1,6 +1,6 @@
 """Webhook bots: N games between bots served by a local asyncio server on 127.0.0.1.
 
-python3 bench/webhooks.py [--games 200] [--game craits|scat] [--database sqlite|URL]
+python3 bench/webhooks.py [--games 200] [--at-once 10] [--game craits|scat] [--database sqlite|URL]
 
 Two runs on one server (--webhooks-allow-private): bots answering after 50 ms (timeout 1000 ms):
 turns/s and the engine's added latency per turn — from the bot's answer to its next call in the same
@@ -73,8 +73,10 @@ class BotServer:
             writer.close()
 
 
-def play(base: str, bots: BotServer, games: int, timeout_ms: int, tag: str, game: str) -> tuple[list[str], float]:
-    """``games`` games between pairs of webhook bots, waited for; their ids and the seconds they took."""
+def play(base: str, bots: BotServer, games: int, timeout_ms: int, tag: str, game: str,
+         at_once: int) -> tuple[list[str], float]:
+    """``games`` games between pairs of webhook bots, at most ``at_once`` of them running at a time,
+    waited for; their ids and the seconds they took."""
     client = httpx.Client(base_url=base, timeout=30)
     keys = []
     for number in range(2):
@@ -83,16 +85,22 @@ def play(base: str, bots: BotServer, games: int, timeout_ms: int, tag: str, game
                    json={"url": f"http://127.0.0.1:{bots.port}/{tag}{number}", "timeout_ms": timeout_ms,
                          "concurrency": 1000})
         keys.append(key)
-    began, ids = time.monotonic(), []
-    for _ in range(games):
+
+    def start() -> str:
         made = client.post("/v1/challenges", headers={"Authorization": f"Bearer {keys[0]}"},
                            json={"game": game, "players": 2, "options": {**GAMES[game], "move_seconds": 5},
                                  "to": [f"{tag}1"]}).json()
-        ids.append(client.post(f"/v1/challenges/{made['id']}/accept",
-                               headers={"Authorization": f"Bearer {keys[1]}"}).json()["game_id"])
-    for game_id in ids:
-        while client.get(f"/v1/games/{game_id}").json()["status"] == "active":
-            time.sleep(0.2)
+        return client.post(f"/v1/challenges/{made['id']}/accept",
+                           headers={"Authorization": f"Bearer {keys[1]}"}).json()["game_id"]
+
+    began, ids, running_now = time.monotonic(), [], []
+    while len(ids) < games or running_now:
+        while len(ids) < games and len(running_now) < at_once:
+            ids.append(start())
+            running_now.append(ids[-1])
+        time.sleep(0.2)
+        running_now = [game_id for game_id in running_now
+                       if client.get(f"/v1/games/{game_id}").json()["status"] == "active"]
     return ids, time.monotonic() - began
 
 
@@ -113,20 +121,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--game", choices=GAMES, default="craits")
     parser.add_argument("--database", default="sqlite")
+    parser.add_argument("--at-once", type=int, default=10, help="games running at a time (default 10)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         database = f"sqlite:///{directory}/bench.db" if args.database == "sqlite" else args.database
         with running(database, Path(directory), options=("--webhooks-allow-private", "--webhook-scan-seconds",
                                                          "0.5")) as server:
             fast = BotServer(0.05)
-            ids, seconds = play(server.base_url, fast, args.games, 1000, "fast", args.game)
+            ids, seconds = play(server.base_url, fast, args.games, 1000, "fast", args.game, args.at_once)
             played, _ = outcomes(server.base_url, ids)
             slow = BotServer(0.2)
-            slow_ids, _ = play(server.base_url, slow, args.games, 500, "slow", args.game)
+            slow_ids, _ = play(server.base_url, slow, args.games, 500, "slow", args.game, args.at_once)
             slow_played, slow_timed_out = outcomes(server.base_url, slow_ids)
     added = fast.added  # (measured from the bot's answer: its 50 ms are not in it)
-    print_table("Webhook bots:", ["games", "turns", "turns/s", "added p50 ms", "added p99 ms", "bot's share (200/500 ms)"],
-                [[args.games, played, f"{played / seconds:.1f}", f"{percentile(added, 0.5) * 1000:.1f}",
+    print_table("Webhook bots:", ["games", "at once", "turns", "turns/s", "added p50 ms", "added p99 ms", "bot's share (200/500 ms)"],
+                [[args.games, args.at_once, played, f"{played / seconds:.1f}", f"{percentile(added, 0.5) * 1000:.1f}",
                   f"{percentile(added, 0.99) * 1000:.1f}",
                   f"{100 * slow_played / max(1, slow_played + slow_timed_out):.2f} %"]],
                 note="added: from a bot's answer to its next call in the game, measured at the bot (the "
