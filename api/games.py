@@ -11,6 +11,7 @@ from werkzeug.exceptions import UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import FOREVER, bearer_token, etag, final_headers, service
+from api.limits import PAST_VIEW_EVENTS, charge_read
 from api.parsing import Blueprint
 from api.schemas import (
     AuditSchema,
@@ -179,6 +180,8 @@ class State(MethodView):
         at, token = query.get("at"), bearer_token()
         final = at is not None and service().is_over(game_id)  # (asked first: a game ending meanwhile is not)
         view = service().view(game_id, token, at=at)
+        if at is not None:
+            charge_read(PAST_VIEW_EVENTS)
         return ready(view), 200, final_headers(view["version"], token) if final else {"ETag": etag(view["version"])}
 
 
@@ -247,6 +250,7 @@ class Events(MethodView):
         # (with ``wait`` the ASGI app answers, api.waiting: this is the read without it)
         token = bearer_token()
         page = service().events(game_id, token, after=query["after"], limit=query["limit"])
+        charge_read(len(page["events"]))
         return page, 200, final_headers(page["last_version"], token) if page["over"] else {}
 
 

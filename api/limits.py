@@ -11,6 +11,15 @@ Every answer under a limit carries ``RateLimit-Limit``, ``RateLimit-Remaining`` 
   so that inventing tokens buys nothing; and each address also has :data:`ADDRESS_FACTOR`
   times the limit across all its tokens.
 - ``CARDHALL_CREATE_RATE_LIMIT``: games a client may create.
+- ``CARDHALL_READ_RATE_LIMIT``: what a client may read of games' logs, in units of
+  :data:`EVENTS_A_UNIT` events, apart from its count of requests: a page of events, a game's
+  record, a view at a past version (a replay from a snapshot: :data:`PAST_VIEW_EVENTS`) are
+  charged by what they read, once answered (:func:`charge_read`). A request is as cheap for
+  the limits whether it reads 10 events or 1,000, but not for the worker, which replays and
+  encodes every one of them: a client paging through long games in a loop would otherwise
+  take a worker's CPU from everyone else's moves (issue 37, class 2). Reads of a few events (a
+  bot catching up after its move) cost nothing; a client past its read budget is refused
+  those reads (429) and may still move.
 - ``CARDHALL_ACCOUNT_RATE_LIMIT``: accounts an address may create (counted by address: a new
   account's key would otherwise be a new client).
 - ``CARDHALL_RATE_LIMIT_STORAGE``: where counters live: ``memory://`` (one process) or
@@ -41,6 +50,13 @@ from api.context import service
 DEFAULT_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_LIMIT = "120/minute"
 DEFAULT_ACCOUNT_LIMIT = "5/minute;20/day"
+DEFAULT_READ_LIMIT = "20/second;600/minute"
+#: A read's unit: this many events read (so 600/minute is 60,000 events a minute).
+EVENTS_A_UNIT = 100
+#: What a view at a past version is charged, in events: a replay from the nearest snapshot before it.
+PAST_VIEW_EVENTS = EVENTS_A_UNIT
+#: The routes that read games' logs, charged against the read limit (the others are exempt from it).
+READ_ENDPOINTS = ("games.Events", "games.State", "records.GameRecord")
 ADDRESS_FACTOR = 5
 UNLIMITED_ENDPOINTS = ("health.Health", "health.OpenApiYaml", "api-docs.openapi_json", "api-docs.openapi_swagger_ui",
                        "metrics.scrape")
@@ -78,6 +94,20 @@ def _given_out(token: str) -> bool:
     return False
 
 
+def charge_read(events: int) -> None:
+    """Charge this request's client for ``events`` events read (a unit a whole :data:`EVENTS_A_UNIT`)."""
+    g.read_units = g.get("read_units", 0) + events // EVENTS_A_UNIT
+
+
+def _read_cost() -> int:
+    """Before the request: whether a unit is left (1); after it: the units it read."""
+    return max(1, g.get("read_units", 0))
+
+
+def _not_a_read() -> bool:
+    return request.endpoint not in READ_ENDPOINTS
+
+
 def address_key() -> str:
     return "address:" + get_remote_address()
 
@@ -109,6 +139,9 @@ def install(app: Flask) -> Limiter | None:
             ApplicationLimit(spec, key_function=client_key, scope="client", exempt_when=_unlimited),
             ApplicationLimit(scaled(spec, ADDRESS_FACTOR), key_function=address_key, scope="address",
                              exempt_when=_unlimited),
+            ApplicationLimit(str(app.config["CARDHALL_READ_RATE_LIMIT"]).strip(), key_function=client_key,
+                             scope="reads", exempt_when=_not_a_read, cost=_read_cost,
+                             deduct_when=lambda _response: g.get("read_units", 0) > 0),
         ],
         storage_uri=app.config["CARDHALL_RATE_LIMIT_STORAGE"],
         headers_enabled=False,  # (its own put Retry-After on every answer and RateLimit-Reset as a time: see below)

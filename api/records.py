@@ -14,6 +14,7 @@ from werkzeug.exceptions import BadRequest as NotJson
 
 from api.context import bearer_token, service
 from api.games import OPTIONAL_BEARER, problems, ready
+from api.limits import charge_read
 from api.parsing import Blueprint
 from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Strict
 from domain import records as formats
@@ -54,7 +55,9 @@ class GameRecord(MethodView):
     def get(self, game_id: str) -> Response:
         """The game's cardhall-record/1 document as the caller may see it: a finished game's hides
         nothing; a running game's shows only what the caller (a seat's token, else a spectator) may see."""
-        return ready(records.record(service(), game_id, bearer_token()))
+        record = records.record(service(), game_id, bearer_token())
+        charge_read(len(record["events"]))
+        return ready(record)
 
 
 @blp.route("/v1/records")

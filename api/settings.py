@@ -23,6 +23,7 @@ from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS
 DEFAULT_DATABASE_URL = "sqlite:///cardhall.db"
 DEFAULT_RATE_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_RATE_LIMIT = "120/minute"
+DEFAULT_READ_RATE_LIMIT = "20/second;600/minute"
 DEFAULT_ACCOUNT_RATE_LIMIT = "5/minute;20/day"
 DEFAULT_MAX_FOLLOWERS = 10_000
 #: One address may hold a tenth of a worker's followers: it cannot take them all (a proxy's clients share its address).
@@ -41,6 +42,7 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": ("max_followers_per_client", int),
     "CARDHALL_RATE_LIMIT": ("rate_limit", str),
     "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", str),
+    "CARDHALL_READ_RATE_LIMIT": ("read_rate_limit", str),
     "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", str),
     "CARDHALL_ACCOUNTS": ("accounts", str),
     "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", str),
@@ -85,6 +87,7 @@ class Settings:
     max_followers_per_client: int = DEFAULT_MAX_FOLLOWERS_PER_CLIENT
     rate_limit: str = DEFAULT_RATE_LIMIT
     create_rate_limit: str = DEFAULT_CREATE_RATE_LIMIT
+    read_rate_limit: str = DEFAULT_READ_RATE_LIMIT
     rate_limit_storage: str = "memory://"
     accounts: str = "open"
     account_rate_limit: str = DEFAULT_ACCOUNT_RATE_LIMIT
@@ -163,6 +166,7 @@ class Settings:
             "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": self.max_followers_per_client,
             "CARDHALL_RATE_LIMIT": self.rate_limit,
             "CARDHALL_CREATE_RATE_LIMIT": self.create_rate_limit,
+            "CARDHALL_READ_RATE_LIMIT": self.read_rate_limit,
             "CARDHALL_RATE_LIMIT_STORAGE": self.rate_limit_storage,
             "CARDHALL_ACCOUNTS": self.accounts,
             "CARDHALL_ACCOUNT_RATE_LIMIT": self.account_rate_limit,

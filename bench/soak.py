@@ -3,7 +3,7 @@
 Usage: ``python3 bench/soak.py [--minutes 30] [--database sqlite|postgresql] [--clients 4] [--workers 1]
 [--sample 60] [--hostile]``
 
-A real server (``cardhall serve``, limits off) and ``--clients`` threads, each
+A real server (``cardhall serve``; limits off but with ``--hostile``) and ``--clients`` threads, each
 playing games without end: it creates a Craits or Scat game (2-5 players, some
 short), takes one seat, gives the others to house bots (so some moves append
 hundreds of events at once, and a game of house bots alone, created now and
@@ -18,9 +18,14 @@ sample with the one at 5 minutes: the target is within 10 %.
 header repeated 300,000 times, 4.5 MB, on a new connection every half second), slow clients
 (20 connections trickling a head a byte every half second, reconnecting when dropped) and
 long-game readers (``--readers`` threads, 2 by default, reading a long game of house bots from
-its start, a page of 1,000 events and a view at a past version in turn), all in a process of
-their own. The players' move latency is reported for each half (p50, p99: a move's POST as a
-normal client sees it); the target is the second half's p99 within 2x the first's.
+its start, a page of 1,000 events and a view at a past version in turn, as fast as the server
+lets them: a 429's ``Retry-After`` is waited out, as a client library does), all in a process of
+their own and from an address of their own (127.0.0.2: the server limits clients by address).
+With ``--hostile`` the server runs with its default read budget (``CARDHALL_READ_RATE_LIMIT``)
+and a request limit no player meets (the players are a load generator, many times faster than
+the default 50 requests a second lets a client go). The players' move latency is reported for
+each half (p50, p99: a move's POST as a normal client sees it); the target is the second half's
+p99 within 2x the first's.
 """
 
 from __future__ import annotations
@@ -46,6 +51,10 @@ from bench import _common
 
 #: The sample the last one is compared with: after the first 5 minutes, once caches are warm.
 BASELINE_SECONDS = 300
+#: Where the hostile clients come from: another loopback address than the players' 127.0.0.1.
+HOSTILE_ADDRESS = "127.0.0.2"
+#: The request limit under --hostile: the players never meet it (the read budget stays the default).
+PLAYERS_REQUEST_LIMIT = "100000/minute"
 
 
 def rss_kib(pid: int) -> int:
@@ -166,7 +175,8 @@ def _count(counts: Any, sent: int = 0, refused: int = 0) -> None:
 def header_bombs(port: int, stop: Any, counts: Any) -> None:
     """A header bomb on a new connection every half second; what the server answers is counted."""
     while not stop.wait(0.5):
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=30,
+                                                                    source_address=(HOSTILE_ADDRESS, 0)) as connection:
             with contextlib.suppress(OSError):
                 connection.sendall(BOMB)
             answer = connection.recv(64)
@@ -180,7 +190,8 @@ def slow_clients(port: int, stop: Any, counts: Any, connections: int = 20) -> No
         for index, connection in enumerate(open_):
             try:
                 if connection is None:
-                    connection = open_[index] = socket.create_connection(("127.0.0.1", port), timeout=5)
+                    connection = open_[index] = socket.create_connection(("127.0.0.1", port), timeout=5,
+                                                                         source_address=(HOSTILE_ADDRESS, 0))
                     connection.sendall(b"GET /v1/game-types HTTP/1.1\r\nHost: soak\r\nX-Slow: ")
                     _count(counts, 1)
                 connection.sendall(b"y")
@@ -209,12 +220,17 @@ def long_game(http: httpx.Client) -> str:
 def long_game_readers(base_url: str, stop: Any, counts: Any, game_id: str) -> None:
     """Read a long game from its start, a page of events and a view at a past version in turn."""
     rng = random.Random(game_id)
-    with httpx.Client(base_url=base_url, timeout=120) as http:
+    transport = httpx.HTTPTransport(local_address=HOSTILE_ADDRESS)
+    with httpx.Client(base_url=base_url, timeout=120, transport=transport) as http:
+        version = 1
         while not stop.is_set():
-            version = http.get(f"/v1/games/{game_id}").json().get("version", 1)
-            http.get(f"/v1/games/{game_id}/events", params={"after": 0, "limit": 1000})
-            http.get(f"/v1/games/{game_id}/state", params={"at": rng.randint(1, max(1, version))})
-            _count(counts, 2)
+            version = http.get(f"/v1/games/{game_id}").json().get("version", version)
+            for path, params in ((f"/v1/games/{game_id}/events", {"after": 0, "limit": 1000}),
+                                 (f"/v1/games/{game_id}/state", {"at": rng.randint(1, max(1, version))})):
+                answer = http.get(path, params=params)
+                _count(counts, 1, answer.status_code == 429)
+                if answer.status_code == 429:
+                    stop.wait(min(60, int(answer.headers.get("Retry-After", "1"))))
 
 
 def _percentiles(seconds: list[float]) -> str:
@@ -228,8 +244,9 @@ def _percentiles(seconds: list[float]) -> str:
 def soak(args: argparse.Namespace) -> None:
     with contextlib.ExitStack() as stack:
         databases = _common.Databases(stack)
-        server = stack.enter_context(_common.running(databases.new(args.database), databases.workdir(),
-                                                     workers=args.workers))
+        server = stack.enter_context(_common.running(
+            databases.new(args.database), databases.workdir(), workers=args.workers,
+            rate_limit=PLAYERS_REQUEST_LIMIT if args.hostile else "off"))
         assert server.process is not None
         stop, counts = threading.Event(), Counts()
         spawn = multiprocessing.get_context("spawn")

@@ -7,6 +7,7 @@ import pytest
 
 from api import create_app
 from service.bootstrap import open_service
+from service.sweeper import Sweeper
 from tests.e2e.server import running_server, start_server
 
 
@@ -98,3 +99,57 @@ def test_cardhall_serve_limits_by_default(tmp_path):
     with running_server(tmp_path, rate_limit=None) as base_url:
         answer = httpx.get(f"{base_url}/v1/game-types")
         assert answer.headers["RateLimit-Limit"] == "50"
+
+
+def _finished_bot_game(app) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+    """A finished game of two house bots (played to its end as the sweeper would), and its last version."""
+    games = app.extensions["cardhall"]
+    game_id = games.create_game("craits", 2, {"short": True, "seed": 5})["id"]
+    for _ in range(2):
+        games.join(game_id, bot="random")
+    while Sweeper(games).sweep():
+        pass
+    summary = games.summary(game_id)
+    assert summary["status"] == "finished"
+    return game_id, summary["version"]
+
+
+def test_reads_of_a_log_are_charged_by_the_events_they_read_and_a_spent_read_budget_still_moves():
+    app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
+                     CARDHALL_READ_RATE_LIMIT="12/minute")
+    http = app.test_client()
+    game_id, last = _finished_bot_game(app)
+    units_a_page = min(1000, last) // 100
+    assert units_a_page >= 2
+    # A bot catching up on a few events, and its own view now, cost nothing of the read budget.
+    for _ in range(30):
+        assert http.get(f"/v1/games/{game_id}/events", query_string={"after": last - 20}).status_code == 200
+        assert http.get(f"/v1/games/{game_id}/state").status_code == 200
+    # Whole pages of the log are charged by their events: 12 units buy 12 // units_a_page pages.
+    codes = [http.get(f"/v1/games/{game_id}/events", query_string={"after": 0, "limit": 1000}).status_code
+             for _ in range(12 // units_a_page + 1)]
+    assert codes == [200] * (12 // units_a_page) + [429]
+    refused = http.get(f"/v1/games/{game_id}/state", query_string={"at": 1})
+    assert (refused.status_code, refused.json["code"]) == (429, "rate_limited")
+    assert int(refused.headers["Retry-After"]) >= 1 and refused.headers["RateLimit-Remaining"] == "0"
+    assert http.get(f"/v1/games/{game_id}/record").status_code == 429
+    # What is not a read of a log goes on: the client may still create and join games.
+    made = http.post("/v1/games", json={"game": "scat", "players": 2})
+    assert made.status_code == 201
+    assert http.post(f"/v1/games/{made.json['id']}/seats", json={"name": "p"}).status_code == 201
+
+
+def test_a_view_at_a_past_version_and_a_record_are_charged_too():
+    app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
+                     CARDHALL_READ_RATE_LIMIT="3/minute")
+    http = app.test_client()
+    game_id, last = _finished_bot_game(app)
+    assert last >= 300
+    assert [http.get(f"/v1/games/{game_id}/state", query_string={"at": 2}).status_code for _ in range(4)] == \
+        [200, 200, 200, 429]
+    other = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
+                       CARDHALL_READ_RATE_LIMIT="3/minute")
+    game_id, last = _finished_bot_game(other)
+    client = other.test_client()
+    assert client.get(f"/v1/games/{game_id}/record").status_code == 200  # (charged its events: 3 units or more)
+    assert client.get(f"/v1/games/{game_id}/record").status_code == 429
