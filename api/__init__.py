@@ -100,7 +100,7 @@ SETTINGS = {
     "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": None,  # (--max-followers-per-client; None: as many as the process takes)
     "CARDHALL_RATE_LIMIT": limits.DEFAULT_LIMIT,  # or "off" (see api.limits)
     "CARDHALL_CREATE_RATE_LIMIT": limits.DEFAULT_CREATE_LIMIT,
-    "CARDHALL_READ_RATE_LIMIT": limits.DEFAULT_READ_LIMIT,  # hundreds of logged events a client may read
+    "CARDHALL_READ_RATE_LIMIT": limits.DEFAULT_READ_LIMIT,  # events of games' logs a client may read
     "CARDHALL_ACCOUNT_RATE_LIMIT": limits.DEFAULT_ACCOUNT_LIMIT,  # accounts a client (an address) may create
     "CARDHALL_ACCOUNTS": "open",  # or "closed": creating an account needs an admin key (cardhall serve --accounts)
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)

@@ -11,15 +11,14 @@ Every answer under a limit carries ``RateLimit-Limit``, ``RateLimit-Remaining`` 
   so that inventing tokens buys nothing; and each address also has :data:`ADDRESS_FACTOR`
   times the limit across all its tokens.
 - ``CARDHALL_CREATE_RATE_LIMIT``: games a client may create.
-- ``CARDHALL_READ_RATE_LIMIT``: what a client may read of games' logs, in units of
-  :data:`EVENTS_A_UNIT` events, apart from its count of requests: a page of events, a game's
-  record, a view at a past version (a replay from a snapshot: :data:`PAST_VIEW_EVENTS`) are
-  charged by what they read, once answered (:func:`charge_read`). A request is as cheap for
-  the limits whether it reads 10 events or 1,000, but not for the worker, which replays and
-  encodes every one of them: a client paging through long games in a loop would otherwise
-  take a worker's CPU from everyone else's moves (issue 37, class 2). Reads of a few events (a
-  bot catching up after its move) cost nothing; a client past its read budget is refused
-  those reads (429) and may still move.
+- ``CARDHALL_READ_RATE_LIMIT``: the events a client may read of games' logs, apart from its
+  count of requests: a page of events and a game's record are charged the events they hold, a
+  view at a past version (a replay from the snapshot before it) :data:`PAST_VIEW_EVENTS`, once
+  answered (:func:`charge_read`). A request is as cheap for the request limit whether it reads
+  10 events or 1,000, but not for the worker, which reads and encodes every one of them: a
+  client paging through long games in a loop would otherwise take a worker's CPU from
+  everyone else's moves (issue 37, class 2). A client past its read budget is refused those
+  reads (429) and may still move.
 - ``CARDHALL_ACCOUNT_RATE_LIMIT``: accounts an address may create (counted by address: a new
   account's key would otherwise be a new client).
 - ``CARDHALL_RATE_LIMIT_STORAGE``: where counters live: ``memory://`` (one process) or
@@ -50,11 +49,12 @@ from api.context import service
 DEFAULT_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_LIMIT = "120/minute"
 DEFAULT_ACCOUNT_LIMIT = "5/minute;20/day"
-DEFAULT_READ_LIMIT = "20/second;600/minute"
-#: A read's unit: this many events read (so 600/minute is 60,000 events a minute).
-EVENTS_A_UNIT = 100
-#: What a view at a past version is charged, in events: a replay from the nearest snapshot before it.
-PAST_VIEW_EVENTS = EVENTS_A_UNIT
+#: Events read: a bot catching up after each move reads tens; a person stepping through a finished game
+#: in the browser, a past view (PAST_VIEW_EVENTS) a step; a page of a long game's log, a thousand.
+DEFAULT_READ_LIMIT = "2000/second;100000/minute"
+#: What a view at a past version is charged, in events: at most this many are replayed from the snapshot
+#: before it (service.tables.SNAPSHOT_EVERY).
+PAST_VIEW_EVENTS = 50
 #: The routes that read games' logs, charged against the read limit (the others are exempt from it).
 READ_ENDPOINTS = ("games.Events", "games.State", "records.GameRecord")
 ADDRESS_FACTOR = 5
@@ -95,12 +95,12 @@ def _given_out(token: str) -> bool:
 
 
 def charge_read(events: int) -> None:
-    """Charge this request's client for ``events`` events read (a unit a whole :data:`EVENTS_A_UNIT`)."""
-    g.read_units = g.get("read_units", 0) + events // EVENTS_A_UNIT
+    """Charge this request's client for ``events`` events read."""
+    g.read_units = g.get("read_units", 0) + events
 
 
 def _read_cost() -> int:
-    """Before the request: whether a unit is left (1); after it: the units it read."""
+    """Before the request: whether an event is left to read (1); after it: the events it read."""
     return max(1, g.get("read_units", 0))
 
 
@@ -153,7 +153,8 @@ def install(app: Flask) -> Limiter | None:
     accounts = app.view_functions["accounts.Accounts"]
     app.view_functions["accounts.Accounts"] = limiter.limit(app.config["CARDHALL_ACCOUNT_RATE_LIMIT"],
                                                             methods=["POST"], key_func=address_key)(accounts)
-    app.after_request(lambda response: _headers(limiter, response))
+    # (first in the list, so run last: after the limiter's own hook has charged the reads this request made)
+    app.after_request_funcs.setdefault(None, []).insert(0, lambda response: _headers(limiter, response))
     return limiter
 
 

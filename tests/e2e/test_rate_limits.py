@@ -116,19 +116,19 @@ def _finished_bot_game(app) -> tuple[str, int]:  # type: ignore[no-untyped-def]
 
 def test_reads_of_a_log_are_charged_by_the_events_they_read_and_a_spent_read_budget_still_moves():
     app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
-                     CARDHALL_READ_RATE_LIMIT="12/minute")
+                     CARDHALL_READ_RATE_LIMIT="1000/minute")
     http = app.test_client()
     game_id, last = _finished_bot_game(app)
-    units_a_page = min(1000, last) // 100
-    assert units_a_page >= 2
-    # A bot catching up on a few events, and its own view now, cost nothing of the read budget.
-    for _ in range(30):
-        assert http.get(f"/v1/games/{game_id}/events", query_string={"after": last - 20}).status_code == 200
-        assert http.get(f"/v1/games/{game_id}/state").status_code == 200
-    # Whole pages of the log are charged by their events: 12 units buy 12 // units_a_page pages.
-    codes = [http.get(f"/v1/games/{game_id}/events", query_string={"after": 0, "limit": 1000}).status_code
-             for _ in range(12 // units_a_page + 1)]
-    assert codes == [200] * (12 // units_a_page) + [429]
+    assert 150 <= last <= 800
+    # A bot catching up on 20 events after each move: 20 events each, 50 of them before the budget is spent.
+    catch_up = [http.get(f"/v1/games/{game_id}/events", query_string={"after": last - 20}) for _ in range(25)]
+    assert {answer.status_code for answer in catch_up} == {200}
+    assert catch_up[-1].headers["RateLimit-Remaining"] == str(1000 - 25 * 20)
+    assert http.get(f"/v1/games/{game_id}/state").status_code == 200  # (a view now is no read of the log)
+    # Whole pages are charged by their events: what is left buys (1000 - 500) // last of them.
+    pages = [http.get(f"/v1/games/{game_id}/events", query_string={"after": 0, "limit": 1000}).status_code
+             for _ in range(500 // last + 2)]
+    assert pages[:500 // last] == [200] * (500 // last) and pages[-1] == 429
     refused = http.get(f"/v1/games/{game_id}/state", query_string={"at": 1})
     assert (refused.status_code, refused.json["code"]) == (429, "rate_limited")
     assert int(refused.headers["Retry-After"]) >= 1 and refused.headers["RateLimit-Remaining"] == "0"
@@ -141,15 +141,16 @@ def test_reads_of_a_log_are_charged_by_the_events_they_read_and_a_spent_read_bud
 
 def test_a_view_at_a_past_version_and_a_record_are_charged_too():
     app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
-                     CARDHALL_READ_RATE_LIMIT="3/minute")
+                     CARDHALL_READ_RATE_LIMIT="150/minute")
     http = app.test_client()
     game_id, last = _finished_bot_game(app)
-    assert last >= 300
+    assert last >= 150
+    # A past view is charged 50 events (at most that many are replayed from a snapshot).
     assert [http.get(f"/v1/games/{game_id}/state", query_string={"at": 2}).status_code for _ in range(4)] == \
         [200, 200, 200, 429]
     other = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
-                       CARDHALL_READ_RATE_LIMIT="3/minute")
+                       CARDHALL_READ_RATE_LIMIT="150/minute")
     game_id, last = _finished_bot_game(other)
     client = other.test_client()
-    assert client.get(f"/v1/games/{game_id}/record").status_code == 200  # (charged its events: 3 units or more)
+    assert client.get(f"/v1/games/{game_id}/record").status_code == 200  # (charged its events: 150 or more)
     assert client.get(f"/v1/games/{game_id}/record").status_code == 429
