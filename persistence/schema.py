@@ -319,6 +319,10 @@ webhook_calls = sa.Table(
     sa.Column("outcome", sa.String(16), nullable=True),  # null while under way: played, illegal, invalid, late, failed
     sa.Column("latency_ms", sa.Integer, nullable=True),
     sa.Column("answered_at", UtcDateTime, nullable=True),
+    # The calls under way of an account (each claim counts them against its concurrency): without it the
+    # count read every call the account was ever made, a claim slower with every turn a bot had played.
+    sa.Index(None, "account", "lease_until", sqlite_where=sa.text("outcome IS NULL"),
+             postgresql_where=sa.text("outcome IS NULL")),
 )
 
 # An account's subscription for integrators: which of its events are sent where.
