@@ -118,7 +118,7 @@ class Tournaments:
         original = self.ladder.tournament(replay_of)
         if original is None:
             raise NotFound(f"replay_of: no tournament {replay_of!r}")
-        if original.open or not self._games_over(original):
+        if original.open or not all(table.status in tables.OVER for table in self._tables(original)):
             raise InvalidOptions(f"replay_of: tournament {replay_of} is running; only a finished tournament "
                                  "may be replayed, once every card of its deals has been seen")
         shape = {"game": original.game, "accounts": len(original.spec["accounts"]),
@@ -141,9 +141,6 @@ class Tournaments:
         decks = self.games.table(first["game_id"]).options.get("decks") or [[]]
         return [list(decks[0])] == tournament_decks(seed, first["round"], first["table"], self.games.shuffle_secret, 1)
 
-    def _games_over(self, tournament: Tournament) -> bool:
-        return all(self.games.table(entry["game_id"]).status in tables.OVER for entry in tournament.games)
-
     def advance_all(self) -> list[str]:
         """The next round of every open Swiss tournament whose round is over; the games made."""
         return [game_id for tournament_id in self.ladder.open_tournaments() for game_id in self.advance(tournament_id)]
@@ -153,9 +150,10 @@ class Tournaments:
         tournament = self.ladder.tournament(tournament_id)
         if tournament is None or not tournament.open:
             return []
-        if not self._games_over(tournament):
+        now = self._tables(tournament)
+        if not all(table.status in tables.OVER for table in now):
             return []
-        results = self._results(tournament)
+        results = _results(tournament, now)
         spec, number = tournament.spec, tournament.current_round + 1
         standing = standings(spec["accounts"], results, _bye_points(tournament))
         pairing = swiss({row.account: row.points for row in standing}, _pairings(tournament),
@@ -181,8 +179,9 @@ class Tournaments:
         tournament = self.ladder.tournament(tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament {tournament_id!r}")
-        results = self._results(tournament)
-        listed = [{**entry, "status": self.games.table(entry["game_id"]).status} for entry in tournament.games]
+        now = self._tables(tournament)  # (each game read once: the standings are of the games listed, as listed)
+        results = _results(tournament, now)
+        listed = [{**entry, "status": table.status} for entry, table in zip(tournament.games, now, strict=True)]
         finished = all(entry["status"] in tables.OVER for entry in listed) and not tournament.open
         spec = {"replay_of": None, **{key: value for key, value in tournament.spec.items() if key != "seed"}}
         points = bye_points(spec["players_per_table"], spec["duplicate"])
@@ -196,14 +195,9 @@ class Tournaments:
                 "crosstable": crosstable(results), "games": listed,
                 "byes": [{**bye, "points": points} for bye in tournament.byes]}
 
-    def _results(self, tournament: Tournament) -> Results:
-        """The finished games' accounts by seat and places."""
-        found = []
-        for entry in tournament.games:
-            table = self.games.table(entry["game_id"])
-            if table.status == tables.FINISHED:
-                found.append((entry["seats"], places(table)))
-        return found
+    def _tables(self, tournament: Tournament) -> list[tables.Table]:
+        """The tournament's games as they stand, in its order."""
+        return [self.games.table(entry["game_id"]) for entry in tournament.games]
 
     def _prepare(self, game: str, seed: str,
                  schedule: list[dict[str, Any]]) -> list[tuple[dict[str, Any], AccountsGame]]:
@@ -258,6 +252,12 @@ def _round_robin(spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[
                 for entry in _schedule(number, everyone, _games_a_table(spec))]
     _at_most_max_games(len(schedule))
     return schedule, []
+
+
+def _results(tournament: Tournament, now: list[tables.Table]) -> Results:
+    """The finished games' accounts by seat and places (``now``: the tournament's games, in its order)."""
+    return [(entry["seats"], places(table)) for entry, table in zip(tournament.games, now, strict=True)
+            if table.status == tables.FINISHED]
 
 
 def _games_a_table(spec: dict[str, Any]) -> int:
