@@ -219,9 +219,10 @@ class Tournaments:
     def _announce(self, tx: Transaction, writes: AccountWrites, tournament: Tournament, kind: str,
                   made: list[tuple[dict[str, Any], AccountsGame]], byes: list[dict[str, Any]],
                   number: int = 1) -> None:
-        """Each participant told ``kind`` (its games, whether it has a bye), then the games written."""
+        """Each participant told ``kind`` (its games, whether it has a bye), then the games written; the
+        participants in the order of their keys, as every writer locks accounts (service.accounts.record_status)."""
         sitting_out, now = {bye["account"] for bye in byes}, self.games.clock()
-        for name in tournament.spec["accounts"]:
+        for name in sorted(tournament.spec["accounts"], key=key_of):
             mine = [entry["game_id"] for entry, _ in made if name in entry["seats"]]
             writes.append(key_of(name), kind, {"tournament_id": tournament.id, "game": tournament.game,
                                                "round": number, "games": mine, "bye": name in sitting_out}, now)
