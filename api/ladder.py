@@ -13,7 +13,7 @@ from api import examples
 from api.accounts import ACCOUNT_NAME, BEARER, _bodies_are_json, caller
 from api.context import service
 from api.parsing import Blueprint
-from api.schemas import GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict
+from api.schemas import GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
@@ -161,6 +161,11 @@ class CreateTournamentSchema(Strict):
                                                 "(1 to one fewer than the accounts, at most 10)"})
     duplicate = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
         "description": "each deal played once per seat, the seats rotated, with the same cards"})
+    replay_of = fields.String(validate=validate.Regexp(GAME_ID_PATTERN), metadata={
+        "pattern": GAME_ID_PATTERN,
+        "description": "A finished tournament's id: the new one, of the same game, format, players_per_table, "
+                       "rounds, duplicate and number of accounts, takes its hidden seed, so the same deals (and "
+                       "the same pairings' lots) in the open"})
 
 
 class StandingSchema(ma.Schema):
@@ -198,6 +203,8 @@ class TournamentSchema(ma.Schema):
     players_per_table = fields.Integer()
     rounds = fields.Integer()
     duplicate = fields.Boolean()
+    replay_of = fields.String(allow_none=True, metadata={"description": "The tournament whose deals this one "
+                                                         "replays, or null"})
     round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
     status = fields.String(metadata={"description": "running, or finished once every round is made and every "
                                                     "game is over"})
@@ -219,10 +226,11 @@ class TournamentsRoute(MethodView):
         """A round robin (every game made at once) or a Swiss tournament (its first round now, each
         next one once the round before is over) among the named accounts (the ``create`` scope), each
         deal played duplicate; each participant hears ``tournamentStart`` (``tournamentRound`` for a
-        later Swiss round) and its ``gameStart``s."""
+        later Swiss round) and its ``gameStart``s. With ``replay_of``, the deals of that finished
+        tournament again."""
         return Tournaments(service()).create(caller(CREATE), body["game"], body["accounts"],
                                              body["players_per_table"], body["format"], body["rounds"],
-                                             body["duplicate"])
+                                             body["duplicate"], body.get("replay_of"))
 
 
 @blp.route("/tournaments/<tournament_id>")

@@ -194,8 +194,12 @@ def _key_listed(key: ApiKey) -> dict[str, Any]:
 
 def record_status(writes: AccountWrites, game_id: str, before: tables.Table, after: tables.Table,
                   at: dt.datetime) -> None:
-    """Tell the accounts seated in a game that it started (``gameStart``) or ended (``gameFinish``)."""
-    seated = {index: key_of(seat.account) for index, seat in enumerate(after.seats) if seat and seat.account}
+    """Tell the accounts seated in a game that it started (``gameStart``) or ended (``gameFinish``), in
+    the order of their keys: each append locks its account until the transaction ends (PostgreSQL), so
+    two games of the same accounts seated the other way round, finishing together (a duplicate deal's
+    rotations), would each hold one and wait for the other's."""
+    seated = dict(sorted(((index, key_of(seat.account)) for index, seat in enumerate(after.seats)
+                          if seat and seat.account), key=lambda item: (item[1], item[0])))
     if not seated or before.status == after.status:
         return
     if after.status == tables.ACTIVE:

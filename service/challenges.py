@@ -58,7 +58,7 @@ class Challenges:
 
         def work(_tx: Transaction, writes: AccountWrites) -> None:
             writes.put_challenge(challenge, None)
-            for name in invited or ():
+            for name in sorted(invited or (), key=key_of):  # (in the order every writer locks accounts)
                 writes.append(key_of(name), "challenge", rendered(challenge, now), now)
 
         self.accounts.write(work)

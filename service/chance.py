@@ -14,7 +14,10 @@ contract, "Game options" and "Fairness"):
   number; a game created before then goes on as it was: for a ``seed``, by a
   generator keyed with HMAC-SHA256 of the seed and the event's number under the
   deployment's secret, else by the system's cryptographic source.
-* every salt comes from the system's cryptographic source, seeded game or not.
+* every salt comes from the system's cryptographic source, seeded game or not;
+* a tournament's stacked decks (:func:`tournament_decks`) come from a generator keyed with
+  HMAC-SHA256 of the tournament's seed and the deal's round and table under the deployment's
+  secret, so the seed alone fixes every deal of the tournament.
 
 A game's server seed (:func:`server_seed`): 32 random bytes from the system's
 source; for a game with a ``seed``, HMAC-SHA256 of the seed and the game's id under
@@ -32,6 +35,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.cards import DECK
 from domain.fairness import Seeds, Shuffled
 from domain.game import ChanceRequest
 
@@ -89,3 +93,12 @@ def bot_rng(seeds: Seeds, version: int, seat: int) -> random.Random:
     keyed with its server seed, so a replay with the same moves has the same bots' moves."""
     return random.Random(hmac.new(bytes.fromhex(seeds.server_seed), f"bot:{seat}:{version}".encode(),
                                   hashlib.sha256).digest())
+
+
+def tournament_decks(seed: str, round_number: int, table: int, secret: bytes, count: int) -> list[list[str]]:
+    """The ``count`` stacked decks of deal (``round_number``, ``table``) of the tournament whose seed is
+    ``seed``: the same on every call, so a replay of a tournament (which takes its seed) deals the same
+    cards, and nobody without the secret can tell them from the seed."""
+    key = hmac.new(secret, f"cardhall-tournament/1:{seed}:{round_number}:{table}".encode(), hashlib.sha256).digest()
+    rng = random.Random(key)
+    return [rng.sample(DECK, len(DECK)) for _ in range(count)]

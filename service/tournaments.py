@@ -10,9 +10,15 @@ several processes (or one restarted half-way) that made the same round, one comm
 others write nothing, so each round is made exactly once.
 
 Each table of a round is one deal, played ``players_per_table`` times with the seats rotated when
-``duplicate``; the games of a deal share their stacked decks (``decks``: 64 card orders drawn here,
-one for each deal of the game in turn) and their first dealer (seat 0), so every rotation is dealt
-the same cards seat for seat (a reshuffle of the discards depends on the play, as at any table).
+``duplicate``; the games of a deal share their stacked decks (``decks``: 64 card orders, one for each
+deal of the game in turn) and their first dealer (seat 0), so every rotation is dealt the same cards
+seat for seat (a reshuffle of the discards depends on the play, as at any table).
+
+Every tournament draws one seed at its creation, kept in its spec and never shown: each deal's decks
+derive from it (:func:`service.chance.tournament_decks`, keyed with the deployment's secret) and so
+do the Swiss pairings' lots, so the seed alone fixes every deal. A replay (``replay_of``) takes a
+finished tournament's seed, in the open: with the same accounts and deterministic bots it plays the
+same games, and with other accounts the same deals (bots compared duplicate across tournaments).
 Every game runs a clock (``move_seconds`` 10) and every participant hears ``tournamentStart`` on its
 stream (``tournamentRound`` for each later Swiss round), then ``gameStart`` for each of its games.
 Standings, the crosstable and the games are read from the games themselves whenever asked for.
@@ -24,7 +30,6 @@ import random
 from typing import Any
 
 from domain import table as tables
-from domain.cards import DECK
 from domain.errors import InvalidOptions
 from domain.game import all_games
 from domain.ladder import places
@@ -34,6 +39,7 @@ from persistence.ladder import LadderStore, Tournament, ladder_of
 from persistence.port import Transaction
 from service.accounts import CREATE, Caller
 from service.challenges import AccountsGame
+from service.chance import tournament_decks
 from service.errors import NotFound
 from service.games import GameService
 
@@ -42,6 +48,8 @@ FORMATS = (ROUND_ROBIN, SWISS)
 MAX_GAMES = 120
 DECKS = 64  # stacked decks a duplicate deal brings: the most the option takes
 MOVE_SECONDS = 10
+#: What a replay (``replay_of``) shares with its original, beside the game and the number of accounts.
+SHAPE = ("format", "players_per_table", "rounds", "duplicate")
 
 Results = list[tuple[list[str], list[int]]]
 
@@ -55,9 +63,11 @@ class Tournaments:
         self._chance = random.SystemRandom()
 
     def create(self, caller: Caller, game: str, accounts: list[str], players_per_table: int,
-               format: str = ROUND_ROBIN, rounds: int = 1, duplicate: bool = True) -> dict[str, Any]:
+               format: str = ROUND_ROBIN, rounds: int = 1, duplicate: bool = True,
+               replay_of: str | None = None) -> dict[str, Any]:
         """A round robin (every game made now) or a Swiss tournament (its first round made now) among
-        ``accounts`` at tables of ``players_per_table``."""
+        ``accounts`` at tables of ``players_per_table`` (``replay_of``: a finished tournament of the same
+        shape whose seed, and so whose deals, it takes)."""
         caller.require(CREATE)
         if format not in FORMATS:
             raise InvalidOptions(f"format is one of {', '.join(FORMATS)}")
@@ -69,9 +79,10 @@ class Tournaments:
             raise InvalidOptions(f"players_per_table is {kind.min_players} to {min(kind.max_players, len(names))} "
                                  f"for {game} among {len(names)} accounts")
         spec = {"format": format, "accounts": names, "players_per_table": players_per_table, "rounds": rounds,
-                "duplicate": duplicate}
+                "duplicate": duplicate, "replay_of": replay_of}
+        spec["seed"] = self._new_seed() if replay_of is None else self._seed_of(replay_of, game, spec)
         schedule, byes = self._swiss(spec) if format == SWISS else _round_robin(spec)
-        made = self._prepare(game, schedule)
+        made = self._prepare(game, spec["seed"], schedule)
         tournament = Tournament(self.games.new_id(), caller.account.name, game, spec,
                                 [entry for entry, _ in made], self.games.clock(),
                                 current_round=1 if format == SWISS else rounds,
@@ -88,15 +99,47 @@ class Tournaments:
         return self.get(tournament.id)
 
     def _swiss(self, spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """A Swiss tournament's first round and its byes; its seed drawn into ``spec``."""
+        """A Swiss tournament's first round and its byes, drawn from its seed."""
         names, rounds, per_table = spec["accounts"], spec["rounds"], _games_a_table(spec)
         if not 1 <= rounds <= max_swiss_rounds(len(names)):
             raise InvalidOptions(f"rounds is 1 to {max_swiss_rounds(len(names))} for a Swiss tournament of "
                                  f"{len(names)} accounts (fewer rounds than accounts, at most 10)")
-        spec["seed"] = f"{self._chance.getrandbits(64):016x}"
         first = swiss(dict.fromkeys(names, 0.0), [], spec["players_per_table"], spec["seed"])
         _at_most_max_games(rounds * len(first.tables) * per_table)
         return _schedule(1, first, per_table), _byes(1, first)
+
+    def _new_seed(self) -> str:
+        """A new tournament's seed: 64 bits from the system's cryptographic source, as hex."""
+        return f"{self._chance.getrandbits(64):016x}"
+
+    def _seed_of(self, replay_of: str, game: str, spec: dict[str, Any]) -> str:
+        """The seed of tournament ``replay_of`` for a replay of it shaped by ``game`` and ``spec``: only a
+        finished tournament's (its deals are then in the open), of the same shape, whose deals its seed made."""
+        original = self.ladder.tournament(replay_of)
+        if original is None:
+            raise NotFound(f"replay_of: no tournament {replay_of!r}")
+        if original.open or not all(table.status in tables.OVER for table in self._tables(original)):
+            raise InvalidOptions(f"replay_of: tournament {replay_of} is running; only a finished tournament "
+                                 "may be replayed, once every card of its deals has been seen")
+        shape = {"game": original.game, "accounts": len(original.spec["accounts"]),
+                 **{key: original.spec[key] for key in SHAPE}}
+        asked = {"game": game, "accounts": len(spec["accounts"]), **{key: spec[key] for key in SHAPE}}
+        differ = [f"{key} {shape[key]!r}, not {asked[key]!r}" for key in shape if shape[key] != asked[key]]
+        if differ:
+            raise InvalidOptions(f"replay_of: a replay has its original's game, format, players_per_table, rounds, "
+                                 f"duplicate and number of accounts; tournament {replay_of} has {'; '.join(differ)}")
+        if not self._dealt_from_seed(original):
+            raise InvalidOptions(f"replay_of: tournament {replay_of} was dealt before tournaments' deals came from "
+                                 "their seed; it cannot be replayed")
+        return str(original.spec["seed"])
+
+    def _dealt_from_seed(self, tournament: Tournament) -> bool:
+        """Whether the tournament's seed made its deals (not so for one made before seeds did)."""
+        seed, first = tournament.spec.get("seed"), tournament.games[0]
+        if seed is None:
+            return False
+        decks = self.games.table(first["game_id"]).options.get("decks") or [[]]
+        return [list(decks[0])] == tournament_decks(seed, first["round"], first["table"], self.games.shuffle_secret, 1)
 
     def advance_all(self) -> list[str]:
         """The next round of every open Swiss tournament whose round is over; the games made."""
@@ -107,14 +150,15 @@ class Tournaments:
         tournament = self.ladder.tournament(tournament_id)
         if tournament is None or not tournament.open:
             return []
-        if not all(self.games.table(entry["game_id"]).status in tables.OVER for entry in tournament.games):
+        now = self._tables(tournament)
+        if not all(table.status in tables.OVER for table in now):
             return []
-        results = self._results(tournament)
+        results = _results(tournament, now)
         spec, number = tournament.spec, tournament.current_round + 1
         standing = standings(spec["accounts"], results, _bye_points(tournament))
         pairing = swiss({row.account: row.points for row in standing}, _pairings(tournament),
                         spec["players_per_table"], spec["seed"])
-        made = self._prepare(tournament.game, _schedule(number, pairing, _games_a_table(spec)))
+        made = self._prepare(tournament.game, spec["seed"], _schedule(number, pairing, _games_a_table(spec)))
         byes = _byes(number, pairing)
 
         def work(tx: Transaction, writes: AccountWrites) -> bool:
@@ -135,10 +179,11 @@ class Tournaments:
         tournament = self.ladder.tournament(tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament {tournament_id!r}")
-        results = self._results(tournament)
-        listed = [{**entry, "status": self.games.table(entry["game_id"]).status} for entry in tournament.games]
+        now = self._tables(tournament)  # (each game read once: the standings are of the games listed, as listed)
+        results = _results(tournament, now)
+        listed = [{**entry, "status": table.status} for entry, table in zip(tournament.games, now, strict=True)]
         finished = all(entry["status"] in tables.OVER for entry in listed) and not tournament.open
-        spec = {key: value for key, value in tournament.spec.items() if key != "seed"}
+        spec = {"replay_of": None, **{key: value for key, value in tournament.spec.items() if key != "seed"}}
         points = bye_points(spec["players_per_table"], spec["duplicate"])
         return {"id": tournament.id, "creator": tournament.creator, "game": tournament.game, **spec,
                 "round": tournament.current_round, "status": "finished" if finished else "running",
@@ -150,23 +195,20 @@ class Tournaments:
                 "crosstable": crosstable(results), "games": listed,
                 "byes": [{**bye, "points": points} for bye in tournament.byes]}
 
-    def _results(self, tournament: Tournament) -> Results:
-        """The finished games' accounts by seat and places."""
-        found = []
-        for entry in tournament.games:
-            table = self.games.table(entry["game_id"])
-            if table.status == tables.FINISHED:
-                found.append((entry["seats"], places(table)))
-        return found
+    def _tables(self, tournament: Tournament) -> list[tables.Table]:
+        """The tournament's games as they stand, in its order."""
+        return [self.games.table(entry["game_id"]) for entry in tournament.games]
 
-    def _prepare(self, game: str, schedule: list[dict[str, Any]]) -> list[tuple[dict[str, Any], AccountsGame]]:
-        """Each scheduled game prepared; the games of a deal (a round's table) share their decks."""
+    def _prepare(self, game: str, seed: str,
+                 schedule: list[dict[str, Any]]) -> list[tuple[dict[str, Any], AccountsGame]]:
+        """Each scheduled game prepared; the games of a deal (a round's table) share their decks, drawn
+        from the tournament's ``seed``."""
         decks: dict[tuple[int, int], list[list[str]]] = {}
         made = []
         for entry in schedule:
             deal = (entry["round"], entry["table"])
             if deal not in decks:
-                decks[deal] = [self._chance.sample(DECK, len(DECK)) for _ in range(DECKS)]
+                decks[deal] = tournament_decks(seed, *deal, self.games.shuffle_secret, DECKS)
             options: dict[str, Any] = {"decks": decks[deal], "move_seconds": MOVE_SECONDS}
             if "first_dealer" in all_games()[game].options:
                 options["first_dealer"] = 0
@@ -177,9 +219,10 @@ class Tournaments:
     def _announce(self, tx: Transaction, writes: AccountWrites, tournament: Tournament, kind: str,
                   made: list[tuple[dict[str, Any], AccountsGame]], byes: list[dict[str, Any]],
                   number: int = 1) -> None:
-        """Each participant told ``kind`` (its games, whether it has a bye), then the games written."""
+        """Each participant told ``kind`` (its games, whether it has a bye), then the games written; the
+        participants in the order of their keys, as every writer locks accounts (service.accounts.record_status)."""
         sitting_out, now = {bye["account"] for bye in byes}, self.games.clock()
-        for name in tournament.spec["accounts"]:
+        for name in sorted(tournament.spec["accounts"], key=key_of):
             mine = [entry["game_id"] for entry, _ in made if name in entry["seats"]]
             writes.append(key_of(name), kind, {"tournament_id": tournament.id, "game": tournament.game,
                                                "round": number, "games": mine, "bye": name in sitting_out}, now)
@@ -210,6 +253,12 @@ def _round_robin(spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[
                 for entry in _schedule(number, everyone, _games_a_table(spec))]
     _at_most_max_games(len(schedule))
     return schedule, []
+
+
+def _results(tournament: Tournament, now: list[tables.Table]) -> Results:
+    """The finished games' accounts by seat and places (``now``: the tournament's games, in its order)."""
+    return [(entry["seats"], places(table)) for entry, table in zip(tournament.games, now, strict=True)
+            if table.status == tables.FINISHED]
 
 
 def _games_a_table(spec: dict[str, Any]) -> int:

@@ -1,16 +1,21 @@
 """Tournaments over HTTP: a duplicate round robin, every deal dealt the same cards in each rotation of
 its seats (checked from the games' logs), standings and a crosstable read from the finished games; a
-Swiss tournament made round by round from the standings, each round exactly once."""
+Swiss tournament made round by round from the standings, each round exactly once; a replay of a
+finished tournament (``replay_of``) dealing its deals again."""
 
 from __future__ import annotations
 
 from collections import Counter
+from random import Random
 from typing import Any
 
+import bots
 from domain import table as tables
+from domain.cards import DECK
+from domain.ladder import places
 from domain.tournaments import Pairing, swiss
 from service.games import GameService
-from service.tournaments import Tournaments
+from service.tournaments import DECKS, Tournaments
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, sign_up
 
@@ -158,8 +163,8 @@ def test_a_swiss_round_two_workers_both_make_is_made_once(http: Http, games: Gam
     class Racing(Tournaments):
         """A worker that another overtakes while it prepares the round's games."""
 
-        def _prepare(self, game: str, schedule: list[dict[str, Any]]) -> Any:
-            prepared = super()._prepare(game, schedule)
+        def _prepare(self, game: str, seed: str, schedule: list[dict[str, Any]]) -> Any:
+            prepared = super()._prepare(game, seed, schedule)
             assert len(other.advance_all()) == 2
             return prepared
 
@@ -178,3 +183,99 @@ def test_bad_swiss_tournaments_are_told_why(http: Http) -> None:
     assert too_many.status_code == 422 and "rounds is 1 to 2 for a Swiss tournament of 3 accounts" in str(too_many.json)
     assert create(http, key, format="swiss", rounds=0).status_code == 422
     assert create(http, key, format="swiss", players_per_table=4).status_code == 422
+
+
+def play_greedily(games: GameService, game_id: str, keys: dict[str, str], seats: list[str]) -> None:
+    """The game played to its end by the house's greedy strategy at every seat, deciding from the seat's view alone."""
+    while (table := games.table(game_id)).status != tables.FINISHED:
+        seat = tables.to_act(table)[0]
+        games.move(game_id, keys[seats[seat]], bots.choose(table.game, "greedy", tables.view(table, seat), Random(0)))
+
+
+def decks_by_deal(games: GameService, tournament: Any) -> dict[tuple[int, int], list[Any]]:
+    """The stacked decks of each deal (round, table) of the tournament, from its games' options."""
+    found: dict[tuple[int, int], list[Any]] = {}
+    for entry in tournament["games"]:
+        decks = [list(deck) for deck in games.table(entry["game_id"]).options["decks"]]
+        assert found.setdefault((entry["round"], entry["table"]), decks) == decks  # (a deal's games share them)
+    return found
+
+
+def places_by_game(games: GameService, tournament: Any) -> dict[tuple[int, int, int], tuple[int, ...]]:
+    """Each game's places by seat, by its round, table and turn."""
+    return {(entry["round"], entry["table"], entry["turn"]): tuple(places(games.table(entry["game_id"])))
+            for entry in tournament["games"]}
+
+
+def test_a_replay_of_a_finished_tournament_deals_its_deals_again_in_the_open(http: Http, games: GameService) -> None:
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy", "dee")}
+    original = create(http, keys["ana"], game="scat").json
+    assert original["replay_of"] is None and "seed" not in original
+    refused = create(http, keys["ana"], game="scat", replay_of=original["id"])
+    assert refused.status_code == 422 and "is running" in refused.json["detail"]
+    for entry in original["games"]:
+        play_greedily(games, entry["game_id"], keys, entry["seats"])
+    again = create(http, keys["bo"], game="scat", replay_of=original["id"])
+    assert again.status_code == 201, again.json
+    replay = again.json
+    assert replay["replay_of"] == original["id"] and "seed" not in replay and replay["id"] != original["id"]
+    assert tournament_of(http, replay["id"])["replay_of"] == original["id"]
+    assert decks_by_deal(games, replay) == decks_by_deal(games, original)
+    for entry in replay["games"]:  # (the same moves from the same views: the same games)
+        play_greedily(games, entry["game_id"], keys, entry["seats"])
+    assert places_by_game(games, replay) == places_by_game(games, original)
+    assert tournament_of(http, replay["id"])["standings"] == tournament_of(http, original["id"])["standings"]
+    others = create(http, keys["cy"], game="scat", accounts=["dee", "bo", "cy"], replay_of=original["id"]).json
+    assert decks_by_deal(games, others) == decks_by_deal(games, original)  # (other accounts, the same deals)
+    fresh = create(http, keys["cy"], game="scat").json
+    assert set(map(str, decks_by_deal(games, fresh).values())).isdisjoint(map(str, decks_by_deal(games, original).values()))
+
+
+def play_swiss(http: Http, games: GameService, keys: dict[str, str], tournament_id: str) -> Any:
+    """The Swiss tournament played greedily to its end, each next round made as a server process makes it."""
+    worker = Tournaments(games)
+    while (tournament := tournament_of(http, tournament_id))["status"] == "running":
+        for entry in tournament["games"]:
+            play_greedily(games, entry["game_id"], keys, entry["seats"])
+        worker.advance_all()
+    return tournament
+
+
+def test_a_replay_of_a_swiss_tournament_pairs_and_deals_as_its_original(http: Http, games: GameService) -> None:
+    keys = {name: sign_up(http, name) for name in SWISS_NAMES}
+    shape = {"game": "scat", "format": "swiss", "accounts": list(SWISS_NAMES), "rounds": 3, "duplicate": False}
+    original = play_swiss(http, games, keys, create(http, keys["ana"], **shape).json["id"])
+    replay = create(http, keys["ana"], **shape, replay_of=original["id"]).json
+    assert pairing_of(replay, 1) == pairing_of(original, 1)  # (the seed's lot)
+    replay = play_swiss(http, games, keys, replay["id"])
+    assert [pairing_of(replay, number) for number in (1, 2, 3)] == [pairing_of(original, number) for number in (1, 2, 3)]
+    assert places_by_game(games, replay) == places_by_game(games, original)
+    assert replay["standings"] == original["standings"] and replay["crosstable"] == original["crosstable"]
+    assert decks_by_deal(games, replay) == decks_by_deal(games, original)
+
+
+def test_bad_replays_are_told_why(http: Http, games: GameService, monkeypatch: Any) -> None:
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy", "dee")}
+    original = create(http, keys["ana"], game="scat").json
+    for entry in original["games"]:
+        play_greedily(games, entry["game_id"], keys, entry["seats"])
+    unknown = create(http, keys["ana"], game="scat", replay_of="nosuchtournament")
+    assert unknown.status_code == 404 and unknown.json["code"] == "not_found"
+    for differing, told in [({"rounds": 2}, "rounds 1, not 2"),
+                            ({"format": "swiss"}, "format 'round_robin', not 'swiss'"),
+                            ({"duplicate": False}, "duplicate True, not False"),
+                            ({"game": "craits"}, "game 'scat', not 'craits'"),
+                            ({"accounts": ["ana", "bo"]}, "accounts 3, not 2"),
+                            ({"accounts": ["ana", "bo", "cy", "dee"], "players_per_table": 3}, "players_per_table 2")]:
+        refused = create(http, keys["ana"], **{"game": "scat", "replay_of": original["id"], **differing})
+        assert refused.status_code == 422 and refused.json["code"] == "validation_error", differing
+        assert told in refused.json["detail"], refused.json["detail"]
+    assert create(http, keys["ana"], game="scat", replay_of="../x").status_code == 422
+    monkeypatch.setattr("service.tournaments.tournament_decks",  # (a tournament dealt as before seeds did)
+                        lambda seed, *deal_and_more: [list(reversed(DECK))] * DECKS)
+    before = create(http, keys["ana"], game="scat").json
+    monkeypatch.undo()
+    for entry in before["games"]:
+        play_greedily(games, entry["game_id"], keys, entry["seats"])
+    refused = create(http, keys["ana"], game="scat", replay_of=before["id"])
+    assert refused.status_code == 422 and "cannot be replayed" in refused.json["detail"]
