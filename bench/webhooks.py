@@ -134,7 +134,8 @@ def main() -> None:
             slow_ids, _ = play(server.base_url, slow, args.games, 500, "slow", args.game, args.at_once)
             slow_played, slow_timed_out = outcomes(server.base_url, slow_ids)
     added = fast.added  # (measured from the bot's answer: its 50 ms are not in it)
-    print_table("Webhook bots:", ["games", "at once", "turns", "turns/s", "added p50 ms", "added p99 ms", "bot's share (200/500 ms)"],
+    print_table("Webhook bots:", ["games", "at once", "turns", "turns/s", "added p50 ms", "added p99 ms",
+                                  "bot's share (200/500 ms)"],
                 [[args.games, args.at_once, played, f"{played / seconds:.1f}", f"{percentile(added, 0.5) * 1000:.1f}",
                   f"{percentile(added, 0.99) * 1000:.1f}",
                   f"{100 * slow_played / max(1, slow_played + slow_timed_out):.2f} %"]],
