@@ -30,7 +30,7 @@ from domain import records
 from domain import table as tables
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
-from domain.game import ChanceRequest
+from domain.game import ChanceRequest, EventCapReached
 from domain.moves import Move
 
 #: Options the environment does not take: it seeds on reset, and keeps no clock.
@@ -143,24 +143,67 @@ class Match:
         self.logged = logged
         self.history: list[tables.Table] | None = [] if history else None
         self.events: list[Event] = []
-        self.table: tables.Table = None  # type: ignore[assignment]
+        self._table: tables.Table = None  # type: ignore[assignment]
         self.actions: ActionTable = action_table(opening[0].game)
+        self._direct = False
         self._record(opening)
+        # From here on a table with no house bot, no clock, no log to follow and no history asked for is stepped
+        # by its game's own fold, the table's work left out (_fold): what settle does for such a table.
+        table = self._table
+        self._direct = (history is False and not logged and table.clock is None and type(self.house) is SeededHouse
+                        and table.status == tables.ACTIVE and all(seat.bot is None for seat in table.seats))
+
+    @property
+    def table(self) -> tables.Table:
+        """The table as the server's fold would have it now (:func:`domain.table.replay` of :attr:`events`)."""
+        table = self._table
+        if table.version != len(self.events):  # (stepped by the game's own fold since it was last asked for)
+            table = self._table = tables.Table(
+                table.game, table.players, table.options, table.seats, self.state, len(self.events), table.clock,
+                table.abandoned, table.handed_over, table.ended, table.seeds, table.imported_from, table.rated)
+        return table
 
     # -- the decision ---------------------------------------------------------------
     def _record(self, events: list[Event]) -> None:
         """Fold ``events`` and all they set off, then find the next decision."""
-        while events:
-            before = self.table
-            self.table, played = tables.settle(self.table, events, self.house)
-            self.events += played
-            if self.history is not None:
-                for event in played:
-                    before = tables.evolve(before, event)
-                    self.history.append(before)
-            events = self._logged_by_the_server()
+        if self._direct:
+            self._fold(events)
+        else:
+            while events:
+                before = self._table
+                self._table, played = tables.settle(self._table, events, self.house)
+                self.events += played
+                if self.history is not None:
+                    for event in played:
+                        before = tables.evolve(before, event)
+                        self.history.append(before)
+                events = self._logged_by_the_server()
+            table = self._table
+            self.game, self.state, self.status = table.game, table.state, table.status
+            self._bots = tuple(seat.bot is not None for seat in table.seats) if self.status == tables.ACTIVE else ()
         self.declined: set[int] = set()
         self._decide_next()
+
+    def _fold(self, events: list[Event]) -> None:
+        """What :func:`domain.table.settle` does at a table of people alone, without a clock: ``events`` folded,
+        then the end at the rules' event cap or the chance outcome the game waits for, until a person must act
+        or the game is over; by the game's own ``evolve``, no table made for each event."""
+        game, state, played = self.game, self.state, self.events
+        cap = game.max_events
+        while True:
+            for event in events:
+                state = game.evolve(state, event)
+            played += events
+            if game.is_over(state):
+                self.status = tables.FINISHED
+                break
+            if cap is not None and len(played) >= cap:
+                events = [EventCapReached(None)]
+            elif (request := game.chance(state)) is not None:
+                events = [self.house.draw(None, request)]  # type: ignore[arg-type]
+            else:
+                break
+        self.state = state
 
     def _logged_by_the_server(self) -> list[Event]:
         """The logged game's next event when the server decided it, not a seat's move: a resignation, a timeout,
@@ -178,27 +221,26 @@ class Match:
         self.moves: list[Move] = []
         self.may_pass = False
         self._legal: tuple[int, ...] | None = None
-        table = self.table
-        if table.status != tables.ACTIVE:
+        if self.status != tables.ACTIVE:
             return
-        game, state = table.game, table.state
+        game, state, bots = self.game, self.state, self._bots
         to_act = game.to_act(state)
-        for seat, sitter in enumerate(table.seats):
-            if seat in to_act or seat in self.declined or sitter.bot is not None:
+        for seat, bot in enumerate(bots):
+            if bot or seat in to_act or seat in self.declined:
                 continue
             moves = game.legal_moves(state, seat)
             if moves:
                 self.seat, self.moves, self.may_pass = seat, moves, True
                 return
         for seat in to_act:
-            if table.seats[seat].bot is None:
+            if not bots[seat]:
                 self.seat, self.moves = seat, game.legal_moves(state, seat)
                 return
 
     @property
     def over(self) -> bool:
         """Whether the game has ended."""
-        return self.table.status == tables.FINISHED
+        return self.status == tables.FINISHED
 
     def legal_actions(self) -> tuple[int, ...]:
         """The ids of the moves the deciding seat may make now (``pass`` last when it may pass); worked out
@@ -221,11 +263,11 @@ class Match:
             self.declined.add(seat)
             self._decide_next()
             return
-        self._record(self.table.game.decide(self.table.state, seat, self.actions.moves[action]))
+        self._record(self.game.decide(self.state, seat, self.actions.moves[action]))
 
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""
-        self.step(self.actions.id_of(self.table.game.parse_move(move)))
+        self.step(self.actions.id_of(self.game.parse_move(move)))
 
     # -- what a seat sees -----------------------------------------------------------
     def view(self, seat: int | None, **how: Any) -> dict[str, Any]:
@@ -240,10 +282,10 @@ class Match:
 
     def rewards(self) -> list[float]:
         """Once the game is over: +1 to each winner, -1 to every other seat; else zeros."""
-        result = self.table.game.result(self.table.state) if self.over else None
+        result = self.game.result(self.state) if self.over else None
         if result is None:
-            return [0.0] * self.table.players
-        return [1.0 if seat in result["winners"] else -1.0 for seat in range(self.table.players)]
+            return [0.0] * self._table.players
+        return [1.0 if seat in result["winners"] else -1.0 for seat in range(self._table.players)]
 
     # -- records ----------------------------------------------------------------------
     def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
