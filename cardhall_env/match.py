@@ -286,8 +286,10 @@ class Match:
         """The ids of the moves the deciding seat may make now (``pass`` last when it may pass); worked out
         once a decision (the mask and the check of the action taken both ask)."""
         if self._legal is None:
-            ids = self.actions.ids
-            self._legal = (*(ids[move] for move in self.moves), *((self.actions.pass_id,) if self.may_pass else ()))
+            ids = self.actions.ids_of(self.moves)
+            if self.may_pass:
+                ids.append(self.actions.pass_id)
+            self._legal = tuple(ids)
         return self._legal
 
     def step(self, action: int) -> None:
