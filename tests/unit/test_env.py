@@ -198,3 +198,16 @@ def test_a_table_of_people_stepped_by_its_games_own_fold_is_the_servers_fold_of_
             env.step(rng.choice(match.legal_actions()))
         if cap is not None:
             assert len(match.events) > cap and isinstance(match.events[-1], tables.EventCapReached)
+
+
+def test_the_environments_shuffle_is_random_shuffles_order_from_the_same_draws() -> None:
+    """cardhall_env.match.shuffled gives the order random.shuffle gives and leaves the source where it would:
+    the environment's seeded games are those it dealt with random.shuffle."""
+    from cardhall_env.match import shuffled
+
+    for seed in range(300):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        order = list(DECK[: 1 + seed % 52])
+        theirs.shuffle(order)
+        assert shuffled(ours, DECK[: 1 + seed % 52]) == order
+        assert ours.getrandbits(64) == theirs.getrandbits(64)
