@@ -1,6 +1,6 @@
 """Environment benchmark: random play on one core, Cardhall beside RLCard's UNO and OpenSpiel's crazy_eights.
 
-Usage: ``python3 bench/env.py [--seconds S] [--seed N]`` (RLCard and OpenSpiel come with
+Usage: ``python3 bench/env.py [--seconds S] [--seed N] [--rows 'env scat 2p,uno 2p']`` (RLCard and OpenSpiel come with
 ``pip install -e '.[bench]'``; a peer that is not installed is left out and said so).
 
 Each row plays whole games for about ``S`` seconds of this process's CPU time (so other
@@ -115,6 +115,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds a row (default 5)")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--rows", default="", help="only the rows whose name holds one of these comma-separated words "
+                                                   "(e.g. 'env craits 2p,uno 2p'); default every row")
     args = parser.parse_args(argv)
     rows: list[tuple[str, Play | None]] = [
         ("cardhall env craits 2p", cardhall_env_game("craits", 2, {})),
@@ -131,7 +133,10 @@ def main(argv: list[str] | None = None) -> None:
     ]
     print(f"Random play, one core, {args.seconds:g} CPU s a row")
     print(f"{'':<30}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}")
+    wanted = [word.strip() for word in args.rows.split(",") if word.strip()]
     for name, play in rows:
+        if wanted and not any(word in name for word in wanted):
+            continue
         if play is None:
             print(f"{name:<30}{'not installed (pip install -e .[bench])':>40}")
             continue

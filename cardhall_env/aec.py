@@ -105,7 +105,7 @@ class CardhallEnv(AECEnv):
         if seat == self.match.seat:
             for action in self.match.legal_actions():
                 mask[action] = 1
-        return {"observation": self._vector(self.match.table.state, seat), "action_mask": np.frombuffer(mask, np.int8)}
+        return {"observation": self._vector(self.match.state, seat), "action_mask": np.frombuffer(mask, np.int8)}
 
     def view(self, agent: str, **how: Any) -> dict[str, Any]:
         """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""

@@ -30,13 +30,28 @@ from domain import records
 from domain import table as tables
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
-from domain.game import ChanceRequest
+from domain.game import ChanceRequest, EventCapReached
 from domain.moves import Move
 
 #: Options the environment does not take: it seeds on reset, and keeps no clock.
 NOT_OFFLINE = {"seed": "seed the environment instead (reset(seed=...))",
                "move_seconds": "the environment keeps no clock",
                "decks": "stack the deck on a server, then start the environment from its log"}
+
+
+def shuffled(rng: random.Random, cards: Sequence[str]) -> list[str]:
+    """``cards`` in the order ``rng.shuffle`` puts them in, drawing the same numbers from ``rng`` (Fisher–Yates
+    from the end, each index drawn as ``random.Random._randbelow`` does), in a third of its time: the method
+    calls of its inner loop left out."""
+    order = list(cards)
+    getrandbits = rng.getrandbits
+    for i in range(len(order) - 1, 0, -1):
+        bits = (i + 1).bit_length()
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 class SeededHouse:
@@ -47,9 +62,7 @@ class SeededHouse:
 
     def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
         """A shuffle of the requested cards, committed under a salt from the same source."""
-        order = list(request.cards)
-        self.rng.shuffle(order)
-        return request.outcome(order, f"{self.rng.getrandbits(128):032x}")
+        return request.outcome(shuffled(self.rng, request.cards), f"{self.rng.getrandbits(128):032x}")
 
     def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
         """The house bot's move, from its seat's view, as the server's house plays it."""
@@ -118,6 +131,30 @@ def logged_move(table: tables.Table, seat: int, log: Sequence[Event]) -> Move | 
     return None
 
 
+#: The openings made so far: a game's creation and its seats taken, and the table they fold to (immutable, shared
+#: by every match of the same table: an environment's reset makes the same one each time).
+_OPENINGS: dict[Any, tuple[tuple[Event, ...], tables.Table]] = {}
+
+
+def _opening(game: str, players: int, options: dict[str, Any], bots_at: dict[int, str],
+             names: Sequence[str] | None) -> tuple[tuple[Event, ...], tables.Table]:
+    """The events opening a match (the game created, every seat taken) and the table they fold to."""
+    try:
+        key: Any = (game, players, tuple(sorted(options.items())), tuple(sorted(bots_at.items())),
+                    None if names is None else tuple(names))
+        found = _OPENINGS.get(key)
+    except TypeError:  # (an option's value that cannot be a key: made each time)
+        key = found = None
+    if found is None:
+        created = tables.create(game, players, options)
+        seats = [tables.SeatTaken(seat, name=None if seat in bots_at else (names[seat] if names else f"seat {seat}"),
+                                  bot=bots_at.get(seat)) for seat in range(players)]
+        found = (created, *seats), tables.replay([created, *seats])
+        if key is not None and len(_OPENINGS) < 256:
+            _OPENINGS[key] = found
+    return found
+
+
 class Match:
     """A game and the decision it waits for: ``seat`` chooses among ``moves`` (and may pass if ``may_pass``)."""
 
@@ -130,37 +167,83 @@ class Match:
                 raise ValueError(f"the option {name!r} is not offered offline: {why}")
         bots_at = dict(bots_at or {})
         self.house = house or SeededHouse(rng or random.Random())
-        created = tables.create(game, players, options)
-        seats = [tables.SeatTaken(seat, name=None if seat in bots_at else (names[seat] if names else f"seat {seat}"),
-                                  bot=bots_at.get(seat)) for seat in range(players)]
-        self._start([created, *seats], history)
+        self._start(*_opening(game, players, options, bots_at, names), history)
 
     @classmethod
     def _bare(cls) -> Match:
         return cls.__new__(cls)
 
-    def _start(self, opening: list[Event], history: bool, logged: Sequence[Event] = ()) -> None:
+    def _start(self, opening: Sequence[Event], seated: tables.Table, history: bool, logged: Sequence[Event] = ()
+               ) -> None:
+        """Begin with the ``opening`` events (the game created, every seat taken), which fold to ``seated``."""
         self.logged = logged
         self.history: list[tables.Table] | None = [] if history else None
-        self.events: list[Event] = []
-        self.table: tables.Table = None  # type: ignore[assignment]
         self.actions: ActionTable = action_table(opening[0].game)
-        self._record(opening)
+        # A table with no house bot, no clock, no log to follow and no history asked for is stepped by its game's
+        # own fold (_fold): what settle does at such a table, the table's work left out.
+        self._direct = (not history and not logged and seated.clock is None and type(self.house) is SeededHouse
+                        and seated.status == tables.ACTIVE and all(seat.bot is None for seat in seated.seats))
+        if self._direct:
+            self.events: list[Event] = list(opening)
+            self._table, self.game, self.state, self.status = seated, seated.game, seated.state, tables.ACTIVE
+            self._bots = (False,) * seated.players
+            self._record([])
+        else:
+            self.events = []
+            self._table: tables.Table = None  # type: ignore[assignment]
+            self._record(list(opening))
+
+    @property
+    def table(self) -> tables.Table:
+        """The table as the server's fold would have it now (:func:`domain.table.replay` of :attr:`events`)."""
+        table = self._table
+        if table.version != len(self.events):  # (stepped by the game's own fold since it was last asked for)
+            table = self._table = tables.Table(
+                table.game, table.players, table.options, table.seats, self.state, len(self.events), table.clock,
+                table.abandoned, table.handed_over, table.ended, table.seeds, table.imported_from, table.rated)
+        return table
 
     # -- the decision ---------------------------------------------------------------
     def _record(self, events: list[Event]) -> None:
         """Fold ``events`` and all they set off, then find the next decision."""
-        while events:
-            before = self.table
-            self.table, played = tables.settle(self.table, events, self.house)
-            self.events += played
-            if self.history is not None:
-                for event in played:
-                    before = tables.evolve(before, event)
-                    self.history.append(before)
-            events = self._logged_by_the_server()
+        if self._direct:
+            self._fold(events)
+        else:
+            while events:
+                before = self._table
+                self._table, played = tables.settle(self._table, events, self.house)
+                self.events += played
+                if self.history is not None:
+                    for event in played:
+                        before = tables.evolve(before, event)
+                        self.history.append(before)
+                events = self._logged_by_the_server()
+            table = self._table
+            self.game, self.state, self.status = table.game, table.state, table.status
+            self._bots = tuple(seat.bot is not None for seat in table.seats) if self.status == tables.ACTIVE else ()
         self.declined: set[int] = set()
         self._decide_next()
+
+    def _fold(self, events: list[Event]) -> None:
+        """What :func:`domain.table.settle` does at a table of people alone, without a clock: ``events`` folded,
+        then the end at the rules' event cap or the chance outcome the game waits for, until a person must act
+        or the game is over; by the game's own ``evolve``, no table made for each event."""
+        game, state, played = self.game, self.state, self.events
+        cap = game.max_events
+        while True:
+            for event in events:
+                state = game.evolve(state, event)
+            played += events
+            if game.is_over(state):
+                self.status = tables.FINISHED
+                break
+            if cap is not None and len(played) >= cap:
+                events = [EventCapReached(None)]
+            elif (request := game.chance(state)) is not None:
+                events = [self.house.draw(None, request)]  # type: ignore[arg-type]
+            else:
+                break
+        self.state = state
 
     def _logged_by_the_server(self) -> list[Event]:
         """The logged game's next event when the server decided it, not a seat's move: a resignation, a timeout,
@@ -178,34 +261,35 @@ class Match:
         self.moves: list[Move] = []
         self.may_pass = False
         self._legal: tuple[int, ...] | None = None
-        table = self.table
-        if table.status != tables.ACTIVE:
+        if self.status != tables.ACTIVE:
             return
-        game, state = table.game, table.state
+        game, state, bots = self.game, self.state, self._bots
         to_act = game.to_act(state)
-        for seat, sitter in enumerate(table.seats):
-            if seat in to_act or seat in self.declined or sitter.bot is not None:
+        for seat, bot in enumerate(bots):
+            if bot or seat in to_act or seat in self.declined:
                 continue
             moves = game.legal_moves(state, seat)
             if moves:
                 self.seat, self.moves, self.may_pass = seat, moves, True
                 return
         for seat in to_act:
-            if table.seats[seat].bot is None:
+            if not bots[seat]:
                 self.seat, self.moves = seat, game.legal_moves(state, seat)
                 return
 
     @property
     def over(self) -> bool:
         """Whether the game has ended."""
-        return self.table.status == tables.FINISHED
+        return self.status == tables.FINISHED
 
     def legal_actions(self) -> tuple[int, ...]:
         """The ids of the moves the deciding seat may make now (``pass`` last when it may pass); worked out
         once a decision (the mask and the check of the action taken both ask)."""
         if self._legal is None:
-            ids = self.actions.ids
-            self._legal = (*(ids[move] for move in self.moves), *((self.actions.pass_id,) if self.may_pass else ()))
+            ids = self.actions.ids_of(self.moves)
+            if self.may_pass:
+                ids.append(self.actions.pass_id)
+            self._legal = tuple(ids)
         return self._legal
 
     def step(self, action: int) -> None:
@@ -221,11 +305,11 @@ class Match:
             self.declined.add(seat)
             self._decide_next()
             return
-        self._record(self.table.game.decide(self.table.state, seat, self.actions.moves[action]))
+        self._record(self.game.decide(self.state, seat, self.actions.moves[action]))
 
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""
-        self.step(self.actions.id_of(self.table.game.parse_move(move)))
+        self.step(self.actions.id_of(self.game.parse_move(move)))
 
     # -- what a seat sees -----------------------------------------------------------
     def view(self, seat: int | None, **how: Any) -> dict[str, Any]:
@@ -240,10 +324,10 @@ class Match:
 
     def rewards(self) -> list[float]:
         """Once the game is over: +1 to each winner, -1 to every other seat; else zeros."""
-        result = self.table.game.result(self.table.state) if self.over else None
+        result = self.game.result(self.state) if self.over else None
         if result is None:
-            return [0.0] * self.table.players
-        return [1.0 if seat in result["winners"] else -1.0 for seat in range(self.table.players)]
+            return [0.0] * self._table.players
+        return [1.0 if seat in result["winners"] else -1.0 for seat in range(self._table.players)]
 
     # -- records ----------------------------------------------------------------------
     def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
@@ -308,5 +392,5 @@ def from_log(source: Any, *, rng: random.Random | None = None,
     opening = [event for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
     match = Match._bare()
     match.house = LoggedHouse(rng or random.Random(), log)
-    match._start(opening, history, log)
+    match._start(opening, tables.replay(opening), history, log)
     return match, log

@@ -6,10 +6,16 @@ the view first. Seats are counted from the observer: slot ``r`` of a per-seat
 block is the seat ``r`` places to its left, ``(seat + r) % players``, so slot 0
 is always itself; blocks are as long as the game's largest table. A card's slot
 is its index in ``AC 2C … KS`` (suits ``CDHS``, ranks ``A23456789TJQK``).
+
+A vector is written into a copy of a zero ``array('f')`` and handed out as a NumPy
+view of it (writing a Python array's items costs a third of writing a NumPy
+array's). The cards under the discard pile's top, the most slots to write, come
+from :func:`below_top`, which remembers the last pile it was asked for.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +53,34 @@ CRAITS_LAYOUT = (
 )
 
 
+_NO_CARDS = array("f", bytes(4 * len(DECK)))
+#: The last pile below_top was asked for and its slots (one tuple, so that threads read the two together).
+_last_pile: tuple[tuple[str, ...], array] = ((), _NO_CARDS)
+
+
+def below_top(discard: tuple[str, ...]) -> array:
+    """A 0/1 slot for each card of ``discard`` below its top (not to be written to). From one decision to the
+    next a pile gains a card or loses its top at most, so the last pile asked for is remembered and its slots
+    are changed by that card, when that is all that changed."""
+    global _last_pile
+    pile, slots = _last_pile
+    if discard is pile:
+        return slots
+    size = len(pile)
+    if size and len(discard) == size + 1 and discard[:size] == pile:  # a card went on top: the old top is under it
+        slots = slots[:]
+        slots[CARD[pile[-1]]] = 1
+    elif size > 1 and len(discard) == size - 1 and pile[:-1] == discard:  # the top was taken: the card under it is top
+        slots = slots[:]
+        slots[CARD[discard[-1]]] = 0
+    else:
+        slots = _NO_CARDS[:]
+        for card in discard[:-1]:
+            slots[CARD[card]] = 1
+    _last_pile = (discard, slots)
+    return slots
+
+
 def _offsets(layout: tuple[tuple[str, int, str], ...]) -> dict[str, int]:
     offsets, at = {}, 0
     for name, size, _ in layout:
@@ -59,37 +93,43 @@ def _offsets(layout: tuple[tuple[str, int, str], ...]) -> dict[str, int]:
 _C = _offsets(CRAITS_LAYOUT)
 
 
+_C_ZEROS = array("f", bytes(4 * _C["size"]))
+_C_TOP, _C_DISCARD, _C_SUIT = _C["top_card"], _C["discard"], _C["active_suit"]
+_C_SIZES, _C_SCORES, _C_TURN, _C_DEALER = _C["hand_sizes"], _C["scores"], _C["turn"], _C["dealer"]
+_C_SEATS = (("unannounced", _C["unannounced"]), ("announced", _C["announced"]), ("skip_next", _C["skip_next"]))
+
+
 def craits_vector(state: Any, seat: int) -> np.ndarray:
     """The vector of a Craits seat (``CRAITS_LAYOUT``)."""
-    obs = np.zeros(_C["size"], np.float32)
+    obs = _C_ZEROS[:]
     players = state.players
     for card in state.hands[seat]:
         obs[CARD[card]] = 1
     discard = state.discard
     if discard:
-        obs[_C["top_card"] + CARD[discard[-1]]] = 1
-        for card in discard[:-1]:
-            obs[_C["discard"] + CARD[card]] = 1
+        obs[_C_TOP + CARD[discard[-1]]] = 1
+        obs[_C_DISCARD : _C_DISCARD + 52] = below_top(discard)
     if state.active_suit is not None:
-        obs[_C["active_suit"] + SUIT[state.active_suit]] = 1
+        obs[_C_SUIT + SUIT[state.active_suit]] = 1
+    hands, scores = state.hands, state.scores
     for other in range(players):
         relative = (other - seat) % players
-        obs[_C["hand_sizes"] + relative] = len(state.hands[other])
-        obs[_C["scores"] + relative] = state.scores[other]
-    for name, seats in (("unannounced", state.unannounced), ("announced", state.announced),
-                        ("skip_next", state.skip_next)):
-        for other in seats:
-            obs[_C[name] + (other - seat) % players] = 1
-    for name, other in (("turn", state.turn), ("dealer", state.dealer)):
-        if other is not None:
-            obs[_C[name] + (other - seat) % players] = 1
+        obs[_C_SIZES + relative] = len(hands[other])
+        obs[_C_SCORES + relative] = scores[other]
+    for name, at in _C_SEATS:
+        for other in getattr(state, name):
+            obs[at + (other - seat) % players] = 1
+    if state.turn is not None:
+        obs[_C_TURN + (state.turn - seat) % players] = 1
+    if state.dealer is not None:
+        obs[_C_DEALER + (state.dealer - seat) % players] = 1
     obs[_C["choosing_suit"]] = state.choosing
     obs[_C["crank"]] = state.crank
     obs[_C["direction"]] = state.direction
     obs[_C["draw_pile"]] = len(state.pile)
     obs[_C["round"]] = state.round
     obs[_C["rounds"]] = state.rounds
-    return obs
+    return np.frombuffer(obs, np.float32)
 
 
 # -- Scat (at most 9 players) --------------------------------------------------------
@@ -113,24 +153,30 @@ SCAT_LAYOUT = (
 _S = _offsets(SCAT_LAYOUT)
 
 
+_S_ZEROS = array("f", bytes(4 * _S["size"]))
+_S_TOP, _S_DISCARD, _S_TAKEN, _S_LIVES, _S_OUT = (_S[name] for name in ("top_card", "discard", "taken_from_discard",
+                                                                       "lives", "out"))
+
+
 def scat_vector(state: Any, seat: int) -> np.ndarray:
     """The vector of a Scat seat (``SCAT_LAYOUT``)."""
-    obs = np.zeros(_S["size"], np.float32)
+    obs = _S_ZEROS[:]
     players = state.rules.players
     hand = state.hands[seat]
     for card in hand:
         obs[CARD[card]] = 1
     discard = state.discard
     if discard:
-        obs[_S["top_card"] + CARD[discard[-1]]] = 1
-        for card in discard[:-1]:
-            obs[_S["discard"] + CARD[card]] = 1
+        obs[_S_TOP + CARD[discard[-1]]] = 1
+        for card in discard[:-1]:  # (a few cards: Scat's pile is taken from and starts again every hand)
+            obs[_S_DISCARD + CARD[card]] = 1
     if state.taken is not None:
-        obs[_S["taken_from_discard"] + CARD[state.taken]] = 1
+        obs[_S_TAKEN + CARD[state.taken]] = 1
+    lives, out = state.lives, state.out
     for other in range(players):
         relative = (other - seat) % players
-        obs[_S["lives"] + relative] = state.lives[other]
-        obs[_S["out"] + relative] = state.out[other]
+        obs[_S_LIVES + relative] = lives[other]
+        obs[_S_OUT + relative] = out[other]
     for name, other in (("turn", state.turn), ("knocker", state.knocker), ("dealer", state.dealer)):
         if other is not None:
             obs[_S[name] + (other - seat) % players] = 1
@@ -139,7 +185,7 @@ def scat_vector(state: Any, seat: int) -> np.ndarray:
     obs[_S["discarding"]] = state.phase == DISCARD
     obs[_S["hand_value"]] = value_of(state, hand) if hand else 0
     obs[_S["hand_number"]] = state.hand_number
-    return obs
+    return np.frombuffer(obs, np.float32)
 
 
 #: By game: (the vector of a seat, its layout).

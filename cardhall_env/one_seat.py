@@ -78,4 +78,4 @@ class SingleSeatEnv(gymnasium.Env):
         return self.match.view(self.seat, **how)
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return {"observation": self._vector(self.match.table.state, self.seat), "action_mask": self.action_masks()}
+        return {"observation": self._vector(self.match.state, self.seat), "action_mask": self.action_masks()}

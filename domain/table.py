@@ -217,13 +217,18 @@ def evolve(table: Table | None, event: Event) -> Table:
         after = dataclasses.replace(table, ended=event.reason, version=table.version + 1)
     elif isinstance(event, TurnTimedOut):
         after = dataclasses.replace(table, version=table.version + 1)
-    else:  # (the common case, spelt out: dataclasses.replace costs more than the game's own fold)
-        after = Table(table.game, table.players, table.options, table.seats, table.game.evolve(table.state, event),
-                      table.version + 1, table.clock, table.abandoned, table.handed_over, table.ended, table.seeds,
-                      table.imported_from, table.rated)
+    else:
+        after = _with_state(table, table.game.evolve(table.state, event), table.version + 1)
     if after.clock is not None:  # (a game without a clock pays nothing for this)
         after = dataclasses.replace(after, clock=after.clock.after(event, after.version, to_act(after)))
     return after
+
+
+def _with_state(table: Table, state: Any, version: int) -> Table:
+    """``table`` with its game's state after ``version`` events (spelt out: dataclasses.replace costs more than
+    the game's own fold)."""
+    return Table(table.game, table.players, table.options, table.seats, state, version, table.clock, table.abandoned,
+                 table.handed_over, table.ended, table.seeds, table.imported_from, table.rated)
 
 
 def _seated(seats: tuple[Seat | None, ...], index: int, seat: Seat) -> tuple[Seat | None, ...]:
@@ -251,10 +256,27 @@ def from_data(data: Mapping[str, Any]) -> Table:
                  bool(data.get("rated", False)))  # (a snapshot taken before ratings: not rated)
 
 
+#: The events the table folds itself; every other event is its game's.
+TABLE_EVENTS = (GameCreated, SeatTaken, SeatAbandoned, SeatResigned, GameAborted, TurnTimedOut)
+
+
 def replay(events: Iterable[Event], table: Table | None = None) -> Table:
-    """Fold events into a table (from scratch, or onward from ``table``)."""
+    """Fold events into a table (from scratch, or onward from ``table``): :func:`evolve` each one, except that a
+    run of the game's own events at a table without a clock is folded into the game's state alone and the table
+    made once, at the run's end (the same table: evolve's only work for such an event is the game's fold)."""
+    state, version = None, 0
     for event in events:
+        if table is not None and table.clock is None and not isinstance(event, TABLE_EVENTS):
+            if state is None:
+                state, version = table.state, table.version
+            state = table.game.evolve(state, event)
+            version += 1
+            continue
+        if state is not None:
+            table, state = _with_state(table, state, version), None
         table = evolve(table, event)
+    if state is not None:
+        table = _with_state(table, state, version)  # type: ignore[arg-type]
     assert table is not None, "an empty log is no game"
     return table
 
@@ -262,11 +284,14 @@ def replay(events: Iterable[Event], table: Table | None = None) -> Table:
 def replay_records(records: Iterable[tuple[str, int | None, Mapping[str, Any]]], table: Table | None = None) -> Table:
     """Fold stored ``(type, seat, data)`` records into a table (from scratch, or onward from ``table``),
     each decoded under the rules version of its game (the log opens with ``GameCreated``)."""
-    for type_name, seat, data in records:
-        rules = table.game.rules_version if table is not None else data["game"]
-        table = evolve(table, decode(rules, type_name, seat, data))
-    assert table is not None, "an empty log is no game"
-    return table
+    records = iter(records)
+    if table is None:
+        first = next(records, None)
+        assert first is not None, "an empty log is no game"
+        type_name, seat, data = first
+        table = evolve(None, decode(data["game"], type_name, seat, data))
+    rules = table.game.rules_version
+    return replay((decode(rules, type_name, seat, data) for type_name, seat, data in records), table)
 
 
 def chance(table: Table) -> ChanceRequest | None:

@@ -169,3 +169,45 @@ def test_options_the_environment_cannot_honour_offline_are_refused_with_why() ->
         cardhall_env.make("craits", 2, seed=4).reset()
     with pytest.raises(ValueError, match="unknown game"):
         cardhall_env.make("poker", 2)
+
+
+@pytest.mark.parametrize(("game", "players", "options", "cap"), [
+    ("craits", 2, {"short": True}, None), ("craits", 4, {"short": True}, None), ("scat", 2, {}, None),
+    ("scat", 5, {"throw_down": True}, None), ("craits", 3, {}, 150), ("scat", 4, {}, 90)])
+def test_a_table_of_people_stepped_by_its_games_own_fold_is_the_servers_fold_of_its_events(
+        game: str, players: int, options: dict, cap: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment steps a table of people alone by the game's decide and evolve (Match._fold), not through
+    domain.table: at every decision its table, and so its views and legal moves, are the server's replay of its
+    events, and a game ends at its rules' event cap as the server's does."""
+    from domain import table as tables
+
+    if cap is not None:
+        monkeypatch.setattr(all_games()[game], "max_events", cap)
+    env = cardhall_env.make(game, players, **options)
+    rng = random.Random(7)
+    for seed in range(3):
+        env.reset(seed=seed)
+        while True:
+            match = env.match
+            replayed = tables.replay(match.events)
+            assert match.table == replayed and match.over == (replayed.status == tables.FINISHED)
+            for seat in range(players):
+                assert match.view(seat) == tables.view(replayed, seat)
+            if match.over:
+                break
+            env.step(rng.choice(match.legal_actions()))
+        if cap is not None:
+            assert len(match.events) > cap and isinstance(match.events[-1], tables.EventCapReached)
+
+
+def test_the_environments_shuffle_is_random_shuffles_order_from_the_same_draws() -> None:
+    """cardhall_env.match.shuffled gives the order random.shuffle gives and leaves the source where it would:
+    the environment's seeded games are those it dealt with random.shuffle."""
+    from cardhall_env.match import shuffled
+
+    for seed in range(300):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        order = list(DECK[: 1 + seed % 52])
+        theirs.shuffle(order)
+        assert shuffled(ours, DECK[: 1 + seed % 52]) == order
+        assert ours.getrandbits(64) == theirs.getrandbits(64)

@@ -57,3 +57,31 @@ def test_the_same_move_with_the_same_house_plays_out_the_same():
     table = scat_against_two_bots(FirstMoveHouse())
     move = tables.legal_moves(table, 0)[0]
     assert tables.play(table, 0, move, FirstMoveHouse()) == tables.play(table, 0, move, FirstMoveHouse())
+
+
+def test_replay_folds_a_run_of_game_events_to_the_table_evolving_each_event_gives() -> None:
+    """replay folds the game's own events at a table without a clock into the game's state alone, making the
+    table once: at every length of log, with a clock and with a seat handed over midway, it is evolve's table."""
+    import random
+
+    from cardhall_env.match import Match
+    from domain.events import event_data
+    from domain.leaving import RESIGNED_TO, SeatResigned
+
+    for game, players, options in (("craits", 3, {"short": True}), ("scat", 4, {"lives": 1})):
+        played = Match(game, players, options, rng=random.Random(3))
+        rng = random.Random(3)
+        while not played.over:
+            played.step(rng.choice(played.legal_actions()))
+        events = list(played.events)
+        resigned = [*events[: players + 20], SeatResigned(1, bot=RESIGNED_TO), *events[players + 20 :]]
+        clocked = [tables.create(game, players, {**options, "move_seconds": 60}), *events[1:]]
+        for log in (events, resigned, clocked):
+            evolved = None
+            for length, event in enumerate(log, start=1):
+                evolved = tables.evolve(evolved, event)
+                if length % 37 == 0 or length == len(log):
+                    assert tables.replay(log[:length]) == evolved
+                    assert tables.replay(log[length // 2 : length], tables.replay(log[: length // 2])) == evolved
+            records = [(event.type_name(), event.seat, event_data(event)) for event in log]
+            assert tables.replay_records(records) == evolved

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.cards import DECK
 from domain.errors import IllegalMove, NotYourTurn
 from domain.events import Event
 from domain.games.scat.events import (
@@ -45,6 +46,12 @@ def _may_throw_down(state: ScatState) -> bool:
     return state.rules.throw_down and state.knocker is None and state.turns_taken < in_play(state)
 
 
+#: Moves are immutable, so the listed ones are built once and shared (as Craits' are).
+_DRAWS = {source: Draw(source) for source in (STOCK, DISCARD_PILE)}
+_DISCARDS = {card: Discard(card) for card in DECK}
+_KNOCK, _THROW_DOWN, _DECLARE_31 = Knock(), ThrowDown(), Declare31()
+
+
 def to_act(state: ScatState) -> tuple[int, ...]:
     """The seat whose turn it is, while a hand is played."""
     return (state.turn,) if state.phase in PLAYING else ()
@@ -55,16 +62,17 @@ def legal_moves(state: ScatState, seat: int) -> list[Move]:
     moves: list[Move] = []
     if seat == state.turn and state.phase == DRAW:
         if state.stock:
-            moves.append(Draw(STOCK))
-        moves.append(Draw(DISCARD_PILE))
-        if state.knocker is None and value_of(state, state.hands[seat]) >= state.rules.min_knock:
-            moves.append(Knock())
+            moves.append(_DRAWS[STOCK])
+        moves.append(_DRAWS[DISCARD_PILE])
+        min_knock = state.rules.min_knock  # (with none, S9, any hand knocks: no need to value it)
+        if state.knocker is None and (not min_knock or value_of(state, state.hands[seat]) >= min_knock):
+            moves.append(_KNOCK)
         if _may_throw_down(state):
-            moves.append(ThrowDown())
+            moves.append(_THROW_DOWN)
     elif seat == state.turn and state.phase == DISCARD:
-        moves.extend(Discard(card) for card in state.hands[seat] if card != state.taken)
+        moves.extend(_DISCARDS[card] for card in state.hands[seat] if card != state.taken)
     if 0 <= seat < state.rules.players and _may_declare(state, seat):
-        moves.append(Declare31())
+        moves.append(_DECLARE_31)
     return moves
 
 
