@@ -87,8 +87,11 @@ class SqlAccountWrites(AccountWrites):
 
     def append(self, account: str, type_name: str, data: dict[str, Any], at: dt.datetime) -> int:
         if self.connection.dialect.name == "postgresql":  # (one writer an account at a time: its seqs commit in order)
+            # FOR NO KEY UPDATE, not FOR UPDATE: a row inserted in the same transaction that refers to the
+            # account (a seat of a new game) holds FOR KEY SHARE on it, which FOR UPDATE would wait for; two
+            # games of one account started at once would each hold that share and wait for the other's.
             self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key == account)
-                                    .with_for_update())
+                                    .with_for_update(key_share=True))
         seq = self.connection.execute(sa.select(sa.func.coalesce(sa.func.max(account_events.c.seq), 0))
                                       .where(account_events.c.account == account)).scalar() + 1
         self.connection.execute(account_events.insert(), {"account": account, "seq": seq, "type": type_name,

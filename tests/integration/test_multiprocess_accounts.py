@@ -79,6 +79,7 @@ def test_accounts_racing_through_two_servers_for_the_last_seat_make_one_game(bas
     assert sum(racer_starts) == 10
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")  # (an accept answered 5xx)
 def test_a_server_killed_while_challenges_are_accepted_leaves_no_half_made_game(postgres_database, tmp_path) -> None:
     """kill -9 of the server that accepts challenges, in the middle of the acceptances: afterwards every
     challenge is either open with no game, or started with its whole game (both seats the accounts', active),
