@@ -44,6 +44,7 @@ from limits import parse_many
 
 from api import ratelimits  # noqa: F401  (registers the storage cardhall+sqlite:// with the limits library)
 from api.context import service
+from service.tables import SNAPSHOT_EVERY
 
 #: A fair bot's rate is a few requests a second, bursts of its moves' answers included.
 DEFAULT_LIMIT = "50/second;1500/minute"
@@ -52,9 +53,8 @@ DEFAULT_ACCOUNT_LIMIT = "5/minute;20/day"
 #: Events read: a bot catching up after each move reads tens; a person stepping through a finished game
 #: in the browser, a past view (PAST_VIEW_EVENTS) a step; a page of a long game's log, a thousand.
 DEFAULT_READ_LIMIT = "2000/second;100000/minute"
-#: What a view at a past version is charged, in events: at most this many are replayed from the snapshot
-#: before it (service.tables.SNAPSHOT_EVERY).
-PAST_VIEW_EVENTS = 50
+#: What a view at a past version is charged, in events: at most this many are replayed from the snapshot before it.
+PAST_VIEW_EVENTS = SNAPSHOT_EVERY
 #: The routes that read games' logs, charged against the read limit (the others are exempt from it).
 READ_ENDPOINTS = ("games.Events", "games.State", "records.GameRecord")
 ADDRESS_FACTOR = 5
@@ -96,12 +96,12 @@ def _given_out(token: str) -> bool:
 
 def charge_read(events: int) -> None:
     """Charge this request's client for ``events`` events read."""
-    g.read_units = g.get("read_units", 0) + events
+    g.events_read = g.get("events_read", 0) + events
 
 
 def _read_cost() -> int:
     """Before the request: whether an event is left to read (1); after it: the events it read."""
-    return max(1, g.get("read_units", 0))
+    return max(1, g.get("events_read", 0))
 
 
 def _not_a_read() -> bool:
@@ -141,7 +141,7 @@ def install(app: Flask) -> Limiter | None:
                              exempt_when=_unlimited),
             ApplicationLimit(str(app.config["CARDHALL_READ_RATE_LIMIT"]).strip(), key_function=client_key,
                              scope="reads", exempt_when=_not_a_read, cost=_read_cost,
-                             deduct_when=lambda _response: g.get("read_units", 0) > 0),
+                             deduct_when=lambda _response: g.get("events_read", 0) > 0),
         ],
         storage_uri=app.config["CARDHALL_RATE_LIMIT_STORAGE"],
         headers_enabled=False,  # (its own put Retry-After on every answer and RateLimit-Reset as a time: see below)
