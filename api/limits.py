@@ -52,7 +52,7 @@ DEFAULT_CREATE_LIMIT = "120/minute"
 DEFAULT_ACCOUNT_LIMIT = "5/minute;20/day"
 #: Events read: a bot catching up after each move reads tens; a person stepping through a finished game
 #: in the browser, a past view (PAST_VIEW_EVENTS) a step; a page of a long game's log, a thousand.
-DEFAULT_READ_LIMIT = "2000/second;100000/minute"
+DEFAULT_READ_LIMIT = "10000/second;100000/minute"
 #: What a view at a past version is charged, in events: at most this many are replayed from the snapshot before it.
 PAST_VIEW_EVENTS = SNAPSHOT_EVERY
 #: The routes that read games' logs, charged against the read limit (the others are exempt from it).

@@ -23,7 +23,7 @@ from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS
 DEFAULT_DATABASE_URL = "sqlite:///cardhall.db"
 DEFAULT_RATE_LIMIT = "50/second;1500/minute"
 DEFAULT_CREATE_RATE_LIMIT = "120/minute"
-DEFAULT_READ_RATE_LIMIT = "2000/second;100000/minute"
+DEFAULT_READ_RATE_LIMIT = "10000/second;100000/minute"
 DEFAULT_ACCOUNT_RATE_LIMIT = "5/minute;20/day"
 DEFAULT_MAX_FOLLOWERS = 10_000
 #: One address may hold a tenth of a worker's followers: it cannot take them all (a proxy's clients share its address).
