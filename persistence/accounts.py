@@ -16,6 +16,7 @@ import dataclasses
 import datetime as dt
 import threading
 import weakref
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -103,6 +104,10 @@ class AccountWrites(abc.ABC):
     @abc.abstractmethod
     def finish_seats(self, game_id: str) -> dict[int, str]:
         """Mark the game's account seats finished; the accounts by seat."""
+
+    @abc.abstractmethod
+    def playing(self, accounts: Sequence[str]) -> dict[str, int]:
+        """How many games not finished each of ``accounts`` (name keys) sits in (none: left out)."""
 
     @abc.abstractmethod
     def challenge(self, challenge_id: str) -> Challenge | None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -44,6 +45,11 @@ class MemoryAccountWrites(AccountWrites):
 
     def add_seat(self, game_id: str, seat: int, account: str) -> None:
         self.state.seats[game_id, seat] = (account, False)
+
+    def playing(self, accounts: Sequence[str]) -> dict[str, int]:
+        wanted = set(accounts)
+        return dict(collections.Counter(account for account, finished in self.state.seats.values()
+                                        if account in wanted and not finished))
 
     def finish_seats(self, game_id: str) -> dict[int, str]:
         found = {seat: account for (game, seat), (account, _) in self.state.seats.items() if game == game_id}

@@ -64,6 +64,12 @@ class SqlAccountWrites(AccountWrites):
         self.connection.execute(account_seats.insert(),
                                 {"game_id": game_id, "seat": seat, "account": account, "finished": False})
 
+    def playing(self, accounts: Sequence[str]) -> dict[str, int]:
+        rows = self.connection.execute(sa.select(account_seats.c.account, sa.func.count())
+                                       .where(account_seats.c.account.in_(accounts), sa.not_(account_seats.c.finished))
+                                       .group_by(account_seats.c.account)).all()
+        return {row[0]: row[1] for row in rows}
+
     def finish_seats(self, game_id: str) -> dict[int, str]:
         rows = self.connection.execute(sa.select(account_seats.c.seat, account_seats.c.account)
                                        .where(account_seats.c.game_id == game_id)).all()

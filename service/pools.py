@@ -80,7 +80,9 @@ class Pools:
         made: list[AccountsGame] = []
 
         def work(tx: Transaction, ladder: LadderWrites, writes: AccountWrites) -> None:
-            entries = {entry.account: entry for entry in ladder.pool(game) if self._has_room(entry)}
+            pool = ladder.pool(game)
+            playing = writes.playing([entry.account for entry in pool])
+            entries = {entry.account: entry for entry in pool if playing.get(entry.account, 0) < entry.concurrency}
             rated = ladder.ratings(game, list(entries))
             now = self.games.clock()
             waiting = [Waiting(entry.account, entry.bot, frozenset(entry.players), entry.rated, entry.mixed,
@@ -96,10 +98,6 @@ class Pools:
         for started in made:
             started.cached()
         return [started.game_id for started in made]
-
-    def _has_room(self, entry: PoolEntry) -> bool:
-        """Whether the account plays fewer games than it asked for at once."""
-        return len(self.games.accounts.store.games_of(entry.account)[1]) < entry.concurrency
 
     def _write(self, work: Any) -> Any:
         """``work(tx, ladder writes, account writes)`` in one transaction; streams woken after."""
