@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import datetime
 import pathlib
 import random
 import sys
@@ -49,10 +50,12 @@ class Figures:
         self.errors: collections.Counter[str] = collections.Counter()
         self.waiting = 0
         self.most_waiting = 0
+        self.moves: list[float] = []  # each move's round trip
+        self.delivered: list[float] = []  # a gameStart's recording to the bot's reading it
 
 
 async def play_game(client: httpx.AsyncClient, key: str, game_id: str, chooser: random.Random,
-                    until: float) -> bool:
+                    until: float, moves: list[float]) -> bool:
     """Random legal moves for the key's seat until the game is over (True), or the run is (False: the
     game's clock plays on for the bot, unmeasured). A move's answer is the seat's view after it, as a
     bot reads it, so a turn costs one request and the view is asked for only after waiting."""
@@ -62,8 +65,10 @@ async def play_game(client: httpx.AsyncClient, key: str, game_id: str, chooser: 
         if view["status"] in ("finished", "aborted"):
             return True
         if view["seat"] in view["to_act"] and view["legal_moves"]:
+            began = time.monotonic()
             moved = await client.post(f"/v1/games/{game_id}/moves", headers=auth,
                                       json={**chooser.choice(view["legal_moves"]), "expected_version": view["version"]})
+            moves.append(time.monotonic() - began)
             if moved.status_code not in (201, 409):
                 raise RuntimeError(f"move refused: {moved.status_code} {moved.text}")
             if moved.status_code == 201:
@@ -87,8 +92,8 @@ async def watch_board(client: httpx.AsyncClient, name: str, game_id: str, seen: 
         await asyncio.sleep(0.05)
 
 
-async def bot(client: httpx.AsyncClient, name: str, key: str, game: str, until: float, figures: Figures,
-              watchers: list[asyncio.Task[None]]) -> None:
+async def bot(client: httpx.AsyncClient, watching: httpx.AsyncClient, name: str, key: str, game: str, until: float,
+              figures: Figures, watchers: list[asyncio.Task[None]]) -> None:
     auth = {"Authorization": f"Bearer {key}"}
     chooser = random.Random(name)
     joined = await client.post(f"/v1/pools/{game}/join", headers=auth, json={"players": POOLS[game], "rated": True})
@@ -105,15 +110,17 @@ async def bot(client: httpx.AsyncClient, name: str, key: str, game: str, until: 
             figures.most_waiting = max(figures.most_waiting, figures.waiting)
             figures.waiting -= 1
             figures.waits.append(time.monotonic() - free_since)
+            recorded = datetime.datetime.fromisoformat(event["recorded_at"].replace("Z", "+00:00")).timestamp()
+            figures.delivered.append(time.time() - recorded)
             try:
-                if not await play_game(client, key, event["data"]["game_id"], chooser, until):
+                if not await play_game(client, key, event["data"]["game_id"], chooser, until, figures.moves):
                     break  # (the run is over: its game goes on without it)
             except (httpx.HTTPError, RuntimeError, KeyError) as error:
                 figures.errors[type(error).__name__] += 1
             seen = time.monotonic()
             if event["data"]["game_id"] not in figures.finished:
                 figures.finished[event["data"]["game_id"]] = seen
-                watchers.append(asyncio.create_task(watch_board(client, name, event["data"]["game_id"], seen,
+                watchers.append(asyncio.create_task(watch_board(watching, name, event["data"]["game_id"], seen,
                                                                 figures, until)))
             free_since = time.monotonic()
             figures.waiting += 1
@@ -132,14 +139,22 @@ def make_accounts(url: str, count: int) -> list[tuple[str, str]]:
 
 
 async def load(base_url: str, accounts: list[tuple[str, str]], seconds: float) -> tuple[Figures, float]:
+    """Each bot with an HTTP client of its own, as bots are: one client's connection pool shared by hundreds of
+    bots costs the client a scan of every connection a request (httpcore), which made this one process the
+    bottleneck (40 bots: 80 % of a core for 29 moves/s)."""
     figures, watchers = Figures(), []
-    limits = httpx.Limits(max_connections=len(accounts) * 2 + 20, max_keepalive_connections=len(accounts) * 2)
-    async with httpx.AsyncClient(base_url=base_url, timeout=LONG_POLL + 30, limits=limits) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        def client(connections: int) -> httpx.AsyncClient:
+            return httpx.AsyncClient(base_url=base_url, timeout=LONG_POLL + 30,
+                                     limits=httpx.Limits(max_connections=connections))
+
+        watching = await stack.enter_async_context(client(20))
+        clients = [await stack.enter_async_context(client(1)) for _ in accounts]
         started = time.monotonic()
         until = started + seconds
         games = list(POOLS)
-        await asyncio.gather(*(bot(client, name, key, games[index % len(games)], until, figures, watchers)
-                               for index, (name, key) in enumerate(accounts)))
+        await asyncio.gather(*(bot(clients[index], watching, name, key, games[index % len(games)], until, figures,
+                                   watchers) for index, (name, key) in enumerate(accounts)))
         elapsed = time.monotonic() - started
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.gather(*watchers), 40)
@@ -180,6 +195,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=300)
+    parser.add_argument("--threads", type=int, default=32,
+                        help="the server's request threads a worker (cardhall serve --threads)")
     parser.add_argument("--databases", default="sqlite:1,postgresql:2",
                         help="backend:workers, comma-separated (default sqlite:1,postgresql:2)")
     args = parser.parse_args()
@@ -193,16 +210,20 @@ def main() -> int:
 
             upgrade(url)
             accounts = make_accounts(url, args.bots)
-            with running(url, databases.workdir(), workers=int(workers or 1)) as server:
+            with running(url, databases.workdir(), workers=int(workers or 1), threads=args.threads) as server:
                 figures, elapsed = asyncio.run(load(server.base_url, accounts, args.seconds))
             total, lost, twice, rebuild, same = audit(url)
-            rows.append([f"{backend} x{workers or 1}", args.bots, f"{len(figures.finished) * 60 / elapsed:.1f}",
+            rows.append([f"{backend} x{workers or 1}", args.bots, f"{len(figures.moves) / elapsed:.0f}",
+                         f"{percentile(figures.moves, .5) * 1000:.0f}", f"{percentile(figures.moves, .99) * 1000:.0f}",
+                         f"{len(figures.finished) * 60 / elapsed:.1f}",
                          f"{percentile(figures.waits, .5):.2f}", f"{percentile(figures.waits, .99):.2f}",
+                         f"{percentile(figures.delivered, .5):.2f}", f"{percentile(figures.delivered, .99):.2f}",
                          figures.most_waiting, f"{percentile(figures.to_board, .5):.3f}",
                          f"{percentile(figures.to_board, .99):.3f}", f"{lost}/{total}", twice,
                          f"{rebuild:.2f}", "yes" if same else "NO", sum(figures.errors.values())])
     print_table(f"Ladder: {args.bots} random bots in the Craits and Scat pools for {args.seconds:.0f} s",
-                ["database", "bots", "rated games/min", "pool wait p50 s", "p99 s", "most waiting",
+                ["database", "bots", "moves/s", "move p50 ms", "p99 ms", "rated games/min", "pool wait p50 s", "p99 s",
+                 "of it gameStart's delivery p50 s", "p99 s", "most waiting",
                  "finish->board p50 s", "p99 s", "lost/finished", "counted twice", "rebuild s", "rebuild = live",
                  "errors"], rows, note=load_average())
     return 0
