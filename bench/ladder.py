@@ -2,9 +2,9 @@
 
 ``--bots`` accounts (made on the database before the server starts) join the pools of both
 games (``players`` 2-3 for Craits, 2-4 for Scat, rated, one game at a time) from one asyncio
-process, each bot with an HTTP client (a connection) of its own; each waits on its account's events (long-poll) for ``gameStart``, plays the game to
-its end (or the run's) with random legal moves (long-polling the game's events between turns) and is back in
-the pool at once. For ``--seconds`` it measures, per database:
+process, each bot with an HTTP client (a connection) of its own; each waits on its account's events
+(long-poll) for ``gameStart``, plays the game to its end (or the run's) with random legal moves
+(long-polling the game's events between turns) and is back in the pool at once. For ``--seconds`` it measures, per database:
 
 - moves/s and a move's round trip p50 and p99 (how busy the server is: the bots move the instant they may);
 - rated games finished per minute;
