@@ -43,9 +43,11 @@ def create(settings: Settings | None = None) -> Flask:
     # worker gets there first). CARDHALL_RATINGS_SECONDS=0 turns it off in that process.
     # It pairs the accounts waiting in pools as often (service.pools: one round at a time, in every process),
     # and makes Swiss tournaments' next rounds (service.tournaments: each exactly once, whichever worker).
+    # A game of accounts that ends runs the ratings and the pairing at once in this process.
     if settings.ratings_seconds > 0:
-        Periodic("ratings", Ratings(games).catch_up, settings.ratings_seconds).start()
-        Periodic("pools", Pools(games).pair_all, settings.ratings_seconds).start()
+        ratings = Periodic("ratings", Ratings(games).catch_up, settings.ratings_seconds).start()
+        pools = Periodic("pools", Pools(games).pair_all, settings.ratings_seconds).start()
+        games.on_accounts_game_over.extend([ratings.poke, pools.poke])
         Periodic("tournaments", Tournaments(games).advance_all, settings.ratings_seconds).start()
     tune_collector()
     return app

@@ -83,6 +83,9 @@ class GameService(GameQueries):
         #: ``check(account, options)`` for each account about to sit in a game of ``options``: may refuse it
         #: (a webhook bot sits only in clocked games, service.webhooks).
         self.seat_checks: list[Callable[[str, Mapping[str, Any]], None]] = []
+        #: Called once a game with accounts seated has ended (the ratings projection and the pools' pairing
+        #: are run at once, api.wsgi).
+        self.on_accounts_game_over: list[Callable[[], None]] = []
 
     @property
     def shuffle_secret(self) -> bytes:
@@ -274,6 +277,10 @@ class GameService(GameQueries):
                 tx.put_idempotency(request.game_id, request.seat, request.idempotency_key,
                                    IdempotencyRecord(request.fingerprint(), 201, decision.answer))
         self.cache.put(write.game_id, write.after)
+        if write.after.status != write.before.status and write.after.status in tables.OVER \
+                and any(seat and seat.account for seat in write.after.seats):
+            for hook in self.on_accounts_game_over:
+                hook()
         return decision
 
     def _acting_seat(self, game_id: str, token: str | None) -> int:

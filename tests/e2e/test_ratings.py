@@ -3,10 +3,12 @@ rebuild from the games' events gives the same table to the last bit."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from domain import table as tables
 from service.games import GameService
+from service.periodic import Periodic
 from service.ratings import MODEL, Ratings
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import bearer, sign_up
@@ -105,3 +107,20 @@ def test_the_leaderboard_lists_accounts_with_enough_rated_games_by_ordinal_in_pa
     assert [(rating["game"], rating["games"], len(rating["history"])) for rating in mine] == [("craits", 1, 1)]
     assert mine[0]["history"][0]["game_id"] == mine[0]["last_game_id"]
     assert http.client.get("/v1/accounts/nobody/ratings").status_code == 404
+
+
+def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Http, games: GameService) -> None:
+    """A server process runs the ratings every few seconds, and at once when a game of accounts ends: a
+    bot reads its new rating right after its game, whatever the interval (here a minute)."""
+    ratings = Periodic("ratings", Ratings(games).catch_up, interval=60).start()
+    games.on_accounts_game_over.append(ratings.poke)
+    try:
+        keys = [sign_up(http, name) for name in ("ana", "bo")]
+        game_id = rated_game(http, keys)
+        play_out(games, game_id, keys)
+        deadline = time.monotonic() + 5
+        while not (mine := http.client.get("/v1/accounts/ana/ratings").json["ratings"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [change["game_id"] for rating in mine for change in rating["history"]] == [game_id]
+    finally:
+        ratings.stop()
