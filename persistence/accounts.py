@@ -137,6 +137,10 @@ class AccountStore(abc.ABC):
     def key(self, prefix: str) -> ApiKey | None: ...
 
     @abc.abstractmethod
+    def key_and_account(self, prefix: str) -> tuple[ApiKey, Account] | None:
+        """The key with this prefix and the account it belongs to, in one read (every request with a key)."""
+
+    @abc.abstractmethod
     def keys(self, account: str) -> list[ApiKey]: ...
 
     @abc.abstractmethod

@@ -100,6 +100,10 @@ class MemoryAccounts(AccountStore):
     def key(self, prefix: str) -> ApiKey | None:
         return self.state.keys.get(prefix)
 
+    def key_and_account(self, prefix: str) -> tuple[ApiKey, Account] | None:
+        key = self.state.keys.get(prefix)
+        return None if key is None else (key, self.state.accounts[key.account])
+
     def keys(self, account: str) -> list[ApiKey]:
         return sorted((key for key in self.state.keys.values() if key.account == account),
                       key=lambda key: (key.created_at, key.prefix))

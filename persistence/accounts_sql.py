@@ -127,6 +127,15 @@ class SqlAccounts(AccountStore):
         rows = self._rows(sa.select(api_keys).where(api_keys.c.prefix == prefix))
         return _key(rows[0]) if rows else None
 
+    def key_and_account(self, prefix: str) -> tuple[ApiKey, Account] | None:
+        rows = self._rows(sa.select(api_keys, accounts.c.name, accounts.c.kind, accounts.c.description,
+                                    accounts.c.created_at.label("account_created_at"))
+                          .join(accounts, accounts.c.name_key == api_keys.c.account).where(api_keys.c.prefix == prefix))
+        if not rows:
+            return None
+        row = rows[0]
+        return _key(row), Account(row.name, row.kind, row.description, row.account_created_at)
+
     def keys(self, account: str) -> list[ApiKey]:
         return [_key(row) for row in self._rows(sa.select(api_keys).where(api_keys.c.account == account)
                                                 .order_by(api_keys.c.created_at, api_keys.c.prefix))]

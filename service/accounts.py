@@ -149,12 +149,11 @@ class AccountService:
         for a key never given out or revoked."""
         if token is None or not is_account_key(token):
             return None
-        found = self.store.key(token[len(KEY_START):_PREFIX_END])
-        if found is None or not hmac.compare_digest(found.key_hash, key_hash(token)) or found.revoked_at is not None:
+        found = self.store.key_and_account(token[len(KEY_START):_PREFIX_END])
+        if found is None or not hmac.compare_digest(found[0].key_hash, key_hash(token)) or found[0].revoked_at is not None:
             raise Unauthorized("this API key is not valid: it was revoked, or never given out")
-        account = self.store.account(found.account)
-        assert account is not None, "a key belongs to an account"
-        return Caller(account, found.account, found.prefix, found.scopes)
+        key, account = found
+        return Caller(account, key.account, key.prefix, key.scopes)
 
     def required_caller(self, token: str | None, scope: str) -> Caller:
         """The account the key speaks for, which must hold ``scope``."""
