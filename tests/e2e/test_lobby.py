@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cardhall_cli import main
 from cardhall_client import CardhallClient
+from cardhall_client.errors import NotFound
 from cardhall_client.lobby import Lobby
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -108,3 +112,38 @@ def test_the_client_streams_an_accounts_events_and_resumes_after_the_last_it_saw
     resumed.close()
     host.close()
     guest.close()
+
+
+def test_bot_run_with_a_pool_plays_its_games_from_the_pool_then_leaves_it(live_server: str, capsys: Any) -> None:
+    """``cardhall bot run --key KEY --pool scat:2 --games 1``, two bots at once: the server pairs them, both
+    play the game to its end with random moves (no bot file given), leave the pool and stop."""
+    suffix = uuid.uuid4().hex[:8]
+    bots = [sign_up(live_server, f"{name}{suffix}") for name in ("pa", "pb")]
+    codes: list[int] = []
+
+    def run(bot: CardhallClient) -> None:
+        codes.append(main(["bot", "run", "--server", live_server, "--key", str(bot.token), "--pool", "scat:2",
+                           "--games", "1"]))
+
+    threads = [threading.Thread(target=run, args=(bot,)) for bot in bots]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(180)
+    out = capsys.readouterr().out
+    assert codes == [0, 0], out
+    assert out.count("played 1 game(s)") == 2 and out.count("waiting in the scat pool for games of 2 players") == 2
+    [game_id] = [event["data"]["game_id"] for event in bots[0].account_events()["events"]
+                 if event["type"] == "gameStart"]
+    game = bots[0].game(game_id)
+    assert game["status"] == "finished" and game["options"]["move_seconds"] == 10  # (a pool's game: on a clock)
+    deadline = time.monotonic() + 10  # (rated: it is in its players' rating history once the projection applied it)
+    while not (rated := bots[0]._call("GET", f"/v1/accounts/pa{suffix}/ratings")["ratings"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [change["game_id"] for rating in rated for change in rating["history"]] == [game_id]
+    assert sorted(seat["account"] for seat in game["seats"]) == [f"pa{suffix}", f"pb{suffix}"]
+    for bot in bots:
+        assert bot.account()["games"] == {"played": 1, "current": []}
+        with pytest.raises(NotFound):  # (it left the pool)
+            bot.leave_pool("scat")
+        bot.close()

@@ -2,6 +2,7 @@
 
     cardhall-bot run mybot.py:choose --server http://localhost:8000 --new craits --fill greedy
     cardhall-bot run mybot.py:choose --server http://localhost:8000 --key KEY --accept craits,scat --concurrency 4
+    cardhall-bot run mybot.py:choose --server http://localhost:8000 --key KEY --pool craits:2-5 --games 100
     cardhall-bot challenge alice --server http://localhost:8000 --key KEY --new craits
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from typing import Any
 
@@ -28,14 +30,29 @@ def option(text: str) -> tuple[str, Any]:
         return name, value
 
 
+def pool(text: str) -> tuple[str, list[int] | None]:
+    """A pool given as GAME, GAME:LOW-HIGH or GAME:N,N...: the game and the player counts accepted (None: all)."""
+    game, sep, counts = text.partition(":")
+    if not sep:
+        return game, None
+    try:
+        if "-" in counts:
+            low, high = (int(bound) for bound in counts.split("-"))
+            return game, list(range(low, high + 1))
+        return game, [int(count) for count in counts.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a pool is GAME, GAME:LOW-HIGH or GAME:N,N..., not {text!r}") from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The runner's arguments, on ``cardhall-bot`` and on the server's ``cardhall bot`` alike."""
     parser.add_argument("action", choices=["run", "challenge"],
                         help="run: play one game with the bot (with --key alone: live on the server as the "
                              "key's account); challenge: offer a game to the named accounts")
     parser.add_argument("subject", metavar="BOT | NAME", nargs="*",
-                        help="run: path/to/file.py:function, a function choose(view) -> move; challenge: the "
-                             "accounts offered the other seats (none: an open challenge)")
+                        help="run: path/to/file.py:function, a function choose(view) -> move (with --key, none "
+                             "plays random legal moves); challenge: the accounts offered the other seats (none: "
+                             "an open challenge)")
     parser.add_argument("--server", required=True, help="the server's base URL, e.g. http://localhost:8000")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--game", help="join this game (its id)")
@@ -45,6 +62,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                       "accepts challenges (--accept) and plays every game the account is seated in")
     parser.add_argument("--accept", default="", metavar="GAMES",
                         help="with --key: the games whose challenges to accept, e.g. craits,scat")
+    parser.add_argument("--pool", action="append", type=pool, default=[], metavar="GAME[:COUNTS]",
+                        help="with --key: wait in GAME's pool for games of COUNTS players (e.g. craits:2-5, scat:2,3; "
+                             "none: every count), repeatable; the pools are left when the runner stops")
+    parser.add_argument("--games", type=int, metavar="N",
+                        help="with --key: leave the pools once N games have started, and stop once they are over "
+                             "(default: play until interrupted)")
+    parser.add_argument("--unrated", action="store_true", help="with --pool: unrated games (default rated)")
     parser.add_argument("--concurrency", type=int, default=1, help="with --key: games played at once (default 1)")
     parser.add_argument("--expires-in", type=int, default=60, help="challenge: seconds it stays open (default 60)")
     parser.add_argument("--rated", action="store_true", help="challenge: a rated game")
@@ -70,11 +94,12 @@ def run(args: argparse.Namespace, prog: str = "cardhall-bot") -> int:
     """
     if args.action == "challenge":
         return _challenge(args, prog)
+    if args.key and not (args.game or args.new) and len(args.subject) <= 1:
+        args.bot = args.subject[0] if args.subject else None
+        return _live(args, prog)
     if len(args.subject) != 1:
         return _usage(f"{prog} run takes one bot: path/to/file.py:function")
     args.bot = args.subject[0]
-    if args.key and not (args.game or args.new):
-        return _live(args, prog)
     if not (args.game or args.new):
         return _usage(f"{prog} run needs --game ID, --new GAME, or --key KEY (to live on the server)")
     return _run_one(args, prog)
@@ -101,18 +126,32 @@ def _live(args: argparse.Namespace, prog: str) -> int:
     """Stay on the server as the key's account until interrupted."""
     from cardhall_client.lobby import live
 
-    choose = load_bot(args.bot)
+    choose = load_bot(args.bot) if args.bot else random_move
     accept = [name.strip() for name in args.accept.split(",") if name.strip()]
     with CardhallClient(args.server, token=args.key, timeout=30.0) as client:
         try:
+            counts = {game["game"]: list(range(game["min_players"], game["max_players"] + 1))
+                      for game in client.game_types()}
+            pools = {}
+            for game, players in args.pool:
+                if game not in counts:
+                    return _usage(f"{prog}: no game {game!r} here (it has {', '.join(counts)})")
+                pools[game] = counts[game] if players is None else players
             print(f"{client.account()['name']} is live on {args.server}, accepting {', '.join(accept) or 'nothing'}, "
                   f"{args.concurrency} game(s) at once", flush=True)
-            live(client, choose, accept, args.concurrency, lambda line: print(line, flush=True))
+            played = live(client, choose, accept, args.concurrency, lambda line: print(line, flush=True), pools=pools,
+                          rated=not args.unrated, games=args.games)
         except CardhallError as error:
             return _failed(prog, error)
         except KeyboardInterrupt:
             return 0
+    print(f"played {played} game(s)", flush=True)
     return 0
+
+
+def random_move(view: dict[str, Any]) -> dict[str, Any]:
+    """The bot of a runner given none: one of the legal moves, at random."""
+    return random.choice(view["legal_moves"])
 
 
 def _challenge(args: argparse.Namespace, prog: str) -> int:

@@ -278,6 +278,17 @@ class CardhallClient:
     def cancel(self, challenge_id: str) -> dict[str, Any]:
         return self._call("POST", f"/v1/challenges/{challenge_id}/cancel", safe=False)
 
+    def join_pool(self, game: str, players: list[int], *, rated: bool = True, concurrency: int = 1,
+                  mixed: bool = False) -> dict[str, Any]:
+        """Wait in ``game``'s pool for games of any of ``players`` seats (joining again replaces the entry):
+        the server seats this account with others waiting and says ``gameStart`` on its events."""
+        body = {"players": players, "rated": rated, "concurrency": concurrency, "mixed": mixed}
+        return self._call("POST", f"/v1/pools/{game}/join", json=body, safe=False)
+
+    def leave_pool(self, game: str) -> None:
+        """Leave ``game``'s pool: no game is made for this account from it once this returns."""
+        self._call("DELETE", f"/v1/pools/{game}/join", safe=False)
+
     # -- plumbing -------------------------------------------------------------
     def _caught_up(self, game_id: str, last: int) -> bool:
         summary = self.game(game_id)
@@ -346,7 +357,7 @@ def _retry_after(response: httpx.Response) -> float | None:
 def _answer(response: httpx.Response) -> Any:
     if response.status_code >= 400:
         raise _error(response)
-    return response.json()
+    return None if response.status_code == 204 else response.json()
 
 
 def _error(response: httpx.Response) -> CardhallError:

@@ -1,16 +1,20 @@
 """A bot that lives on the platform: it follows its account's events, accepts the challenges it
-likes while it has room, and plays every game it is seated in, several at once.
+likes while it has room, waits in the pools it names, and plays every game it is seated in, several
+at once; given a number of games, it leaves the pools once that many have started and stops once
+they are over.
 
     from cardhall_client import CardhallClient
     from cardhall_client.lobby import live
     live(CardhallClient("http://localhost:8000", token=KEY), choose, accept={"craits"}, concurrency=2)
+    live(CardhallClient("http://localhost:8000", token=KEY), choose, pools={"scat": [2, 3, 4]}, games=100)
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -23,26 +27,52 @@ from cardhall_client.runner import Say, play
 class Lobby:
     """One account's life on a server: its games under way, and its answers to challenges."""
 
-    def __init__(self, client: CardhallClient, choose: Choose, accept: Collection[str], concurrency: int = 1,
-                 say: Say = print) -> None:
+    def __init__(self, client: CardhallClient, choose: Choose, accept: Collection[str] = (), concurrency: int = 1,
+                 say: Say = print, *, pools: Mapping[str, Sequence[int]] | None = None, rated: bool = True,
+                 games: int | None = None) -> None:
+        """``pools``: the player counts it accepts in each game's pool (rated unless ``rated`` is False);
+        ``games``: how many games to start before it leaves the pools and stops (None: no end)."""
         self.client = client
         self.choose = choose
         self.accept = set(accept)
         self.concurrency = concurrency
         self.say = say
+        self.pools = dict(pools or {})
+        self.rated = rated
+        self.games = games
         self.me = client.account()["name"]
         self.playing: dict[str, Future[Any]] = {}
         self._pool = ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="cardhall-game")
         self._lock = threading.Lock()
 
     def run(self, stop: Callable[[], bool] = lambda: False, after: int | None = None) -> None:
-        """Play the games under way, then follow the account's events after id ``after`` (default: from
-        now on) until ``stop()``."""
+        """Play the games under way, join the pools, then follow the account's events after id ``after``
+        (default: from now on) until ``stop()`` or, given a number of games, until they are played; the
+        pools are left at the end."""
+        after = self._newest() if after is None else after
         for game_id in self.client.account(self.me)["games"]["current"]:
             self._play(game_id)
-        for event in self.client.follow_account(self._newest() if after is None else after, stop=stop):
-            self.handle(event)
-        self._pool.shutdown(wait=True)
+        try:
+            for game, players in self.pools.items():
+                self.client.join_pool(game, list(players), rated=self.rated, concurrency=self.concurrency)
+                self.say(f"waiting in the {game} pool for games of {', '.join(map(str, players))} players")
+            for event in self.client.follow_account(after, stop=lambda: stop() or self.done()):
+                self.handle(event)
+        finally:
+            self._leave_pools()
+            self._pool.shutdown(wait=True)
+
+    def done(self) -> bool:
+        """Whether the games asked for have all started and ended."""
+        with self._lock:
+            return self.games is not None and len(self.playing) >= self.games and all(
+                game.done() for game in self.playing.values())
+
+    def _leave_pools(self) -> None:
+        for game in list(self.pools):
+            with contextlib.suppress(CardhallError):  # (not in it: the server had dropped it, or never took it)
+                self.client.leave_pool(game)
+            self.pools.pop(game)
 
     def handle(self, event: dict[str, Any]) -> None:
         """Act on one event of the account."""
@@ -53,6 +83,8 @@ class Lobby:
             self._play(data["game_id"])
         elif event["type"] == "gameFinish":
             self.say(f"game {data['game_id']} over: {data['result']}")
+            if self.games is not None and (playing := self.playing.get(data["game_id"])) is not None:
+                futures.wait([playing], timeout=60)  # (its player sees the end too: then done() may say so)
 
     def _answer(self, challenge: dict[str, Any]) -> None:
         if challenge["challenger"].lower() == self.me.lower():
@@ -83,6 +115,9 @@ class Lobby:
                 return
             self.say(f"playing game {game_id}")
             self.playing[game_id] = self._pool.submit(self._play_out, game_id)
+            enough = self.games is not None and len(self.playing) >= self.games
+        if enough and self.pools:  # (a game the pool made before it was left is played too)
+            self._leave_pools()
 
     def _play_out(self, game_id: str) -> None:
         try:
@@ -99,7 +134,11 @@ class Lobby:
         return after
 
 
-def live(client: CardhallClient, choose: Choose, accept: Collection[str], concurrency: int = 1,
-         say: Say = print, stop: Callable[[], bool] = lambda: False) -> None:
-    """Run ``choose`` as the account of ``client``'s key until ``stop()`` (see :class:`Lobby`)."""
-    Lobby(client, choose, accept, concurrency, say).run(stop)
+def live(client: CardhallClient, choose: Choose, accept: Collection[str] = (), concurrency: int = 1,
+         say: Say = print, stop: Callable[[], bool] = lambda: False, *, pools: Mapping[str, Sequence[int]] | None = None,
+         rated: bool = True, games: int | None = None) -> int:
+    """Run ``choose`` as the account of ``client``'s key until ``stop()`` or its ``games`` are played (see
+    :class:`Lobby`); how many games it played."""
+    lobby = Lobby(client, choose, accept, concurrency, say, pools=pools, rated=rated, games=games)
+    lobby.run(stop)
+    return len(lobby.playing)
