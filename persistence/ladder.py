@@ -130,6 +130,10 @@ class LadderWrites(abc.ABC):
         """Take the account out of the pool; whether it was in it."""
 
     @abc.abstractmethod
+    def leave_pools(self, account: str) -> None:
+        """Take the account out of every pool."""
+
+    @abc.abstractmethod
     def add_tournament(self, tournament: Tournament) -> None: ...
 
     @abc.abstractmethod

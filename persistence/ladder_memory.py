@@ -68,6 +68,10 @@ class MemoryLadderWrites(LadderWrites):
     def leave_pool(self, game: str, account: str) -> bool:
         return self.state.pool.pop((game, account), None) is not None
 
+    def leave_pools(self, account: str) -> None:
+        for key in [key for key in self.state.pool if key[1] == account]:
+            del self.state.pool[key]
+
     def add_tournament(self, tournament: Tournament) -> None:
         self.state.tournaments[tournament.id] = copy.deepcopy(tournament)
 

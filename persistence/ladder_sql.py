@@ -84,6 +84,9 @@ class SqlLadderWrites(LadderWrites):
         statement = pool_entries.delete().where(pool_entries.c.game == game, pool_entries.c.account == account)
         return self.connection.execute(statement).rowcount == 1
 
+    def leave_pools(self, account: str) -> None:
+        self.connection.execute(pool_entries.delete().where(pool_entries.c.account == account))
+
     def add_tournament(self, tournament: Tournament) -> None:
         self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
 

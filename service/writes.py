@@ -10,13 +10,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain import table as tables
+from domain.clocks import SeatAbandoned
 from domain.events import Event, event_data
-from persistence.accounts import AccountStore
+from persistence.accounts import AccountStore, key_of
 from persistence.ladder import LadderStore
 from persistence.port import NewEvent, Transaction, VersionConflict
 from service.accounts import record_status
 from service.errors import PreconditionFailed, StaleVersion
 from service.queries import deadline
+
+ABANDONED = SeatAbandoned.type_name()
 
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
 #: The most events one request (or one round of the sweeper, per game) appends of what the table does by
@@ -77,10 +80,22 @@ class Write:
                 and any(seat and seat.account for seat in self.after.seats):
             with self.accounts.within(tx) as writes:
                 record_status(writes, self.game_id, self.before, self.after, self.recorded_at)
-        if self.ladder is not None and self.after.rated and self.after.status == tables.FINISHED \
-                and self.before.status != tables.FINISHED:
+        # A rated game's finish is recorded for the ratings; an account whose seat was handed to a house bot
+        # (it stopped answering) leaves every pool: it is paired again once it joins again, not while away.
+        rated_finish = self.after.rated and self.after.status == tables.FINISHED and self.before.status != tables.FINISHED
+        gone = sorted({key_of(account) for account in self._abandoning_accounts()})
+        if self.ladder is not None and (rated_finish or gone):
             with self.ladder.within(tx) as ladder:  # (last: the lock it takes is held only to the commit)
-                ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
+                for account in gone:
+                    ladder.leave_pools(account)
+                if rated_finish:
+                    ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
+
+
+    def _abandoning_accounts(self) -> list[str]:
+        """The accounts whose seats these events hand to house bots."""
+        seats = [self.before.seats[event.seat] for event in self.events if event.type == ABANDONED and event.seat is not None]
+        return [seat.account for seat in seats if seat is not None and seat.account]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -3,10 +3,13 @@ their streams, never one account twice in a game, and an account that left is ne
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
+from domain import table as tables
 from service.games import GameService
 from service.pools import Pools
+from service.sweeper import Sweeper
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, sign_up
 
@@ -78,3 +81,25 @@ def test_bad_pool_requests_are_told_why(http: Http) -> None:
     assert http.client.post("/v1/pools/craits/join", json={"players": [2]}).status_code == 401
     assert http.client.post("/v1/pools/craits/join", json={"players": [2], "rated": "yes"},
                             headers=bearer(key)).status_code == 422
+
+
+def test_an_account_that_stops_answering_leaves_every_pool_once_its_seat_is_handed_to_a_house_bot(
+        http: Http, games: GameService) -> None:
+    clock = [dt.datetime.now(dt.UTC)]
+    games.clock = lambda: clock[0]
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    join(http, ana)
+    join(http, ana, game="scat")
+    join(http, bo)
+    [game_id] = Pools(games).pair("craits")
+    seats = {seat["account"]: index for index, seat in enumerate(http.client.get(f"/v1/games/{game_id}").json["seats"])}
+    while "SeatAbandoned" not in [event["type"] for event in http.events(game_id, limit=1000).json["events"]]:
+        table = games.table(game_id)
+        if seats["bo"] in tables.to_act(table):  # (bo plays on; ana, gone, lets her turns time out)
+            games.move(game_id, bo, tables.legal_moves(table, seats["bo"])[0])
+        else:
+            clock[0] += dt.timedelta(seconds=10)
+            assert Sweeper(games).sweep() == 1
+    for game in ("craits", "scat"):
+        assert http.client.delete(f"/v1/pools/{game}/join", headers=bearer(ana)).status_code == 404
+    assert http.client.delete("/v1/pools/craits/join", headers=bearer(bo)).status_code == 204  # (bo is still in it)
