@@ -105,6 +105,7 @@ SETTINGS = {
     "CARDHALL_ACCOUNTS": "open",  # or "closed": creating an account needs an admin key (cardhall serve --accounts)
     "CARDHALL_RATE_LIMIT_STORAGE": "memory://",  # (cardhall serve: a shared file with several workers)
     "CARDHALL_LEADERBOARD_MIN_GAMES": 10,  # rated games an account needs to be on a leaderboard
+    "CARDHALL_POOL_MOVE_SECONDS": {},  # each pool's clock, by game ("": every pool's; service.pools.pool_clocks)
     # (service.webhooks; cardhall serve: --webhook-*, --webhooks-allow-private; scan_seconds 0: no delivery)
     "CARDHALL_WEBHOOK_OPTIONS": {"allow_private": False, "failures_to_open": 5, "retry_seconds": 30.0,
                                  "rotation_seconds": 86_400.0, "scan_seconds": 0.0, "subscription_retry_seconds": 5.0},

@@ -31,6 +31,10 @@ def ratings() -> Ratings:
     return Ratings(service())
 
 
+def pools() -> Pools:
+    return Pools(service(), current_app.config["CARDHALL_POOL_MOVE_SECONDS"])
+
+
 problems = examples.problems_documenter(blp, PROBLEMS, examples.ACCOUNT_PROBLEMS)
 
 
@@ -135,7 +139,7 @@ class PoolJoin(MethodView):
         """Wait in the game's pool (the ``play`` scope): the server seats the account with others
         waiting (closest ratings first, widening with the wait) and announces each game as
         ``gameStart`` on the account's stream. Joining again replaces the entry."""
-        return Pools(service()).join(caller(PLAY), game, body["players"], body["rated"], body["concurrency"],
+        return pools().join(caller(PLAY), game, body["players"], body["rated"], body["concurrency"],
                                      body["mixed"])
 
     @blp.doc(operationId="leavePool", security=BEARER)
@@ -143,7 +147,7 @@ class PoolJoin(MethodView):
     @problems(401, 403, 404)
     def delete(self, game: str) -> None:
         """Leave the game's pool: no game is made for the account once this has answered."""
-        Pools(service()).leave(caller(PLAY), game)
+        pools().leave(caller(PLAY), game)
 
 
 class CreateTournamentSchema(Strict):

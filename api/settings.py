@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from api.guard import Limits
+from service.pools import pool_clocks
 from service.ratings import RATINGS_SECONDS
 from service.sweeper import IDLE_SWEEP_SECONDS, SWEEP_SECONDS
 
@@ -55,6 +56,7 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", float),
     "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", float),
     "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", int),
+    "CARDHALL_POOL_MOVE_SECONDS": ("pool_move_seconds", lambda text: _read_pool_clocks(text)),
     "CARDHALL_LOG_FORMAT": ("log_format", str),
     "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", str),
     "CARDHALL_DB_POOL_SIZE": ("db_pool_size", int),
@@ -74,6 +76,12 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", float),
     "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", int),
 }
+
+
+def _read_pool_clocks(text: str) -> str:
+    """``CARDHALL_POOL_MOVE_SECONDS`` as given, once :func:`service.pools.pool_clocks` has read it (ValueError else)."""
+    pool_clocks(text)
+    return text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +108,7 @@ class Settings:
     idle_sweep_seconds: float = IDLE_SWEEP_SECONDS
     ratings_seconds: float = RATINGS_SECONDS
     leaderboard_min_games: int = DEFAULT_LEADERBOARD_MIN_GAMES
+    pool_move_seconds: str = ""  # the pools' clocks: SECONDS, GAME=SECONDS, comma-separated (service.pools.pool_clocks)
     log_format: str = "text"
     sqlite_synchronous: str = "full"
     db_pool_size: int | None = None
@@ -173,6 +182,7 @@ class Settings:
             "CARDHALL_ACCOUNT_STREAMS": self.account_streams,
             "CARDHALL_CORS_ORIGINS": list(self.cors_origins),
             "CARDHALL_LEADERBOARD_MIN_GAMES": self.leaderboard_min_games,
+            "CARDHALL_POOL_MOVE_SECONDS": pool_clocks(self.pool_move_seconds),
             "CARDHALL_WEBHOOK_OPTIONS": {
                 "allow_private": self.webhooks_allow_private, "failures_to_open": self.webhook_failures_to_open,
                 "retry_seconds": self.webhook_retry_seconds, "rotation_seconds": self.webhook_rotation_seconds,

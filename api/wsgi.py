@@ -46,7 +46,8 @@ def create(settings: Settings | None = None) -> Flask:
     # A game of accounts that ends runs the ratings and the pairing at once in this process.
     if settings.ratings_seconds > 0:
         ratings = Periodic("ratings", Ratings(games).catch_up, settings.ratings_seconds).start()
-        pools = Periodic("pools", Pools(games).pair_all, settings.ratings_seconds).start()
+        pools = Periodic("pools", Pools(games, app.config["CARDHALL_POOL_MOVE_SECONDS"]).pair_all,
+                         settings.ratings_seconds).start()
         games.on_accounts_game_over.extend([ratings.poke, pools.poke])
         Periodic("tournaments", Tournaments(games).advance_all, settings.ratings_seconds).start()
     tune_collector()

@@ -9,12 +9,13 @@ transaction: its seats bound to their accounts, every seat told ``gameStart`` on
 stream. One round at a time, in every process, sees the pool as the last one left it: an
 account that left (its ``DELETE`` committed) is never seated after. Every pool game runs a
 clock (``move_seconds``: the pool's, default ``MOVE_SECONDS``), so a bot that stops answering
-has its turns played and, after its seat's timeouts, is handed to a house bot.
+has its turns played and, after its seat's timeouts, is handed to a house bot and leaves every pool.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import InvalidOptions
@@ -31,7 +32,7 @@ from service.ratings import ordinal
 
 log = logging.getLogger(__name__)
 
-MOVE_SECONDS = 10  # every pool game's clock
+MOVE_SECONDS = 10  # a pool game's clock, unless the operator sets its pool's (pool_clocks)
 MAX_CONCURRENCY = 50
 POOL_SECONDS = 0.25  # how often a server process pairs
 
@@ -39,10 +40,15 @@ POOL_SECONDS = 0.25  # how often a server process pairs
 class Pools:
     """The pool use cases over the game service's stores."""
 
-    def __init__(self, games: GameService, move_seconds: int = MOVE_SECONDS) -> None:
+    def __init__(self, games: GameService, clocks: Mapping[str, int] | None = None) -> None:
+        """``clocks``: the ``move_seconds`` of each game's pool (``pool_clocks``), ``MOVE_SECONDS`` where none is given."""
         self.games = games
         self.ladder: LadderStore = ladder_of(games.store)
-        self.move_seconds = move_seconds
+        self.clocks = dict(clocks or {})
+
+    def move_seconds(self, game: str) -> int:
+        """The clock of every game ``game``'s pool makes."""
+        return self.clocks.get(game, self.clocks.get("", MOVE_SECONDS))
 
     def join(self, caller: Caller, game: str, players: Any, rated: bool = True, concurrency: int = 1,
              mixed: bool = False) -> dict[str, Any]:
@@ -54,7 +60,7 @@ class Pools:
         entry = PoolEntry(game, caller.key, caller.account.name, caller.bot, counts, bool(rated), bool(mixed),
                           concurrency, self.games.clock())
         self._write(lambda _tx, ladder, _writes: ladder.join_pool(entry))
-        return rendered(entry, self.move_seconds)
+        return rendered(entry, self.move_seconds(game))
 
     def leave(self, caller: Caller, game: str) -> None:
         """Leave ``game``'s pool: no game is made for the account after this returns."""
@@ -69,7 +75,7 @@ class Pools:
         found = self.ladder.entry(game, caller.key)
         if found is None:
             raise NotFound(f"the account {caller.account.name!r} is not in the {game} pool")
-        return rendered(found, self.move_seconds)
+        return rendered(found, self.move_seconds(game))
 
     def pair_all(self) -> list[str]:
         """A pairing round of every pool with someone waiting; the games it made."""
@@ -90,7 +96,7 @@ class Pools:
                        for entry in entries.values()]
             for group in pair(waiting):
                 started = AccountsGame.prepare(self.games, game, [entries[entry.account].name for entry in group],
-                                               {"move_seconds": self.move_seconds}, rated=group[0].rated)
+                                               {"move_seconds": self.move_seconds(game)}, rated=group[0].rated)
                 started.write(tx, writes)
                 made.append(started)
 
@@ -117,6 +123,19 @@ class Pools:
                 isinstance(count, int) and not isinstance(count, bool) and low <= count <= high for count in players):
             raise InvalidOptions(f"players lists the player counts accepted, each from {low} to {high}")
         return tuple(sorted(set(players)))
+
+
+def pool_clocks(text: str) -> dict[str, int]:
+    """The pools' clocks as an operator writes them: ``SECONDS`` for every pool, ``GAME=SECONDS`` for one,
+    comma-separated (``15,scat=8``); the default's key is ``""``. ValueError for anything else."""
+    clocks: dict[str, int] = {}
+    for part in filter(None, (part.strip() for part in text.split(","))):
+        game, _, seconds = (side.strip() for side in part.rpartition("="))
+        if not seconds.isdigit() or not 1 <= int(seconds) <= 86_400 or (game and game not in all_games()):
+            raise ValueError(f"a pool's clock is SECONDS or GAME=SECONDS (1 to 86400, a game of {', '.join(all_games())}),"
+                             f" not {part!r}")
+        clocks[game] = int(seconds)
+    return clocks
 
 
 def rendered(entry: PoolEntry, move_seconds: int) -> dict[str, Any]:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
+
+from api.settings import Settings
 from domain import table as tables
 from service.games import GameService
-from service.pools import Pools
+from service.pools import Pools, pool_clocks
 from service.sweeper import Sweeper
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, sign_up
@@ -103,3 +106,19 @@ def test_an_account_that_stops_answering_leaves_every_pool_once_its_seat_is_hand
     for game in ("craits", "scat"):
         assert http.client.delete(f"/v1/pools/{game}/join", headers=bearer(ana)).status_code == 404
     assert http.client.delete("/v1/pools/craits/join", headers=bearer(bo)).status_code == 204  # (bo is still in it)
+
+
+def test_the_operator_sets_each_pools_clock(http: Http, games: GameService) -> None:
+    pools = Pools(games, pool_clocks("15, scat=8"))
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    for key in (ana, bo):
+        join(http, key, game="scat")
+        join(http, key)
+    [scat] = pools.pair("scat")
+    assert http.client.get(f"/v1/games/{scat}").json["options"]["move_seconds"] == 8
+    assert pools.move_seconds("craits") == 15 and Pools(games).move_seconds("craits") == 10
+    assert Settings.from_environment({"CARDHALL_POOL_MOVE_SECONDS": "scat=8"}).app_config()[
+        "CARDHALL_POOL_MOVE_SECONDS"] == {"scat": 8}
+    for bad in ("0", "poker=5", "scat=fast", "scat=86401"):
+        with pytest.raises(ValueError, match="CARDHALL_POOL_MOVE_SECONDS"):
+            Settings.from_environment({"CARDHALL_POOL_MOVE_SECONDS": bad})
