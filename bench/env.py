@@ -8,8 +8,10 @@ load on the machine skews it little), choosing uniformly among the legal actions
 prints games/s and decisions/s. A decision is one action taken by a player (chance
 outcomes are not decisions). Cardhall's rows: ``env`` through the PettingZoo AEC
 environment, each decision reading its observation (vector and mask) with ``last()`` as
-an agent would; ``match`` the same games without observations (legal ids only). RLCard's
-UNO computes its observation at every step; OpenSpiel's rows read none.
+an agent would, and choosing among the legal ids its info hands over (as RLCard's random
+agent chooses among ``state["legal_actions"]``); ``match`` the same games without
+observations (legal ids only). RLCard's UNO computes its observation at every step;
+OpenSpiel's rows read none.
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ import time
 from collections.abc import Callable
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-import numpy as np
 
 import cardhall_env
 from cardhall_env.match import Match
@@ -38,8 +38,8 @@ def cardhall_env_game(game: str, players: int, options: dict) -> Play:
         env.reset(seed=rng.randrange(2**32))
         decisions = 0
         while not env.match.over:
-            observation, _, _, _, _ = env.last()
-            env.step(rng.choice(np.flatnonzero(observation["action_mask"]).tolist()))
+            _, _, _, _, info = env.last()  # (the observation made, as an agent reads it; the legal ids handed over)
+            env.step(rng.choice(info["legal_actions"]))
             decisions += 1
         return decisions
 

@@ -25,8 +25,10 @@ class CardhallEnv(AECEnv):
     """A Cardhall game as a PettingZoo AEC environment: one agent a seat.
 
     ``observe(agent)`` is ``{"observation": vector, "action_mask": mask}``; the
-    API's JSON view of the seat is ``view(agent)``. Rewards come once, when the
-    game ends: +1 to each winner, -1 to every other seat.
+    API's JSON view of the seat is ``view(agent)``. ``infos[agent]["legal_actions"]``
+    holds the ids the mask allows (a tuple; empty for an agent not asked to act), as
+    RLCard's ``state["legal_actions"]`` and OpenSpiel's ``legal_actions()`` do. Rewards
+    come once, when the game ends: +1 to each winner, -1 to every other seat.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
@@ -72,7 +74,8 @@ class CardhallEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: {"legal_actions": ()} for agent in self.agents}
+        self._asked: str | None = None
         self._select()
 
     def step(self, action: int | None) -> None:
@@ -92,9 +95,14 @@ class CardhallEnv(AECEnv):
             self._accumulate_rewards()
 
     def _select(self) -> None:
+        """The agent to act next; its info's legal actions (and none left in the last one asked)."""
         seat = self.match.seat
+        if self._asked is not None:
+            self.infos[self._asked]["legal_actions"] = ()
+            self._asked = None
         if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
+            self.agent_selection = self._asked = self.possible_agents[seat]
+            self.infos[self._asked]["legal_actions"] = self.match.legal_actions()
         elif self.agent_selection not in self.agents or not self.terminations.get(self.agent_selection):
             self.agent_selection = self.agents[0]
 

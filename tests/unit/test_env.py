@@ -82,7 +82,7 @@ def test_only_the_selected_agent_has_legal_actions_and_it_may_pass_only_out_of_t
         selected = env.agent_selection
         view = env.view(selected)
         legal = np.flatnonzero(env.observe(selected)["action_mask"]).tolist()
-        assert legal == sorted(env.match.legal_actions())
+        assert legal == sorted(env.match.legal_actions()) == sorted(env.last()[4]["legal_actions"])
         seat = int(selected.removeprefix("seat_"))
         offered = sorted(env.actions.id_of(env.match.table.game.parse_move(move)) for move in view["legal_moves"])
         passing = [env.actions.pass_id] if seat not in view["to_act"] else []
@@ -91,6 +91,7 @@ def test_only_the_selected_agent_has_legal_actions_and_it_may_pass_only_out_of_t
         for other in env.agents:
             if other != selected:
                 assert not env.observe(other)["action_mask"].any()
+                assert env.infos[other]["legal_actions"] == ()
         env.step(rng.choice(legal))
         if env.match.over:
             env.reset(seed=rng.randrange(100))
