@@ -27,6 +27,7 @@ from prometheus_client import (
 )
 
 from api.context import service
+from persistence.ladder import Finish
 from service.games import GameService
 
 blueprint = Blueprint("metrics", __name__)
@@ -46,6 +47,10 @@ GAMES_CACHED = Gauge("cardhall_games_cached", "Games whose table is in a process
 POOL_IN_USE = Gauge("cardhall_db_pool_in_use", "Database connections checked out of the pools",
                     multiprocess_mode="livesum")
 POOL_SIZE = Gauge("cardhall_db_pool_size", "Database connections the pools keep", multiprocess_mode="livesum")
+RATING_LAG_SECONDS = Histogram("cardhall_rating_lag_seconds",
+                               "From a rated game's end to its ratings (the leaderboards) changed, as the process that "
+                               "applied it saw it",
+                               buckets=(0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30))
 FANOUT_SECONDS = Histogram("cardhall_wakeup_fanout_seconds",
                            "From a process hearing of an append to every follower of the game there woken",
                            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1))
@@ -99,6 +104,11 @@ def followers_counted(kind: str, change: int) -> None:
 
 def fanned_out(seconds: float) -> None:
     FANOUT_SECONDS.observe(seconds)
+
+
+def rated(finish: Finish) -> None:
+    """A rated game's ratings changed: how long after its end (the time its finish was recorded)."""
+    RATING_LAG_SECONDS.observe(max(0.0, time.time() - finish.finished_at.timestamp()))
 
 
 def _started() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Flask
 
-from api import create_app
+from api import create_app, metrics
 from api.settings import Settings
 from domain.leaving import IdleLimits
 from service.bootstrap import open_service
@@ -45,7 +45,7 @@ def create(settings: Settings | None = None) -> Flask:
     # and makes Swiss tournaments' next rounds (service.tournaments: each exactly once, whichever worker).
     # A game of accounts that ends runs the ratings and the pairing at once in this process.
     if settings.ratings_seconds > 0:
-        ratings = Periodic("ratings", Ratings(games).catch_up, settings.ratings_seconds).start()
+        ratings = Periodic("ratings", Ratings(games, metrics.rated).catch_up, settings.ratings_seconds).start()
         pools = Periodic("pools", Pools(games, app.config["CARDHALL_POOL_MOVE_SECONDS"]).pair_all,
                          settings.ratings_seconds).start()
         games.on_accounts_game_over.extend([ratings.poke, pools.poke])

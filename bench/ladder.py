@@ -13,7 +13,10 @@ process, each bot with an HTTP client (a connection) of its own; each waits on i
   and of it the ``gameStart``'s delivery: from its recording (or the bot's freedom, if later) to
   the bot reading it;
 - finish -> leaderboard: from a bot seeing its game over to the game appearing in its account's
-  rating history (``GET /v1/accounts/{name}/ratings``, polled every 50 ms), p50 and p99 (target <= 1 s);
+  rating history (``GET /v1/accounts/{name}/ratings``, polled every 50 ms), p50 and p99 (target <= 1 s),
+  a client's view, which counts the poll's own round trip through a busy server; and the server's own,
+  from ``GET /metrics`` at the end: ``cardhall_rating_lag_seconds``, from a game's end (its finish
+  recorded) to its ratings committed, p50 and p99 as the upper bounds of their histogram buckets;
 - games lost or counted twice by the projection (target 0), read from the database once the
   server has stopped: every finished rated game must be in the history once per seat;
 - the rebuild time of every rating (``Ratings.rebuild``), and whether it equals the live table.
@@ -54,6 +57,7 @@ class Figures:
         self.waiting = 0
         self.most_waiting = 0
         self.moves: list[float] = []  # each move's round trip
+        self.lag_buckets: list[tuple[float, float]] = []  # the server's cardhall_rating_lag_seconds
         self.delivered: list[float] = []  # a gameStart's recording (or the bot's freedom, if later) to its reading
 
 
@@ -162,7 +166,28 @@ async def load(base_url: str, accounts: list[tuple[str, str]], seconds: float) -
         elapsed = time.monotonic() - started
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.gather(*watchers), 40)
+        figures.lag_buckets = rating_lag(await watching.get("/metrics"))
     return figures, elapsed
+
+
+def rating_lag(metrics: httpx.Response) -> list[tuple[float, float]]:
+    """The server's own histogram of how long after a rated game's end its ratings changed
+    (``cardhall_rating_lag_seconds``): its cumulative buckets, (upper bound, count)."""
+    found = []
+    for line in metrics.text.splitlines():
+        if line.startswith("cardhall_rating_lag_seconds_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            found.append((float(bound), float(line.rsplit(" ", 1)[1])))
+    return sorted(found)
+
+
+def bucket_quantile(buckets: list[tuple[float, float]], share: float) -> str:
+    """The upper bound of the bucket holding the ``share`` quantile ("<= 0.3"), from cumulative counts."""
+    total = buckets[-1][1] if buckets else 0
+    if not total:
+        return "nan"
+    bound = next(bound for bound, count in buckets if count >= share * total)
+    return f"<= {bound:g}"
 
 
 def audit(url: str) -> tuple[int, int, int, float, bool]:
@@ -223,13 +248,17 @@ def main() -> int:
                          f"{percentile(figures.waits, .5):.2f}", f"{percentile(figures.waits, .99):.2f}",
                          f"{percentile(figures.delivered, .5):.2f}", f"{percentile(figures.delivered, .99):.2f}",
                          figures.most_waiting, f"{percentile(figures.to_board, .5):.3f}",
-                         f"{percentile(figures.to_board, .99):.3f}", f"{lost}/{total}", twice,
+                         f"{percentile(figures.to_board, .99):.3f}", bucket_quantile(figures.lag_buckets, .5),
+                         bucket_quantile(figures.lag_buckets, .99), f"{lost}/{total}", twice,
                          f"{rebuild:.2f}", "yes" if same else "NO", sum(figures.errors.values())])
+    names = ["database", "bots", "moves/s", "move p50 ms", "move p99 ms", "rated games/min", "pool wait p50 s",
+             "pool wait p99 s", "of it, gameStart's delivery p50 s", "delivery p99 s", "most waiting",
+             "finish -> rating history (a bot's poll) p50 s", "p99 s", "end -> ratings changed (server) p50 s",
+             "p99 s", "lost/finished", "counted twice", "rebuild s", "rebuild = live", "errors"]
     print_table(f"Ladder: {args.bots} random bots in the Craits and Scat pools for {args.seconds:.0f} s",
-                ["database", "bots", "moves/s", "move p50 ms", "p99 ms", "rated games/min", "pool wait p50 s", "p99 s",
-                 "of it gameStart's delivery p50 s", "p99 s", "most waiting",
-                 "finish->board p50 s", "p99 s", "lost/finished", "counted twice", "rebuild s", "rebuild = live",
-                 "errors"], rows, note=load_average())
+                ["figure", *(row[0] for row in rows)], [[name, *(str(row[index]) for row in rows)]
+                                                        for index, name in enumerate(names) if index],
+                note=load_average())
     return 0
 
 

@@ -15,7 +15,7 @@ order, so the same floats (``cardhall ratings rebuild``; a test compares the tab
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -50,9 +50,12 @@ def ordinal(mu: float, sigma: float) -> float:
 class Ratings:
     """The ratings projection of one process (any number may run it at once)."""
 
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, applied: Callable[[Finish], None] = lambda finish: None) -> None:
+        """``applied(finish)``: told of each finish this process applied, once committed (api.metrics
+        observes how long after the game's end its ratings changed)."""
         self.games = games
         self.ladder: LadderStore = ladder_of(games.store)
+        self.applied = applied
 
     def catch_up(self, batch: int = BATCH, from_log: bool = False) -> int:
         """Apply every rated finish not applied yet; how many this call applied. ``from_log``: each
@@ -68,6 +71,8 @@ class Ratings:
                 if writes.applied() != last:  # (another process applied them meanwhile: read again)
                     continue
                 _apply(writes, outcomes)
+            for outcome in outcomes:
+                self.applied(outcome.finish)
             applied += len(outcomes)
 
     def rebuild(self, batch: int = BATCH) -> int:

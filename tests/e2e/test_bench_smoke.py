@@ -140,3 +140,9 @@ def test_the_records_benchmark_exports_validates_and_imports_and_prints_its_tabl
 def test_the_webhooks_benchmark_plays_games_between_webhook_bots_and_prints_its_table() -> None:
     out = run_script("webhooks.py", "--games", "2", "--game", "scat")
     assert "Webhook bots:" in out and "turns/s" in out
+
+
+def test_the_ladder_benchmark_plays_from_the_pools_and_audits_the_ratings() -> None:
+    out = run_script("ladder.py", "--bots", "4", "--seconds", "5", "--databases", "sqlite:1")
+    assert "Ladder: 4 random bots" in out and "sqlite x1" in out and "pool wait p99 s" in out
+    assert "end -> ratings changed (server) p50 s" in out and "rebuild = live" in out

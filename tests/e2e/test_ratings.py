@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from api import metrics
 from domain import table as tables
+from persistence.ladder import Finish
 from service.games import GameService
 from service.periodic import Periodic
 from service.ratings import MODEL, Ratings
@@ -112,7 +114,15 @@ def test_the_leaderboard_lists_accounts_with_enough_rated_games_by_ordinal_in_pa
 def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Http, games: GameService) -> None:
     """A server process runs the ratings every few seconds, and at once when a game of accounts ends: a
     bot reads its new rating right after its game, whatever the interval (here a minute)."""
-    ratings = Periodic("ratings", Ratings(games).catch_up, interval=60).start()
+    seen: list[Finish] = []
+
+    def applied(finish: Finish) -> None:
+        seen.append(finish)
+        metrics.rated(finish)
+
+    lagged = metrics.RATING_LAG_SECONDS.collect()[0].samples
+    before = next(sample.value for sample in lagged if sample.name.endswith("_count"))
+    ratings = Periodic("ratings", Ratings(games, applied).catch_up, interval=60).start()
     games.on_accounts_game_over.append(ratings.poke)
     try:
         keys = [sign_up(http, name) for name in ("ana", "bo")]
@@ -124,3 +134,7 @@ def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Htt
         assert [change["game_id"] for rating in mine for change in rating["history"]] == [game_id]
     finally:
         ratings.stop()
+    # (the operator's metric: how long after its end a game's ratings changed, docs/deploy.md)
+    assert [finish.game_id for finish in seen] == [game_id]
+    lagged = metrics.RATING_LAG_SECONDS.collect()[0].samples
+    assert next(sample.value for sample in lagged if sample.name.endswith("_count")) == before + 1
