@@ -27,8 +27,8 @@ from prometheus_client import (
 )
 
 from api.context import service
-from persistence.ladder import Finish
 from service.games import GameService
+from service.ratings import Finish
 
 blueprint = Blueprint("metrics", __name__)
 
