@@ -17,8 +17,7 @@ from starlette.applications import Starlette
 import persistence
 from api import create_app
 from api.asgi import create_asgi
-from api.followers import Batch
-from api.waiting import Answer
+from api.waiting import Answer, Batch
 from service.games import GameService
 from service.sweeper import Sweeper
 from tests import aio
