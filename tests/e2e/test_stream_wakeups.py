@@ -269,7 +269,7 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
         reading = getattr(games.store, name)
 
         def counted(*args: Any, **kwargs: Any) -> Any:
-            if threading.current_thread().name.startswith("AnyIO"):  # (the followers' reads alone)
+            if threading.current_thread().name.startswith("cardhall-followers"):  # (the followers' reads alone)
                 reads.append(name)
             return reading(*args, **kwargs)
 
