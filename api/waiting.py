@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 
 from api import errors, metrics, requestlog
 from api.context import bearer_token, final_headers
+from api.mount import whole_answer
 from api.parsing import Blueprint
 from api.schemas import EventsQuerySchema, EventsSchema, StreamHeadersSchema, StreamQuerySchema
 from service.following import Hub
@@ -141,16 +142,7 @@ def answered_later() -> Callable[[int], None]:
 
 def _answer(response: Response, environ: dict[str, Any], news: bool = True) -> Answer:
     """``response``, as its WSGI call makes it for ``environ`` (conditional, HEAD), made an :class:`Answer`."""
-    started: list[Any] = []
-    chunks = response(environ, lambda status, headers, exc_info=None: started.extend((status, headers)))
-    try:
-        body = b"".join(chunks)
-    finally:
-        if hasattr(chunks, "close"):
-            chunks.close()
-    status, headers = started
-    return Answer(int(status.split(" ", 1)[0]),
-                  [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers], body, news)
+    return Answer(*whole_answer(response, environ), news=news)
 
 
 def answer_of(app: Flask, response: Callable[[], Response], news: bool = True) -> Answer:
