@@ -223,9 +223,9 @@ class Waiting:
         """The ASGI answer sending ``frames`` as Server-Sent Events with the app's headers, a ``comment`` every
         ``heartbeat`` seconds (that config value), for no longer than the follower's timeout (and a last
         write's); then its slot is free and ``ended()`` is called."""
+        headers = {"Cache-Control": "no-cache", **{n.decode("latin-1"): v.decode("latin-1") for n, v in follow.headers}}
         response = EventSourceResponse(
-            frames, headers={n.decode("latin-1"): v.decode("latin-1") for n, v in follow.headers},
-            ping=float(self.flask.config[heartbeat]), sep="\n", send_timeout=SEND_TIMEOUT,
+            frames, headers=headers, ping=float(self.flask.config[heartbeat]), sep="\n", send_timeout=SEND_TIMEOUT,
             ping_message_factory=lambda: ServerSentEvent(comment=comment, sep="\n"))
 
         async def streamed(scope: Scope, receive: Receive, send: Send) -> None:
