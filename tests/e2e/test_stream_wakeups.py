@@ -376,4 +376,6 @@ def test_a_long_poll_asking_after_news_or_before_it_never_reads_the_version(sqli
 
     pages = aio.run(follow())
     assert all(b'"events":[{' in page for page in pages), pages
-    assert "last_version" not in reads and reads.count("read") == 4, reads
+    # (the woken read may come twice: when it begins before the move's thread has cached the table it wrote,
+    # the table is brought up to date from the log first)
+    assert "last_version" not in reads and 4 <= reads.count("read") <= 5, reads
