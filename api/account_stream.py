@@ -16,20 +16,20 @@ import asyncio
 import json
 import time
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Any
 
 import marshmallow as ma
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from marshmallow import fields, validate
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import ServerSentEvent
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from api.context import bearer_token
 from api.schemas import QueryInteger, QueryNumber, Strict
-from api.waiting import PARSER, SEND_TIMEOUT, Answer, Follow, Waiting, _answer, _streamed, in_flask
+from api.waiting import PARSER, Follow, Waiting, answer_of, answered_later
 from service.accounts import READ, rendered
 from service.errors import Unauthorized
 
@@ -76,6 +76,11 @@ def page(found: list[Any], after: int) -> dict[str, Any]:
     return {"events": [rendered(event) for event in found], "last_id": found[-1].seq if found else after}
 
 
+def _page_response(found: list[Any], after: int) -> Response:
+    """That page as the long-poll answers it (within an app context)."""
+    return jsonify(EVENTS_PAGE.dump(page(found, after)))
+
+
 class AccountFollowing:
     """The account streams and long-polls of one Flask app's process."""
 
@@ -88,35 +93,22 @@ class AccountFollowing:
 
     async def stream(self, request: Request) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
         """``GET /v1/account/stream``: the account's events as Server-Sent Events, for ``timeout`` seconds."""
-        self.waiting._on_this_loop()
-        checked = await self.waiting.in_pool(partial(in_flask, self.flask, request.scope, self._check_stream))
+        checked = await self.waiting.checked(request, self._check_stream)
         if not isinstance(checked, Follow):
             return checked
-        closed = asyncio.Event()
-        self._hold(checked.game_id, closed)
-        heartbeat = float(self.flask.config["CARDHALL_ACCOUNT_HEARTBEAT"])
-        response = EventSourceResponse(
-            self._frames(checked, closed), headers={n.decode("latin-1"): v.decode("latin-1") for n, v in checked.headers},
-            ping=heartbeat, sep="\n", ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
-            send_timeout=SEND_TIMEOUT)
-
-        async def streamed(scope: Scope, receive: Receive, send: Send) -> None:
-            try:
-                await _streamed(response, checked, scope, receive, send)
-            finally:
-                self._open[checked.game_id].remove(closed)
-                if not self._open[checked.game_id]:
-                    del self._open[checked.game_id]
-
-        return streamed
-
-    def _hold(self, account: str, closed: asyncio.Event) -> None:
-        """Count the account's new stream; past the cap, close its oldest."""
+        account, closed = checked.followed, asyncio.Event()
         streams = self._open[account]
         streams.append(closed)
-        cap = int(self.flask.config["CARDHALL_ACCOUNT_STREAMS"])
-        for oldest in list(streams)[:max(0, len(streams) - cap)]:
-            oldest.set()
+        for oldest in list(streams)[:max(0, len(streams) - int(self.flask.config["CARDHALL_ACCOUNT_STREAMS"]))]:
+            oldest.set()  # (past the cap, the account's oldest streams close)
+
+        def ended() -> None:
+            streams.remove(closed)
+            if not streams:
+                self._open.pop(account, None)
+
+        return self.waiting.event_stream(checked, self._frames(checked, closed), "CARDHALL_ACCOUNT_HEARTBEAT",
+                                         "keep-alive", ended)
 
     def _check_stream(self) -> Follow:
         """The account stream to follow (in the app's request): the key needs ``read``."""
@@ -124,15 +116,14 @@ class AccountFollowing:
         caller = self.accounts.required_caller(bearer_token(), READ)
         after = query["after"] if "after" in query else last_event_id()
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
-        return Follow("stream", caller.key, bearer_token(), after, timeout,
-                      self.followers.take("stream", request.remote_addr))
+        return Follow(caller.key, bearer_token(), after, timeout, self.followers.take("stream", request.remote_addr))
 
-    async def _frames(self, follow: Follow, closed: asyncio.Event):  # type: ignore[no-untyped-def]
+    async def _frames(self, follow: Follow, closed: asyncio.Event) -> AsyncIterator[ServerSentEvent]:
         """Each event of the account as it comes (``id``: its id, ``event``: its type, ``data``: its JSON),
         until the time is up, a newer stream of the account closes this one, or its key is revoked (asked
         at every wake-up, at least every few seconds)."""
         loop = asyncio.get_running_loop()
-        account, after, deadline = follow.game_id, follow.after, loop.time() + follow.timeout
+        account, after, deadline = follow.followed, follow.after, loop.time() + follow.timeout
         hub = self.accounts.hub
         with hub.following():
             while not closed.is_set() and await self.waiting.in_pool(partial(self._valid, follow.token)):
@@ -158,26 +149,22 @@ class AccountFollowing:
     async def long_poll(self, request: Request) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
         """``GET /v1/account/events`` with ``wait``: the events after ``after`` once there are some, or
         once ``wait`` is over."""
-        self.waiting._on_this_loop()
-        checked = await self.waiting.in_pool(partial(in_flask, self.flask, request.scope, self._check_long_poll))
+        checked = await self.waiting.checked(request, self._check_long_poll)
         if not isinstance(checked, Follow):
             return checked
         try:
-            hub, account = self.accounts.hub, checked.game_id
+            hub, account, after = self.accounts.hub, checked.followed, checked.after
             deadline = time.monotonic() + checked.timeout
             with hub.following():
                 while True:
                     generation = hub.generation(account)
-                    found = await self.waiting.in_pool(partial(self.accounts.events, account, checked.after,
-                                                               checked.limit))
+                    found = await self.waiting.in_pool(partial(self.accounts.events, account, after, checked.limit))
                     remaining = deadline - time.monotonic()
                     if found or remaining <= 0:
                         break
                     await hub.wait_async(account, generation, remaining)
-            answer = await self.waiting.in_pool(partial(self._page_answer, found, checked.after))
-            names = {name for name, _ in answer.headers}
-            headers = [*answer.headers, *((name, value) for name, value in checked.headers if name not in names)]
-            return Answer(answer.status, headers, answer.body, then=checked.answered)
+            answer = await self.waiting.in_pool(partial(answer_of, self.flask, partial(_page_response, found, after)))
+            return checked.answer(answer)
         finally:
             checked.release()
 
@@ -188,14 +175,10 @@ class AccountFollowing:
         after = last_event_id() if query["after"] is None else query["after"]
         found = self.accounts.events(caller.key, after, query["limit"])
         if found or query["wait"] <= 0:
-            return jsonify(EVENTS_PAGE.dump(page(found, after)))
+            return _page_response(found, after)
         wait = min(query["wait"], self.flask.extensions["cardhall"].max_wait)
-        return Follow("long_poll", caller.key, None, after, wait,
-                      self.followers.take("long_poll", request.remote_addr), limit=query["limit"])
-
-    def _page_answer(self, found: list[Any], after: int) -> Answer:
-        with self.flask.app_context():
-            return _answer(jsonify(EVENTS_PAGE.dump(page(found, after))), {"REQUEST_METHOD": "GET"})
+        return Follow(caller.key, None, after, wait, self.followers.take("long_poll", request.remote_addr),
+                      limit=query["limit"], answered=answered_later())
 
 
 async def _first(*waits: Awaitable[Any]) -> None:

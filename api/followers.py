@@ -1,4 +1,4 @@
-"""Followers (long-polls and event streams): a per-process limit, a per-client one, and a stream's frames.
+"""Followers (long-polls and event streams): a per-process limit and a per-client one.
 
 A process follows at most ``CARDHALL_MAX_FOLLOWERS`` at once (``cardhall serve
 --max-followers``), and at most ``CARDHALL_MAX_FOLLOWERS_PER_CLIENT`` of them for one
@@ -10,13 +10,10 @@ The followers themselves are served by :mod:`api.waiting`.
 from __future__ import annotations
 
 import collections
-import dataclasses
-import json
 import threading
 from collections.abc import Callable
 
 from service.errors import Unavailable
-from service.games import GameService
 
 
 class Followers:
@@ -58,33 +55,3 @@ class Followers:
             self.counted(kind, -1)
 
         return give_back
-
-
-@dataclasses.dataclass(frozen=True)
-class Batch:
-    """What a stream sends next: the frames of the events after some version, the last version sent,
-    whether the stream is over (the game finished and every event sent), and whether events are left
-    past it (the page's limit cut it: read again at once; else wait for the next announcement)."""
-
-    text: str
-    after: int
-    over: bool
-    more: bool = False
-
-
-def stream_preamble(game_id: str, after: int) -> str:
-    """What a stream sends first: how soon to reconnect, and a comment saying what it streams."""
-    return f"retry: 1000\n: streaming events of {game_id} after {after}\n\n"
-
-
-def stream_batch(games: GameService, game_id: str, token: str | None, after: int, woken: bool = False) -> Batch:
-    """The SSE frames of the events after ``after`` (id = version, event = type, data = the event);
-    ``woken``: up to the newest version this process heard of, without reading it (a stream woken
-    by its announcement), as a woken long-poll's page is read."""
-    page = games.events(game_id, token, after=after, limit=1000, as_heard=woken)
-    frames = []
-    for event in page["events"]:
-        after = event["version"]
-        frames.append(f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, default=str)}\n\n")
-    last = page["last_version"]
-    return Batch("".join(frames), after, page["over"] and after >= last, after < last)

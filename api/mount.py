@@ -34,7 +34,7 @@ class ThreadedWsgi:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         environ = build_environ(scope, io.BytesIO(await self._body(scope, receive)))  # type: ignore[arg-type]
         environ["wsgi.input_terminated"] = True  # (a chunked body ends where its bytes end)
-        status, headers, body = await asyncio.get_running_loop().run_in_executor(self.executor, self._answer, environ)
+        status, headers, body = await asyncio.get_running_loop().run_in_executor(self.executor, whole_answer, self.app, environ)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -54,21 +54,23 @@ class ThreadedWsgi:
                 break
         return b"".join(chunks)
 
-    def _answer(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """The app's whole answer to ``environ``, in this thread: status, headers (as ASGI sends them), body."""
-        started: list[Any] = []
-        chunks: list[bytes] = []
 
-        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
-            started[:] = [status, headers]
-            return chunks.append
+def whole_answer(app: Callable[..., Any], environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """The whole answer of the WSGI ``app`` (a Flask app, or a response, which is one too) to ``environ``, in
+    this thread: status, headers (as ASGI sends them), body."""
+    started: list[Any] = []
+    chunks: list[bytes] = []
 
-        answer = self.app(environ, start_response)
-        try:
-            chunks.extend(answer)
-        finally:
-            if hasattr(answer, "close"):
-                answer.close()
-        status, headers = started
-        return (int(status.split(" ", 1)[0]),
-                [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers], b"".join(chunks))
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
+        started[:] = [status, headers]
+        return chunks.append
+
+    answer = app(environ, start_response)
+    try:
+        chunks.extend(answer)
+    finally:
+        if hasattr(answer, "close"):
+            answer.close()
+    status, headers = started
+    return (int(status.split(" ", 1)[0]),
+            [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers], b"".join(chunks))

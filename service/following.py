@@ -41,7 +41,8 @@ class Hub:
     async def wait(self, game_id: str, after: int, timeout: float, gone: asyncio.Future[None] | None = None) -> int | None:
         """Until the game is heard to pass ``after`` (the version heard), ``timeout`` passes (0) or ``gone``
         is done (None: the follower left). One future and one timer a wait: thousands of them wait."""
-        followed = self._followed.get(game_id) or self._follow(game_id)
+        if (followed := self._followed.get(game_id)) is None:
+            followed = self._followed[game_id] = _Followed(self, game_id)
         arrived = followed.waiter(after)
         timer = followed.loop.call_later(timeout, _settle, arrived, 0)
 
@@ -56,11 +57,7 @@ class Hub:
             timer.cancel()
             if gone is not None:
                 gone.remove_done_callback(left)
-            followed.leave(arrived)
-
-    def _follow(self, game_id: str) -> _Followed:
-        followed = self._followed[game_id] = _Followed(self, game_id)
-        return followed
+            followed.waiters.pop(arrived, None)
 
 
 class _Followed:
@@ -88,9 +85,6 @@ class _Followed:
         if self.latest > after:
             arrived.set_result(self.latest)
         return arrived
-
-    def leave(self, arrived: asyncio.Future[int | None]) -> None:
-        self.waiters.pop(arrived, None)
 
     def close(self) -> None:
         """Leave the hub and the store's announcements (on the loop, from the re-reads' task)."""

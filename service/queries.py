@@ -188,15 +188,6 @@ class GameQueries:
             "over": table.status in tables.OVER,
         }
 
-    def heard_nothing_after(self, game_id: str, token: str | None, after: int) -> bool:
-        """Whether, as far as this process has heard (no read), the game has no event after ``after``;
-        the token is checked as :meth:`events` checks it. For a long-poll about to wait: False
-        means read the log (:meth:`events`), which tells for sure."""
-        if self.cache.heard_quiet(game_id, after) is None:
-            return False
-        self.seat_of(game_id, token, required=False)
-        return True
-
     def audit(self, game_id: str) -> dict[str, Any]:
         """Every shuffle's commitment and, once the game is over, its salt, order and checks (API "Fairness"),
         with the game's chance material as everyone sees it."""

@@ -110,16 +110,6 @@ class TableCache:
             return None
         return cached
 
-    def heard_quiet(self, game_id: str, after: int) -> tables.Table | None:
-        """The cached table, if it is the newest version this process heard of and not past ``after``
-        (no read): as far as announcements tell, the game has no event after ``after``. Only for a
-        reader who would wait for one: a later append not yet heard wakes it when it is."""
-        with self._lock:
-            cached = self._tables.get(game_id)
-        if cached is None or cached.version > after or self.store.announcements.latest(game_id) != cached.version:
-            return None
-        return cached
-
     def put(self, game_id: str, table: tables.Table) -> None:
         """Remember a table just written."""
         self._remember(game_id, table)

@@ -17,8 +17,7 @@ from starlette.applications import Starlette
 import persistence
 from api import create_app
 from api.asgi import create_asgi
-from api.followers import Batch
-from api.waiting import Answer
+from api.waiting import Answer, Batch
 from service.games import GameService
 from service.sweeper import Sweeper
 from tests import aio
@@ -270,7 +269,7 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
         reading = getattr(games.store, name)
 
         def counted(*args: Any, **kwargs: Any) -> Any:
-            if threading.current_thread().name.startswith("AnyIO"):  # (the followers' reads alone)
+            if threading.current_thread().name.startswith("cardhall-followers"):  # (the followers' reads alone)
                 reads.append(name)
             return reading(*args, **kwargs)
 
@@ -335,3 +334,48 @@ def _draw_or_discard(games: GameService, game_id: str, tokens: list[str]) -> int
             chosen = next(m for m in view["legal_moves"] if m["type"] in ("draw", "discard"))
             return games.move(game_id, token, chosen, expected_version=view["version"]).body["version"]
     raise AssertionError("nobody to act")
+
+
+def test_a_long_poll_asking_after_news_or_before_it_never_reads_the_version(sqlite_games: GameService):
+    """A follower asks again right after its answer: if a move came in between, its page is read up to the
+    version this process heard of (the log, not the version first); if nothing did, it waits without a read,
+    and the next move's page is read once it wakes."""
+    games = sqlite_games
+    game_id, tokens = _scat_of_two(games)
+    app = asgi_app(games)
+    reads: list[str] = []
+    for name in ("read", "last_version"):
+        reading = getattr(games.store, name)
+
+        def counted(*args: Any, _reading: Callable[..., Any] = reading, _name: str = name, **kwargs: Any) -> Any:
+            if threading.current_thread().name.startswith("cardhall-followers"):  # (the followers' reads alone)
+                reads.append(_name)
+            return _reading(*args, **kwargs)
+
+        setattr(games.store, name, counted)
+    move = partial(_draw_or_discard, games, game_id, tokens)
+
+    async def ask(after: int) -> bytes:
+        sent: list[tuple[float, dict]] = []
+        await get(app, f"/v1/games/{game_id}/events", f"after={after}&wait=5", sent)
+        return bodies(sent)[0]
+
+    async def follow() -> list[bytes]:
+        loop = asyncio.get_running_loop()
+        await ask(await loop.run_in_executor(None, move) - 1)  # (the table cached at the version heard)
+        reads.clear()
+        pages = []
+        for _ in range(3):  # news already there when it asks
+            version = await loop.run_in_executor(None, move)
+            pages.append(await ask(version - 1))
+        waiting = asyncio.ensure_future(ask(version))  # nothing new yet: it waits, then a move wakes it
+        await asyncio.sleep(0.2)
+        await loop.run_in_executor(None, move)
+        pages.append(await waiting)
+        return pages
+
+    pages = aio.run(follow())
+    assert all(b'"events":[{' in page for page in pages), pages
+    # (the woken read may come twice: when it begins before the move's thread has cached the table it wrote,
+    # the table is brought up to date from the log first)
+    assert "last_version" not in reads and 4 <= reads.count("read") <= 5, reads
