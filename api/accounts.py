@@ -21,7 +21,7 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import Blueprint
-from api.schemas import JsonInteger, Strict
+from api.schemas import TEXT_PATTERN, JsonInteger, Strict
 from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -92,7 +92,7 @@ class CreateAccountSchema(Strict):
     name = fields.String(required=True, validate=validate.Regexp(ACCOUNT_NAME),
                          metadata={"example": "deepcrait", "pattern": ACCOUNT_NAME})
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    description = fields.String(load_default="", validate=validate.Length(max=500))
+    description = fields.String(load_default="", validate=[validate.Length(max=500), validate.Regexp(TEXT_PATTERN)])
 
 
 class CreatedAccountSchema(ma.Schema):
@@ -153,7 +153,7 @@ class CreateChallengeSchema(Strict):
 
 
 class DeclineSchema(Strict):
-    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
+    reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=200), validate.Regexp(TEXT_PATTERN)])
 
 
 class ChallengeSchema(ma.Schema):

@@ -17,6 +17,9 @@ CURSOR_PATTERN = r"^[0-9]{1,17}~[A-Za-z0-9_-]{1,64}$"
 MAX_VERSION = 2**31 - 1
 #: A name: 1-64 printable characters (no control characters; lone surrogates are refused with the JSON, see api.parsing).
 NAME_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]{1,64}$"
+#: Free text (a description, a reason, a URL): anything but NUL, which no string of a body may hold (a 400,
+#: api.parsing); said in the document so that what it calls valid is what the server takes.
+TEXT_PATTERN = r"^[^\u0000]*$"
 #: An Idempotency-Key: 1-255 visible ASCII characters or spaces.
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 #: A game type's name, as a listing filter.
