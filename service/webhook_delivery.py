@@ -5,7 +5,9 @@ it holds no request thread. It learns that a turn began from the store's announc
 process's appends at once, other processes' as the backend's listener hears them) and from a scan,
 every ``scan_seconds``, of the active games with a webhook bot's seat — which also resumes, after a
 restart, a call whose process died (its claim's lease runs out; the call is made again, with the
-same ``webhook-id``, and the append's version check plays its answer once). The database work
+same ``webhook-id``, and the append's version check plays its answer once). A bot's answer played
+claims, in the move's transaction, the calls of the turn it begins (:meth:`Webhooks.settle`): they
+are made next, without waiting to hear of the move. The database work
 (claims, moves, the circuit) runs in a few threads of its own (:class:`service.webhooks.Webhooks`);
 the calls go through the outbound guard (:mod:`service.outbound`) with one async httpx client.
 
