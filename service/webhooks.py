@@ -301,8 +301,7 @@ class Webhooks:
                     "players": table.players, "options": tables.public_options(table), "status": table.status,
                     "result": table.game.result(table.state) if table.status == tables.FINISHED else None}
             return json.dumps(body).encode(), None, min(webhook.timeout_ms, START_END_TIMEOUT_MS) / 1000
-        view = self.games.seat_view(game_id, seat, table) if began is None \
-            else with_deadline(tables.view(table, seat), table, began)
+        view = with_deadline(tables.view(table, seat), table, began) if began else self.games.seat_view(game_id, seat, table)
         deadline = dt.datetime.fromisoformat(view["deadline"].replace("Z", "+00:00")) if view.get("deadline") else None
         left = (deadline - now).total_seconds() if deadline else webhook.timeout_ms / 1000
         body = {"game_id": game_id, "version": table.version, "seat": seat, "view": view, "deadline": view.get("deadline"),
@@ -320,11 +319,12 @@ class Webhooks:
         next turn's calls claimed with the move (to be made at once: :meth:`_ahead`)."""
         now = self.games.clock()
         ahead: list[Call] = []
+        webhook = call.webhook  # (as read for the call: its circuit is checked by the update, else read again)
         if outcome == "answered" and call.kind == "move":
             outcome, recorded, ahead = self._play(call, move, latency_ms, now)
             if recorded:
                 return outcome, ahead
-        webhook = call.webhook  # (as read for the call: its circuit is checked by the update, else read again)
+            webhook = None if outcome == "played" else webhook  # (played: the circuit changed since the call's read)
         for _ in range(5):
             webhook = webhook or self.store.webhook(call.account)
             if self.games.accounts.write(lambda tx, writes, webhook=webhook: self._record(
