@@ -1,11 +1,12 @@
 """Webhook bots: N games between bots served by a local asyncio server on 127.0.0.1.
 
-python3 bench/webhooks.py [--games 200] [--at-once 10] [--game craits|scat] [--database sqlite|URL]
+python3 bench/webhooks.py [--games 200] [--at-once 10] [--game craits|scat] [--database sqlite|URL] [--no-share]
 
 Two runs on one server (--webhooks-allow-private): bots answering after 50 ms (timeout 1000 ms):
 turns/s and the engine's added latency per turn — from the bot's answer to its next call in the same
 game, the server's time around the bot's — p50/p99; then bots answering after 200 ms with a 500 ms
-timeout: the share of turns the bot played (not the clock's default move).
+timeout: the share of turns the bot played (not the clock's default move), a run four times as long
+that ``--no-share`` leaves out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import tempfile
@@ -116,31 +118,52 @@ def outcomes(base: str, ids: list[str]) -> tuple[int, int]:
     return played, timed_out
 
 
+def cpu_seconds(session: int) -> float:
+    """The CPU seconds the processes of session ``session`` (the server and its workers) have used (Linux)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # (after the command's name: state is field 3)
+        except OSError:
+            continue
+        if int(fields[3]) == session:
+            total += int(fields[11]) + int(fields[12])  # (utime and stime, fields 14 and 15)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--game", choices=GAMES, default="craits")
     parser.add_argument("--database", default="sqlite")
     parser.add_argument("--at-once", type=int, default=10, help="games running at a time (default 10)")
+    parser.add_argument("--no-share", action="store_true", help="only the latency run (not the 200/500 ms one)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         database = f"sqlite:///{directory}/bench.db" if args.database == "sqlite" else args.database
         with running(database, Path(directory), options=("--webhooks-allow-private", "--webhook-scan-seconds",
                                                          "0.5")) as server:
             fast = BotServer(0.05)
+            session = server.process.pid  # type: ignore[union-attr]  # (started in a session of its own)
+            cpu = cpu_seconds(session)
             ids, seconds = play(server.base_url, fast, args.games, 1000, "fast", args.game, args.at_once)
+            cpu = cpu_seconds(session) - cpu
             played, _ = outcomes(server.base_url, ids)
-            slow = BotServer(0.2)
-            slow_ids, _ = play(server.base_url, slow, args.games, 500, "slow", args.game, args.at_once)
-            slow_played, slow_timed_out = outcomes(server.base_url, slow_ids)
+            slow_played = slow_timed_out = 0
+            if not args.no_share:
+                slow = BotServer(0.2)
+                slow_ids, _ = play(server.base_url, slow, args.games, 500, "slow", args.game, args.at_once)
+                slow_played, slow_timed_out = outcomes(server.base_url, slow_ids)
     added = fast.added  # (measured from the bot's answer: its 50 ms are not in it)
-    print_table("Webhook bots:", ["games", "at once", "turns", "turns/s", "added p50 ms", "added p99 ms",
+    print_table("Webhook bots:", ["games", "at once", "turns", "turns/s", "added p50 ms", "added p99 ms", "server CPU ms/turn",
                                   "bot's share (200/500 ms)"],
                 [[args.games, args.at_once, played, f"{played / seconds:.1f}", f"{percentile(added, 0.5) * 1000:.1f}",
-                  f"{percentile(added, 0.99) * 1000:.1f}",
-                  f"{100 * slow_played / max(1, slow_played + slow_timed_out):.2f} %"]],
+                  f"{percentile(added, 0.99) * 1000:.1f}", f"{cpu * 1000 / max(1, played):.1f}",
+                  "-" if args.no_share else f"{100 * slow_played / max(1, slow_played + slow_timed_out):.2f} %"]],
                 note="added: from a bot's answer to its next call in the game, measured at the bot (the "
-                     "bot's own 50 ms are not in it); share: turns the bot played over those it played and the clock played")
+                     "bot's own 50 ms are not in it); server CPU: the server's processes' CPU time over the 50 ms "
+                     "run (its answers to the script's polls included) per turn; share: turns the bot played over "
+                     "those it played and the clock played")
 
 
 if __name__ == "__main__":

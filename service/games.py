@@ -203,17 +203,19 @@ class GameService(GameQueries):
         return self._move(MoveRequest(game_id, seat, move, expected_version, if_match, idempotency_key))
 
     def move_for(self, game_id: str, seat: int, move: Mapping[str, Any], *, expected_version: int,
-                 also: Callable[[Transaction], None] | None = None) -> MoveOutcome:
+                 also: Callable[[Write], Callable[[Transaction], None]] | None = None) -> MoveOutcome:
         """``seat``'s move made for it by the server (a webhook bot's answer), checked and played as
-        :meth:`move` plays one once the token is known; ``also`` writes in the move's transaction (the call's record)."""
+        :meth:`move` plays one once the token is known; ``also(write)``, given what the move writes (before
+        its transaction opens), gives what else the transaction writes (the call's record, the next call's claim)."""
         return self._move(MoveRequest(game_id, seat, move, expected_version, None, None), also)
 
-    def _move(self, request: MoveRequest, also: Callable[[Transaction], None] | None = None) -> MoveOutcome:
+    def _move(self, request: MoveRequest,
+              also: Callable[[Write], Callable[[Transaction], None]] | None = None) -> MoveOutcome:
         def decide(table: tables.Table) -> Decision:
             request.check_version(table.version)
             after, events = tables.play(table, request.seat, request.move, self.house, MAX_EVENTS_PER_WRITE)
             write = self._write(request.game_id, table, after, events)
-            return Decision(write, also, self._answer(write, request.seat, events))
+            return Decision(write, also and also(write), self._answer(write, request.seat, events))
 
         done = self._decide_and_append(request.game_id, decide, doing="deciding this move", request=request)
         assert done is not None

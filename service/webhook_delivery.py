@@ -5,7 +5,9 @@ it holds no request thread. It learns that a turn began from the store's announc
 process's appends at once, other processes' as the backend's listener hears them) and from a scan,
 every ``scan_seconds``, of the active games with a webhook bot's seat — which also resumes, after a
 restart, a call whose process died (its claim's lease runs out; the call is made again, with the
-same ``webhook-id``, and the append's version check plays its answer once). The database work
+same ``webhook-id``, and the append's version check plays its answer once). A bot's answer played
+claims, in the move's transaction, the calls of the turn it begins (:meth:`Webhooks.settle`): they
+are made next, without waiting to hear of the move. The database work
 (claims, moves, the circuit) runs in a few threads of its own (:class:`service.webhooks.Webhooks`);
 the calls go through the outbound guard (:mod:`service.outbound`) with one async httpx client.
 
@@ -65,6 +67,7 @@ class Delivery:
         self.threads = threads
         self._running: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
+        self._ahead: dict[str, list[Call]] = {}  # game -> the calls its last move claimed (made next, without claims)
         self._known: set[str] = set()  # games with a webhook bot's seat, as last scanned
         self._task: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
@@ -124,20 +127,23 @@ class Delivery:
     async def _serve(self, game_id: str) -> None:
         try:
             while True:
-                self._again.discard(game_id)
-                calls: list[Call] = await self.in_thread(self.webhooks.claims, game_id)
+                calls = self._ahead.pop(game_id, [])
+                if not calls:  # (else the game's last move claimed its next calls: they are made at once)
+                    self._again.discard(game_id)
+                    calls = await self.in_thread(self.webhooks.claims, game_id)
                 if calls:
                     self._known.add(game_id)
                 for call in calls:
                     if call.kind == "start":
                         await self.call(call)
                 await asyncio.gather(*(self.call(call) for call in calls if call.kind != "start"))
-                if game_id not in self._again:
+                if game_id not in self._again and game_id not in self._ahead:
                     return
         except Exception:
             log.exception("game %s: webhook calls failed", game_id)
         finally:
             self._running.pop(game_id, None)
+            self._ahead.pop(game_id, None)  # (claimed but not made: their leases run out and they are made then)
 
     async def call(self, call: Call) -> str:
         """Make ``call`` (a retry at most, within the deadline) and settle its answer; the outcome."""
@@ -167,7 +173,10 @@ class Delivery:
                 continue
             outcome, move = _read_answer(call, answer)
             break
-        return await self.in_thread(self.webhooks.settle, call, outcome, move, latency)
+        outcome, ahead = await self.in_thread(self.webhooks.settle, call, outcome, move, latency)
+        if ahead:
+            self._ahead.setdefault(call.key[0], []).extend(ahead)
+        return outcome
 
     @staticmethod
     def _left(call: Call, spent: float) -> float:

@@ -33,6 +33,8 @@ from service import outbound, signing
 from service.accounts import PLAY, READ, Caller
 from service.errors import ClockRequired, NotABot, NotFound, UrlRefused
 from service.games import GameService
+from service.queries import with_deadline
+from service.writes import Write
 
 #: The events a subscription may ask for, and the account events each is made from.
 SUBSCRIBABLE = {"game.started": "gameStart", "game.finished": "gameFinish", "challenge.created": "challenge",
@@ -58,6 +60,7 @@ class Call:
     timeout: float  # seconds
     deadline: dt.datetime | None  # a move's: the turn's deadline
     probe: bool = False  # the call that tries an offline bot again
+    webhook: Webhook | None = None  # the bot's webhook as read for the call (its circuit, checked when settled)
 
     @property
     def kind(self) -> str:
@@ -216,9 +219,7 @@ class Webhooks:
         """The calls game ``game_id`` waits for now, each claimed for this process: a webhook bot's
         ``/start`` first seen, ``/move`` for each of its seats to act, ``/end`` once the game is over."""
         table = self.games.table(game_id)
-        seats = {index: key_of(seat.account) for index, seat in enumerate(table.seats)
-                 if seat is not None and seat.account is not None and index not in table.abandoned
-                 and key_of(seat.account) in self.bot_accounts}
+        seats = self._bot_seats(table)
         if not seats or table.status == tables.WAITING:
             return []
         if table.status in tables.OVER:
@@ -228,10 +229,15 @@ class Webhooks:
                  and (call := self._claim(table, game_id, seat, account, "start")) is not None]
         self._started.update((game_id, seat) for seat in seats)
         if table.clock is not None:
-            view = tables.view(table, None)
-            found += [call for seat in view["to_act"] if seat in seats
+            found += [call for seat in tables.to_act(table) if seat in seats
                       and (call := self._claim(table, game_id, seat, seats[seat], "move")) is not None]
         return found
+
+    def _bot_seats(self, table: tables.Table) -> dict[int, str]:
+        """The table's seats held by webhook bots (their accounts' keys), but those abandoned."""
+        return {index: key_of(seat.account) for index, seat in enumerate(table.seats)
+                if seat is not None and seat.account is not None and index not in table.abandoned
+                and key_of(seat.account) in self.bot_accounts}
 
     def _claim(self, table: tables.Table, game_id: str, seat: int, account: str, kind: str) -> Call | None:
         webhook = self.store.webhook(account)
@@ -258,17 +264,44 @@ class Webhooks:
         if self.games.accounts.write(work) is None:
             return None
         secrets = tuple(self.store.live_secrets(account, BOT, now))
-        return Call(key, account, webhook.url, body, secrets, timeout, deadline, probe)
+        return Call(key, account, webhook.url, body, secrets, timeout, deadline, probe, webhook)
+
+    def _ahead(self, write: Write) -> list[Call]:
+        """The /move calls a move's ``write`` begins a turn for (online webhook bots' seats to act), read before
+        the move's transaction, which claims them (:meth:`_claim_ahead`): no read of the turn's start, no
+        transaction of their own. A turn that did not begin with the write is left to :meth:`claims`."""
+        after, now = write.after, write.recorded_at
+        if after.clock is None or not write.turn_began:
+            return []
+        seats = self._bot_seats(after)
+        calls = []
+        for seat in tables.to_act(after):
+            webhook = self.store.webhook(seats[seat]) if seat in seats else None
+            if webhook is None or webhook.offline_since is not None:
+                continue  # (an offline bot's probe is decided by claims)
+            body, deadline, timeout = self._body(after, write.game_id, seat, webhook, "move", now, began=now)
+            if timeout > 0:
+                secrets = tuple(self.store.live_secrets(webhook.account, BOT, now))
+                calls.append(Call((write.game_id, after.version, seat, "move"), webhook.account, webhook.url, body,
+                                  secrets, timeout, deadline, webhook=webhook))
+        return calls
+
+    def _claim_ahead(self, tx: Any, calls: list[Call], now: dt.datetime) -> list[Call]:
+        """Claim ``calls`` (:meth:`_ahead`) in the transaction ``tx`` of the move that began their turn: those claimed."""
+        writes = self.store.writes(tx)
+        return [call for call in calls if call.webhook is not None and writes.claim(
+            call.key, call.account, self.owner, now, now + dt.timedelta(seconds=call.timeout) + LEASE_MARGIN,
+            call.webhook.concurrency) is not None]
 
     def _body(self, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str,
-              now: dt.datetime) -> tuple[bytes, dt.datetime | None, float]:
-        """A call's body, its turn's deadline and how long it may take."""
+              now: dt.datetime, began: dt.datetime | None = None) -> tuple[bytes, dt.datetime | None, float]:
+        """A call's body, its turn's deadline and how long it may take (``began``: when the turn began, if known)."""
         if kind != "move":
             body = {"game_id": game_id, "version": table.version, "seat": seat, "game": table.game.name,
                     "players": table.players, "options": tables.public_options(table), "status": table.status,
                     "result": table.game.result(table.state) if table.status == tables.FINISHED else None}
             return json.dumps(body).encode(), None, min(webhook.timeout_ms, START_END_TIMEOUT_MS) / 1000
-        view = self.games.seat_view(game_id, seat, table)
+        view = with_deadline(tables.view(table, seat), table, began) if began else self.games.seat_view(game_id, seat, table)
         deadline = dt.datetime.fromisoformat(view["deadline"].replace("Z", "+00:00")) if view.get("deadline") else None
         left = (deadline - now).total_seconds() if deadline else webhook.timeout_ms / 1000
         body = {"game_id": game_id, "version": table.version, "seat": seat, "view": view, "deadline": view.get("deadline"),
@@ -280,39 +313,51 @@ class Webhooks:
         times = max(0, webhook.failures - self.failures_to_open)
         return dt.timedelta(seconds=min(MAX_RETRY_SECONDS, self.retry_seconds * 2 ** min(times, 16)))
 
-    def settle(self, call: Call, outcome: str, move: Any, latency_ms: int | None) -> str:
+    def settle(self, call: Call, outcome: str, move: Any, latency_ms: int | None) -> tuple[str, list[Call]]:
         """Play an answered move through the service's move path; record the call's outcome (``played``,
-        ``illegal``, ``invalid``, ``late``, ``failed``) and keep the bot's circuit. The outcome."""
+        ``illegal``, ``invalid``, ``late``, ``failed``) and keep the bot's circuit. The outcome, and the
+        next turn's calls claimed with the move (to be made at once: :meth:`_ahead`)."""
         now = self.games.clock()
+        ahead: list[Call] = []
+        webhook = call.webhook  # (as read for the call: its circuit is checked by the update, else read again)
         if outcome == "answered" and call.kind == "move":
-            outcome, recorded = self._play(call, move, latency_ms, now)
+            outcome, recorded, ahead = self._play(call, move, latency_ms, now)
             if recorded:
-                return outcome
+                return outcome, ahead
+            webhook = None if outcome == "played" else webhook  # (played: the circuit changed since the call's read)
         for _ in range(5):
-            webhook = self.store.webhook(call.account)
+            webhook = webhook or self.store.webhook(call.account)
             if self.games.accounts.write(lambda tx, writes, webhook=webhook: self._record(
                     tx, writes, call, outcome, latency_ms, now, webhook)):
                 break
-        return outcome
+            webhook = None
+        return outcome, ahead
 
-    def _play(self, call: Call, move: Any, latency_ms: int | None, now: dt.datetime) -> tuple[str, bool]:
-        """Play an answered move with its call's record in the move's own transaction (a commit spared on
-        every turn): the outcome, and whether it was recorded (not if the circuit changed meanwhile)."""
+    def _play(self, call: Call, move: Any, latency_ms: int | None, now: dt.datetime) -> tuple[str, bool, list[Call]]:
+        """Play an answered move with its call's record and the next turn's claims in the move's own
+        transaction (one commit a turn): the outcome, whether it was recorded (not if the circuit changed
+        meanwhile), and the calls claimed."""
         game_id, version, seat, _ = call.key
-        webhook = self.store.webhook(call.account)
-        recorded = []
+        webhook = call.webhook or self.store.webhook(call.account)
+        recorded: list[bool] = []
+        claimed: list[Call] = []
 
-        def record(tx: Any) -> None:
-            with self.games.accounts.store.within(tx) as writes:
-                recorded.append(self._record(tx, writes, call, "played", latency_ms, now, webhook))
+        def also(write: Write) -> Any:
+            ahead = self._ahead(write)
+
+            def record(tx: Any) -> None:
+                with self.games.accounts.store.within(tx) as writes:
+                    recorded[:] = [self._record(tx, writes, call, "played", latency_ms, now, webhook)]
+                claimed[:] = self._claim_ahead(tx, ahead, write.recorded_at)
+            return record
 
         try:
-            self.games.move_for(game_id, seat, move, expected_version=version, also=record)
+            self.games.move_for(game_id, seat, move, expected_version=version, also=also)
         except DomainError as error:
             # (a move that came after the clock's: the turn was played already)
-            return ("late" if error.code == "version_conflict" else "illegal"), False
+            return ("late" if error.code == "version_conflict" else "illegal"), False, []
         self.games.accounts.hub.poke()
-        return "played", recorded == [True]
+        return "played", recorded == [True], claimed
 
     def _record(self, tx: Any, writes: Any, call: Call, outcome: str, latency_ms: int | None, now: dt.datetime,
                 webhook: Webhook | None) -> bool:

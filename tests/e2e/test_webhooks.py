@@ -203,7 +203,7 @@ def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_w
     webhooks = Webhooks(games, resolver=private)
     delivery = Delivery(webhooks)
     settled: list[str] = []
-    webhooks.settle = lambda call, outcome, move, latency: settled.append(outcome) or outcome  # type: ignore[method-assign]
+    webhooks.settle = lambda call, outcome, move, latency: settled.append(outcome) or (outcome, [])  # type: ignore[method-assign]
 
     async def run() -> None:
         from concurrent.futures import ThreadPoolExecutor

@@ -226,7 +226,7 @@ def test_a_retry_takes_only_what_is_left_of_the_calls_timeout_so_the_call_ends_w
         return httpx.Response(200, json={"move": {"type": "pass"}})
 
     webhooks = SimpleNamespace(resolver=answering(["127.0.0.1"]), allow_private=True,
-                               settle=lambda call, outcome, move, latency: outcome)
+                               settle=lambda call, outcome, move, latency: (outcome, []))
     delivery = Delivery(webhooks)  # type: ignore[arg-type]
     deadline = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30)
     call = Call(("g", 1, 0, "move"), "bot", "http://127.0.0.1:9/bot", b"{}", (), 1.0, deadline)
