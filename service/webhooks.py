@@ -249,27 +249,37 @@ class Webhooks:
             if webhook.retry_at is not None and webhook.retry_at > now:
                 return None  # (offline: the clock plays its turns until then)
             probe = True
-        body, deadline, timeout = self._body(table, game_id, seat, webhook, kind, now)
-        if timeout <= 0:
+        if (call := self._call(table, game_id, seat, webhook, kind, now, probe=probe)) is None:
             return None
-        key = (game_id, table.version if kind == "move" else 0, seat, kind)
 
         def work(tx: Any, _writes: Any) -> int | None:
             writes = self.store.writes(tx)
             if probe and not writes.update_webhook(account, webhook, retry_at=now + self._back_off(webhook)):
                 return None  # (another process probes it)
-            return writes.claim(key, account, self.owner, now, now + dt.timedelta(seconds=timeout) + LEASE_MARGIN,
-                                webhook.concurrency)
+            return self._claimed(writes, call, now)
 
         if self.games.accounts.write(work) is None:
             return None
-        secrets = tuple(self.store.live_secrets(account, BOT, now))
-        return Call(key, account, webhook.url, body, secrets, timeout, deadline, probe, webhook)
+        return dataclasses.replace(call, secrets=tuple(self.store.live_secrets(account, BOT, now)))
+
+    def _call(self, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str, now: dt.datetime,
+              probe: bool = False, began: dt.datetime | None = None) -> Call | None:
+        """The call of ``kind`` for ``seat`` as ``table`` stands, secrets not yet read; None if no time is left."""
+        body, deadline, timeout = self._body(table, game_id, seat, webhook, kind, now, began)
+        if timeout <= 0:
+            return None
+        key = (game_id, table.version if kind == "move" else 0, seat, kind)
+        return Call(key, webhook.account, webhook.url, body, (), timeout, deadline, probe, webhook)
+
+    def _claimed(self, writes: Any, call: Call, now: dt.datetime) -> int | None:
+        """Claim ``call`` for this process in ``writes``' transaction, its lease outliving its timeout."""
+        assert call.webhook is not None
+        return writes.claim(call.key, call.account, self.owner, now,
+                            now + dt.timedelta(seconds=call.timeout) + LEASE_MARGIN, call.webhook.concurrency)
 
     def _ahead(self, write: Write) -> list[Call]:
-        """The /move calls a move's ``write`` begins a turn for (online webhook bots' seats to act), read before
-        the move's transaction, which claims them (:meth:`_claim_ahead`): no read of the turn's start, no
-        transaction of their own. A turn that did not begin with the write is left to :meth:`claims`."""
+        """The /move calls a move's ``write`` begins a turn for (online bots' seats to act), read before the move's
+        transaction, which claims them (:meth:`_play`); a turn the write did not begin is left to :meth:`claims`."""
         after, now = write.after, write.recorded_at
         if after.clock is None or not write.turn_began:
             return []
@@ -279,19 +289,9 @@ class Webhooks:
             webhook = self.store.webhook(seats[seat]) if seat in seats else None
             if webhook is None or webhook.offline_since is not None:
                 continue  # (an offline bot's probe is decided by claims)
-            body, deadline, timeout = self._body(after, write.game_id, seat, webhook, "move", now, began=now)
-            if timeout > 0:
-                secrets = tuple(self.store.live_secrets(webhook.account, BOT, now))
-                calls.append(Call((write.game_id, after.version, seat, "move"), webhook.account, webhook.url, body,
-                                  secrets, timeout, deadline, webhook=webhook))
+            if (call := self._call(after, write.game_id, seat, webhook, "move", now, began=now)) is not None:
+                calls.append(dataclasses.replace(call, secrets=tuple(self.store.live_secrets(webhook.account, BOT, now))))
         return calls
-
-    def _claim_ahead(self, tx: Any, calls: list[Call], now: dt.datetime) -> list[Call]:
-        """Claim ``calls`` (:meth:`_ahead`) in the transaction ``tx`` of the move that began their turn: those claimed."""
-        writes = self.store.writes(tx)
-        return [call for call in calls if call.webhook is not None and writes.claim(
-            call.key, call.account, self.owner, now, now + dt.timedelta(seconds=call.timeout) + LEASE_MARGIN,
-            call.webhook.concurrency) is not None]
 
     def _body(self, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str,
               now: dt.datetime, began: dt.datetime | None = None) -> tuple[bytes, dt.datetime | None, float]:
@@ -334,9 +334,8 @@ class Webhooks:
         return outcome, ahead
 
     def _play(self, call: Call, move: Any, latency_ms: int | None, now: dt.datetime) -> tuple[str, bool, list[Call]]:
-        """Play an answered move with its call's record and the next turn's claims in the move's own
-        transaction (one commit a turn): the outcome, whether it was recorded (not if the circuit changed
-        meanwhile), and the calls claimed."""
+        """Play an answered move with its call's record and the next turn's claims in the move's transaction (one
+        commit a turn): the outcome, whether it was recorded (not if the circuit changed meanwhile), the calls claimed."""
         game_id, version, seat, _ = call.key
         webhook = call.webhook or self.store.webhook(call.account)
         recorded: list[bool] = []
@@ -348,7 +347,8 @@ class Webhooks:
             def record(tx: Any) -> None:
                 with self.games.accounts.store.within(tx) as writes:
                     recorded[:] = [self._record(tx, writes, call, "played", latency_ms, now, webhook)]
-                claimed[:] = self._claim_ahead(tx, ahead, write.recorded_at)
+                claimed[:] = [next_call for next_call in ahead  # (claimed with the move that began their turn)
+                              if self._claimed(self.store.writes(tx), next_call, write.recorded_at) is not None]
             return record
 
         try:
