@@ -279,8 +279,7 @@ class GameService(GameQueries):
                 tx.put_idempotency(request.game_id, request.seat, request.idempotency_key,
                                    IdempotencyRecord(request.fingerprint(), 201, decision.answer))
         self.cache.put(write.game_id, write.after)
-        if write.after.status != write.before.status and write.after.status in tables.OVER \
-                and any(seat and seat.account for seat in write.after.seats):
+        if write.starts_or_ends_accounts_game and write.after.status in tables.OVER:
             for hook in self.on_accounts_game_over:
                 hook()
         return decision

@@ -76,8 +76,7 @@ class Write:
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
-        if self.accounts is not None and self.before.status != self.after.status \
-                and any(seat and seat.account for seat in self.after.seats):
+        if self.accounts is not None and self.starts_or_ends_accounts_game:
             with self.accounts.within(tx) as writes:
                 record_status(writes, self.game_id, self.before, self.after, self.recorded_at)
         # A rated game's finish is recorded for the ratings; an account whose seat was handed to a house bot
@@ -91,6 +90,11 @@ class Write:
                 if rated_finish:
                     ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
 
+
+    @property
+    def starts_or_ends_accounts_game(self) -> bool:
+        """Whether this write starts or ends a game with accounts seated (they are told; its end runs the jobs of api.wsgi)."""
+        return self.before.status != self.after.status and any(seat and seat.account for seat in self.after.seats)
 
     def _abandoning_accounts(self) -> list[str]:
         """The accounts whose seats these events hand to house bots."""
