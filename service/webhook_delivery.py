@@ -84,7 +84,8 @@ class Delivery:
         self.client = httpx.AsyncClient(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200))
         loop = asyncio.get_running_loop()
         board = self.webhooks.games.store.announcements
-        self._unwatch = board.watch(lambda game_id, _version: loop.call_soon_threadsafe(self.wake, game_id))
+        self._unwatch = board.watch(lambda game_id, _version: self._wanted(game_id) and loop.call_soon_threadsafe(
+            self.wake, game_id))
         self._task = loop.create_task(self._run())
 
     async def stop(self) -> None:
@@ -115,9 +116,14 @@ class Delivery:
                 log.exception("webhook delivery round failed")
             await asyncio.sleep(self.scan_seconds)
 
+    def _wanted(self, game_id: str) -> bool:
+        """Whether a change of ``game_id`` may concern a webhook bot (decided in the announcing thread too: a
+        server without webhook bots does not wake its event loop for every append)."""
+        return game_id in self._known or bool(self.webhooks.bot_accounts)
+
     def wake(self, game_id: str) -> None:
         """Game ``game_id`` changed: see what it waits for from webhook bots (once at a time per game)."""
-        if game_id not in self._known and not self.webhooks.bot_accounts:
+        if not self._wanted(game_id):
             return
         if game_id in self._running:
             self._again.add(game_id)
