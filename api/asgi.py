@@ -33,8 +33,8 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     accounts = AccountFollowing(flask, waiting)
 
     app = Starlette(lifespan=_delivering(flask), routes=[
-        Route("/v1/games/{game_id}/events", Either(waiting.long_poll, wsgi, asked=frozenset({"wait"}))),
-        Route("/v1/games/{game_id}/events/stream", Either(waiting.stream, wsgi)),
+        Route("/v1/games/{game_id}/events", Either(waiting.game_events, wsgi, asked=frozenset({"wait"}))),
+        Route("/v1/games/{game_id}/events/stream", Either(waiting.game_stream, wsgi)),
         Route("/v1/account/events", Either(accounts.long_poll, wsgi, asked=frozenset({"wait"}))),
         Route("/v1/account/stream", Either(accounts.stream, wsgi)),
     ])
