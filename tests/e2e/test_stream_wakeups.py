@@ -58,7 +58,7 @@ def bodies(sent: list[tuple[float, dict]]) -> list[bytes]:
 
 def heard(app: Starlette, game_id: str, version: int) -> None:
     """What an announcement of ``version`` does in the process's hub."""
-    app.state.waiting.hub._followed[game_id]._heard(version)
+    app.state.waiting.hub._heard(game_id, version)
 
 
 def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of_spinning(monkeypatch):
