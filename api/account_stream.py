@@ -83,11 +83,6 @@ class AccountFollowing:
         self.followers = flask.extensions["cardhall_followers"]
         self._open: defaultdict[str, deque[asyncio.Event]] = defaultdict(deque)  # (on the loop only)
 
-    async def long_poll(self, request: Request) -> ASGIApp:
-        """``GET /v1/account/events`` with ``wait``: the events after ``after`` once there are some, or
-        once ``wait`` is over."""
-        return await self.waiting.long_poll(request, self._check_long_poll)
-
     async def stream(self, request: Request) -> ASGIApp:
         """``GET /v1/account/stream``: the account's events as Server-Sent Events, for ``timeout`` seconds, until
         a newer stream of the account closes it or its key is revoked (asked at every wake-up, at least every
@@ -121,7 +116,7 @@ class AccountFollowing:
         return self._follow(("stream", key, id(closed)), partial(self._frames, key, token, closed), after, timeout,
                             "stream", closed)
 
-    def _check_long_poll(self) -> Follow | Any:
+    def check_long_poll(self) -> Follow | Any:
         """The page at once if it has events (or ``wait`` is 0), else the follower to wait (in the app's request)."""
         query = PARSER.parse(EVENTS_QUERY, location="query")
         key, limit = self.accounts.required_caller(bearer_token(), READ).key, query["limit"]

@@ -287,18 +287,10 @@ class Waiting:
         except Exception:  # (the answer has begun: all that is left is to end it)
             log.exception("the stream of %s ended on an error", follow.share)
 
-    async def game_events(self, request: Request) -> ASGIApp:
-        """``GET /v1/games/{id}/events`` with ``wait``."""
-        return await self.long_poll(request, self._check_long_poll)
-
-    async def game_stream(self, request: Request) -> ASGIApp:
-        """``GET /v1/games/{id}/events/stream``: until the game is over or ``timeout`` runs out."""
-        return await self.stream(request, self._check_stream)
-
     def _game_wait(self, game_id: str) -> Wait:
         return lambda since, timeout, gone, page: self.hub.wait(game_id, since, timeout, gone)
 
-    def _check_long_poll(self) -> Follow | dict[str, Any] | Response:
+    def check_long_poll(self) -> Follow | dict[str, Any] | Response:
         """The page at once if it has news (or ``wait`` is 0), else the follower to wait (in the app's request).
 
         A follower asking again right after its answer most often finds nothing new: the page is read up to
@@ -315,7 +307,7 @@ class Waiting:
                       self.followers.take("long_poll", request.remote_addr),
                       if_none_match=request.headers.get("If-None-Match"), answered=answered_later(), first=page)
 
-    def _check_stream(self) -> Follow:
+    def check_stream(self) -> Follow:
         """The stream to follow (in the app's request)."""
         headers = PARSER.parse(STREAM_HEADERS, location="headers")
         query = PARSER.parse(STREAM_QUERY, location="query")
