@@ -1,10 +1,9 @@
 """The account's events as it waits for them: ``GET /v1/account/stream`` (Server-Sent Events) and
 ``GET /v1/account/events`` with ``wait`` (a long-poll), ``async`` handlers of the ASGI app (:mod:`api.asgi`).
 
-As :mod:`api.waiting` does for a game's log: the request is checked in the thread pool inside
-the Flask app's request for it (its hooks, the key and its ``read`` scope, its errors and
-headers), then waits holding no thread, on the process's account hub
-(:class:`service.hub.AccountHub`), reading in the pool. A stream sends a keep-alive comment
+Served by :mod:`api.waiting` as a game's log is: this says how to check the request (the key and its
+``read`` scope), how to read an account's events and how to wait for them, on the process's account
+hub (:class:`service.hub.AccountHub`). A stream sends a keep-alive comment
 every ``CARDHALL_ACCOUNT_HEARTBEAT`` seconds (10 by default) and resumes after ``Last-Event-ID``;
 an account holds at most ``CARDHALL_ACCOUNT_STREAMS`` streams open in a process: a new one past
 that closes the account's oldest, as Lichess's event stream does.
@@ -14,22 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
 import marshmallow as ma
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Response, current_app, request
 from marshmallow import fields, validate
-from sse_starlette import ServerSentEvent
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from api.context import bearer_token
 from api.schemas import QueryInteger, QueryNumber, Strict
-from api.waiting import PARSER, Follow, Waiting, answer_of, answered_later
+from api.waiting import PARSER, Follow, Page, Waiting, answered_later, json_body
 from service.accounts import READ, rendered
 from service.errors import Unauthorized
 
@@ -76,13 +73,8 @@ def page(found: list[Any], after: int) -> dict[str, Any]:
     return {"events": [rendered(event) for event in found], "last_id": found[-1].seq if found else after}
 
 
-def _page_response(found: list[Any], after: int) -> Response:
-    """That page as the long-poll answers it (within an app context)."""
-    return jsonify(EVENTS_PAGE.dump(page(found, after)))
-
-
 class AccountFollowing:
-    """The account streams and long-polls of one Flask app's process."""
+    """The account streams and long-polls of one Flask app's process, served by :class:`api.waiting.Waiting`."""
 
     def __init__(self, flask: Flask, waiting: Waiting) -> None:
         self.flask = flask
@@ -91,53 +83,96 @@ class AccountFollowing:
         self.followers = flask.extensions["cardhall_followers"]
         self._open: defaultdict[str, deque[asyncio.Event]] = defaultdict(deque)  # (on the loop only)
 
-    async def stream(self, request: Request) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-        """``GET /v1/account/stream``: the account's events as Server-Sent Events, for ``timeout`` seconds."""
-        checked = await self.waiting.checked(request, self._check_stream)
-        if not isinstance(checked, Follow):
-            return checked
-        account, closed = checked.followed, asyncio.Event()
+    async def stream(self, request: Request) -> ASGIApp:
+        """``GET /v1/account/stream``: the account's events as Server-Sent Events, for ``timeout`` seconds, until
+        a newer stream of the account closes it or its key is revoked (asked at every wake-up, at least every
+        few seconds)."""
+        closed = asyncio.Event()
+        return await self.waiting.stream(request, partial(self._check_stream, closed), "CARDHALL_ACCOUNT_HEARTBEAT",
+                                         "keep-alive", preamble=False, opened=partial(self._opened, closed))
+
+    def _opened(self, closed: asyncio.Event, follow: Follow) -> Callable[[], None]:
+        """A stream of the account opens: past the cap, the account's oldest streams close. What to call once it ends."""
+        account = follow.share[1]
         streams = self._open[account]
         streams.append(closed)
         for oldest in list(streams)[:max(0, len(streams) - int(self.flask.config["CARDHALL_ACCOUNT_STREAMS"]))]:
-            oldest.set()  # (past the cap, the account's oldest streams close)
+            oldest.set()
 
         def ended() -> None:
             streams.remove(closed)
             if not streams:
                 self._open.pop(account, None)
 
-        return self.waiting.event_stream(checked, self._frames(checked, closed), "CARDHALL_ACCOUNT_HEARTBEAT",
-                                         "keep-alive", ended)
+        return ended
 
-    def _check_stream(self) -> Follow:
+    def _check_stream(self, closed: asyncio.Event) -> Follow:
         """The account stream to follow (in the app's request): the key needs ``read``."""
         query = PARSER.parse(STREAM_QUERY, location="query")
-        caller = self.accounts.required_caller(bearer_token(), READ)
+        token = bearer_token()
+        key = self.accounts.required_caller(token, READ).key
         after = query["after"] if "after" in query else last_event_id()
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
-        return Follow(caller.key, bearer_token(), after, timeout, self.followers.take("stream", request.remote_addr))
+        return self._follow(("stream", key, id(closed)), partial(self._frames, key, token, closed), after, timeout,
+                            "stream", closed)
 
-    async def _frames(self, follow: Follow, closed: asyncio.Event) -> AsyncIterator[ServerSentEvent]:
-        """Each event of the account as it comes (``id``: its id, ``event``: its type, ``data``: its JSON),
-        until the time is up, a newer stream of the account closes this one, or its key is revoked (asked
-        at every wake-up, at least every few seconds)."""
-        loop = asyncio.get_running_loop()
-        account, after, deadline = follow.followed, follow.after, loop.time() + follow.timeout
-        hub = self.accounts.hub
-        with hub.following():
-            while not closed.is_set() and await self.waiting.in_pool(partial(self._valid, follow.token)):
-                generation = hub.generation(account)
-                found = await self.waiting.in_pool(partial(self.accounts.events, account, after, 100))
-                for event in found:
-                    after = event.seq
-                    yield ServerSentEvent(json.dumps(rendered(event), default=str), event=event.type,
-                                          id=str(event.seq), sep="\n")
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    return
-                if len(found) < 100:
-                    await _first(hub.wait_async(account, generation, remaining), closed.wait())
+    def check_long_poll(self) -> Follow | Any:
+        """The page at once if it has events (or ``wait`` is 0), else the follower to wait (in the app's request)."""
+        query = PARSER.parse(EVENTS_QUERY, location="query")
+        key, limit = self.accounts.required_caller(bearer_token(), READ).key, query["limit"]
+        after = last_event_id() if query["after"] is None else query["after"]
+        if query["wait"] <= 0:
+            return page(self.accounts.events(key, after, limit), after)
+        follow = self._follow(("page", key, limit), partial(self._page, key, limit), after,
+                              min(query["wait"], self.flask.extensions["cardhall"].max_wait), "long_poll", asyncio.Event(),
+                              answered=answered_later())
+        try:
+            follow.first = self._page(key, limit, after, False)  # (read once the hub runs: news past it wakes it)
+        except BaseException:
+            follow.release()
+            raise
+        if follow.first.news:
+            follow.release()
+            return Response(follow.first.body, mimetype="application/json")
+        return follow
+
+    def _follow(self, share: Any, read: Callable[[int, bool], Page], after: int, timeout: float,
+                kind: str, closed: asyncio.Event, **more: Any) -> Follow:
+        """A follower of an account, holding a slot and the hub's thread; woken by the hub (or ``closed``)."""
+        hub, slot = self.accounts.hub, self.followers.take(kind, request.remote_addr)
+        try:
+            unfollow = hub.follow()
+        except BaseException:
+            slot()
+            raise
+
+        async def wait(since: int, timeout: float, gone: asyncio.Future[None] | None, page: Page) -> int | None:
+            await _first(hub.wait_async(share[1], page.mark, timeout), closed.wait(), *([gone] if gone else []))
+            return None if gone is not None and gone.done() else 0
+
+        def release() -> None:
+            unfollow()
+            slot()
+
+        return Follow(share, read, wait, after, timeout, release, **more)
+
+    def _page(self, key: str, limit: int, after: int, woken: bool) -> Page:
+        """The page of the account's events after ``after`` (in a thread)."""
+        generation = self.accounts.hub.generation(key)
+        found = self.accounts.events(key, after, limit)
+        return Page(json_body(EVENTS_PAGE.dump(page(found, after))), after, bool(found), mark=generation)
+
+    def _frames(self, key: str, token: str | None, closed: asyncio.Event, after: int, woken: bool) -> Page:
+        """The SSE frames of the account's events after ``after`` (``id``: its id, ``event``: its type, ``data``: its
+        JSON); over once the stream is closed or its key revoked (in a thread)."""
+        generation = self.accounts.hub.generation(key)
+        if closed.is_set() or not self._valid(token):
+            return Page(b"", after, False, over=True)
+        found, frames = self.accounts.events(key, after, 100), []
+        for event in found:
+            after = event.seq
+            frames.append(f"id: {after}\nevent: {event.type}\ndata: {json.dumps(rendered(event), default=str)}\n\n")
+        return Page("".join(frames).encode(), after, bool(found), more=len(found) == 100, mark=generation)
 
     def _valid(self, key: str | None) -> bool:
         """Whether the stream's key is still good (not revoked)."""
@@ -146,46 +181,13 @@ class AccountFollowing:
         except Unauthorized:
             return False
 
-    async def long_poll(self, request: Request) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-        """``GET /v1/account/events`` with ``wait``: the events after ``after`` once there are some, or
-        once ``wait`` is over."""
-        checked = await self.waiting.checked(request, self._check_long_poll)
-        if not isinstance(checked, Follow):
-            return checked
-        try:
-            hub, account, after = self.accounts.hub, checked.followed, checked.after
-            deadline = time.monotonic() + checked.timeout
-            with hub.following():
-                while True:
-                    generation = hub.generation(account)
-                    found = await self.waiting.in_pool(partial(self.accounts.events, account, after, checked.limit))
-                    remaining = deadline - time.monotonic()
-                    if found or remaining <= 0:
-                        break
-                    await hub.wait_async(account, generation, remaining)
-            answer = await self.waiting.in_pool(partial(answer_of, self.flask, partial(_page_response, found, after)))
-            return checked.answer(answer)
-        finally:
-            checked.release()
-
-    def _check_long_poll(self) -> Follow | Any:
-        """The page at once if it has events (or ``wait`` is 0), else the follower to wait (in the app's request)."""
-        query = PARSER.parse(EVENTS_QUERY, location="query")
-        caller = self.accounts.required_caller(bearer_token(), READ)
-        after = last_event_id() if query["after"] is None else query["after"]
-        found = self.accounts.events(caller.key, after, query["limit"])
-        if found or query["wait"] <= 0:
-            return _page_response(found, after)
-        wait = min(query["wait"], self.flask.extensions["cardhall"].max_wait)
-        return Follow(caller.key, None, after, wait, self.followers.take("long_poll", request.remote_addr),
-                      limit=query["limit"], answered=answered_later())
-
 
 async def _first(*waits: Awaitable[Any]) -> None:
-    """Until the first of ``waits`` is done; the others are cancelled."""
-    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    """Until the first of ``waits`` is done; the others are cancelled (but a future given, which is another's)."""
+    tasks = [wait if isinstance(wait, asyncio.Future) else asyncio.ensure_future(wait) for wait in waits]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in tasks:
-            task.cancel()
+        for task, wait in zip(tasks, waits):
+            if task is not wait:
+                task.cancel()

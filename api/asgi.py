@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -33,9 +34,9 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     accounts = AccountFollowing(flask, waiting)
 
     app = Starlette(lifespan=_delivering(flask), routes=[
-        Route("/v1/games/{game_id}/events", Either(waiting.long_poll, wsgi, asked=frozenset({"wait"}))),
-        Route("/v1/games/{game_id}/events/stream", Either(waiting.stream, wsgi)),
-        Route("/v1/account/events", Either(accounts.long_poll, wsgi, asked=frozenset({"wait"}))),
+        Route("/v1/games/{game_id}/events", Either(partial(waiting.long_poll, check=waiting.check_long_poll), wsgi, "wait")),
+        Route("/v1/games/{game_id}/events/stream", Either(partial(waiting.stream, check=waiting.check_stream), wsgi)),
+        Route("/v1/account/events", Either(partial(waiting.long_poll, check=accounts.check_long_poll), wsgi, "wait")),
         Route("/v1/account/stream", Either(accounts.stream, wsgi)),
     ])
     # Whatever else comes (any path, any method, a slash more or less) is the Flask app's to answer.
@@ -63,16 +64,15 @@ def _delivering(flask: Flask) -> Callable[[Starlette], Any]:
 
 
 class Either:
-    """An ASGI endpoint: ``handler`` for a GET (or HEAD) whose query names each of ``asked``; the Flask app
+    """An ASGI endpoint: ``handler`` for a GET (or HEAD) whose query names ``asked`` (if any); the Flask app
     for anything else at its path (a plain read of the log, another method, a CORS preflight)."""
 
-    def __init__(self, handler: Callable[[Request], Awaitable[ASGIApp]], flask: ASGIApp,
-                 asked: frozenset[str] = frozenset()) -> None:
+    def __init__(self, handler: Callable[[Request], Awaitable[ASGIApp]], flask: ASGIApp, asked: str | None = None) -> None:
         self.handler, self.flask, self.asked = request_response(handler), flask, asked
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         names = {name for name, _ in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)}
-        taken = scope["method"] in ("GET", "HEAD") and self.asked <= names
+        taken = scope["method"] in ("GET", "HEAD") and (self.asked is None or self.asked in names)
         await (self.handler if taken else self.flask)(scope, receive, send)
 
 

@@ -16,8 +16,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from persistence.accounts import AccountStore
 
@@ -42,20 +41,24 @@ class AccountHub:
         #: On each event loop, the waits of each account under way there (touched on that loop only).
         self._loops: dict[asyncio.AbstractEventLoop, defaultdict[str, set[asyncio.Event]]] = {}
 
-    @contextmanager
-    def following(self) -> Iterator[None]:
-        """While a reader follows: the thread runs (started, if need be, before the reader's first read)."""
+    def follow(self) -> Callable[[], None]:
+        """A reader follows: the thread runs (started, if need be, before the reader's first read) until every
+        reader has called the function returned."""
         with self._changed:
             self._waiters += 1
             if self._thread is None:
                 self._position = self.store.newest_position()
                 self._thread = threading.Thread(target=self._run, name="account-hub", daemon=True)
                 self._thread.start()
-        try:
-            yield
-        finally:
+        done = False
+
+        def unfollow() -> None:
+            nonlocal done
             with self._changed:
-                self._waiters -= 1
+                self._waiters -= 0 if done else 1
+                done = True
+
+        return unfollow
 
     def generation(self, account: str) -> int:
         """The account's generation now; take it before reading, then wait for it to change."""

@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 import persistence
 from api import create_app
 from api.asgi import create_asgi
-from api.waiting import Answer, Batch
+from api.waiting import Page
 from service.games import GameService
 from service.sweeper import Sweeper
 from tests import aio
@@ -58,7 +58,7 @@ def bodies(sent: list[tuple[float, dict]]) -> list[bytes]:
 
 def heard(app: Starlette, game_id: str, version: int) -> None:
     """What an announcement of ``version`` does in the process's hub."""
-    app.state.waiting.hub._followed[game_id]._heard(version)
+    app.state.waiting.hub._heard(game_id, version)
 
 
 def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of_spinning(monkeypatch):
@@ -70,9 +70,9 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
     app = asgi_app(games)
     reads: list[int] = []
 
-    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Batch:
+    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Page:
         reads.append(after)
-        return Batch("", after, False)  # (nothing new, whatever the announcement said)
+        return Page(b"", after, False)  # (nothing new, whatever the announcement said)
 
     monkeypatch.setattr("api.waiting.stream_batch", batch)
     sent: list[tuple[float, dict]] = []
@@ -91,7 +91,7 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
     assert bodies(sent)[1:] == [b""]  # (the preamble, then the end: no heartbeat was due)
 
 
-def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_seldom():
+def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_seldom(monkeypatch):
     """The same wake-up must not answer a long-poll with an empty page at once (its client would ask
     again at once, and be woken again at once): it waits for news past it, reading at most a few
     times a second, and answers when its wait is over."""
@@ -100,11 +100,11 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
     app = asgi_app(games)
     reads: list[float] = []
 
-    def read(_poll: Any) -> Answer:
+    def read(*_args: Any) -> Page:
         reads.append(time.monotonic())
-        return Answer(200, [(b"content-type", b"application/json")], b'{"events": []}', news=False)
+        return Page(b'{"events": []}', 1, False)
 
-    app.state.waiting._read_page = read
+    monkeypatch.setattr("api.waiting.long_poll_page", read)
     sent: list[tuple[float, dict]] = []
 
     async def poll_for_a_second() -> None:
@@ -133,14 +133,14 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it(monkeypa
     calls: list[int] = []
     committed = threading.Event()
 
-    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Batch:
+    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Page:
         calls.append(after)
         if len(calls) == 2:  # (the second stream's first read: begun before the append, and slow)
             time.sleep(0.4)
-            return Batch("", after, False)
+            return Page(b"", after, False)
         if committed.is_set() and after < 2:
-            return Batch("id: 2\n\n", 2, False)
-        return Batch("", after, False)
+            return Page(b"id: 2\n\n", 2, True)
+        return Page(b"", after, False)
 
     monkeypatch.setattr("api.waiting.stream_batch", batch)
     sent: dict[str, list[tuple[float, dict]]] = {"first": [], "second": []}
