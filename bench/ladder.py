@@ -102,7 +102,10 @@ async def watch_board(client: httpx.AsyncClient, name: str, game_id: str, seen: 
                       until: float) -> None:
     """How long after ``seen`` the game is in the account's rating history."""
     while time.monotonic() < until + 30:
-        ratings = (await client.get(f"/v1/accounts/{name}/ratings")).json()["ratings"]
+        try:
+            ratings = (await client.get(f"/v1/accounts/{name}/ratings")).json()["ratings"]
+        except httpx.RemoteProtocolError:  # (a kept-alive connection the server closed as it was reused: poll again)
+            continue
         if any(change["game_id"] == game_id for rating in ratings for change in rating["history"]):
             figures.to_board.append(time.monotonic() - seen)
             return
