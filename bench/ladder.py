@@ -22,7 +22,8 @@ process, each bot with an HTTP client (a connection) of its own; each waits on i
   recorded) to its ratings committed, p50 and p99 as the upper bounds of their histogram buckets;
 - games lost or counted twice by the projection (target 0), read from the database once the
   server has stopped: every finished rated game must be in the history once per seat;
-- the rebuild time of every rating (``Ratings.rebuild``), and whether it equals the live table.
+- the rebuild time of every rating (``Ratings.rebuild``), and whether it equals the live table;
+- the client process's CPU, a share of one core: near 100 % the client, not the server, bounds the figures.
 
 Client and server share the machine; figures on a shared machine are noisy (the load average is printed).
 """
@@ -67,6 +68,7 @@ class Figures:
         self.moves: list[float] = []  # each move's round trip
         self.lag_buckets: list[tuple[float, float]] = []  # the server's cardhall_rating_lag_seconds
         self.delivered: list[float] = []  # a gameStart's recording (or the bot's freedom, if later) to its reading
+        self.client_cpu = 0.0  # the client process's CPU seconds a second of the run (1.0: a core saturated)
 
 
 async def play_game(client: httpx.AsyncClient, key: str, game_id: str, chooser: random.Random,
@@ -100,7 +102,10 @@ async def watch_board(client: httpx.AsyncClient, name: str, game_id: str, seen: 
                       until: float) -> None:
     """How long after ``seen`` the game is in the account's rating history."""
     while time.monotonic() < until + 30:
-        ratings = (await client.get(f"/v1/accounts/{name}/ratings")).json()["ratings"]
+        try:
+            ratings = (await client.get(f"/v1/accounts/{name}/ratings")).json()["ratings"]
+        except httpx.RemoteProtocolError:  # (a kept-alive connection the server closed as it was reused: poll again)
+            continue
         if any(change["game_id"] == game_id for rating in ratings for change in rating["history"]):
             figures.to_board.append(time.monotonic() - seen)
             return
@@ -173,11 +178,13 @@ async def load(base_url: str, accounts: list[tuple[str, str]], seconds: float) -
         watching = await stack.enter_async_context(client(20))
         clients = [await stack.enter_async_context(client(1)) for _ in accounts]
         started = figures.started = time.monotonic()
+        cpu = time.process_time()
         until = started + seconds
         games = list(POOLS)
         await asyncio.gather(*(bot(clients[index], watching, name, key, games[index % len(games)], until, figures,
                                    watchers) for index, (name, key) in enumerate(accounts)))
         elapsed = time.monotonic() - started
+        figures.client_cpu = (time.process_time() - cpu) / elapsed
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.gather(*watchers), 40)
         figures.lag_buckets = rating_lag(await watching.get("/metrics"))
@@ -268,13 +275,15 @@ def main() -> int:
                          figures.most_waiting, f"{percentile(figures.to_board, .5):.3f}",
                          f"{percentile(figures.to_board, .99):.3f}", bucket_quantile(figures.lag_buckets, .5),
                          bucket_quantile(figures.lag_buckets, .99), f"{lost}/{total}", twice,
-                         f"{rebuild:.2f}", "yes" if same else "NO", sum(figures.errors.values())])
+                         f"{rebuild:.2f}", "yes" if same else "NO", sum(figures.errors.values()),
+                         f"{figures.client_cpu:.0%}"])
     names = ["database", "bots", "moves/s", "move p50 ms", "move p99 ms", "rated games/min", "pool wait p50 s",
              "pool wait p99 s", f"pool wait begun with >= {CROWD} waiting p50 s", "p99 s",
              "pool wait after the first minute p50 s", "p99 s",
              "of it, gameStart's delivery p50 s", "delivery p99 s", "most waiting",
              "finish -> rating history (a bot's poll) p50 s", "p99 s", "end -> ratings changed (server) p50 s",
-             "p99 s", "lost/finished", "counted twice", "rebuild s", "rebuild = live", "errors"]
+             "p99 s", "lost/finished", "counted twice", "rebuild s", "rebuild = live", "errors",
+             "the client's CPU (of one core)"]
     print_table(f"Ladder: {args.bots} random bots in the Craits and Scat pools for {args.seconds:.0f} s",
                 ["figure", *(row[0] for row in rows)], [[name, *(str(row[index]) for row in rows)]
                                                         for index, name in enumerate(names) if index],

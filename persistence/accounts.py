@@ -122,6 +122,18 @@ class AccountWrites(abc.ABC):
     def append(self, account: str, type_name: str, data: dict[str, Any], at: dt.datetime) -> int:
         """Add an event to the account's stream; its ``seq``."""
 
+    def add_seats(self, seats: Sequence[tuple[str, int, str]]) -> None:
+        """:meth:`add_seat` of each ``(game id, seat, account)``; a backend may write them in one statement."""
+        for game_id, seat, account in seats:
+            self.add_seat(game_id, seat, account)
+
+    def append_all(self, events: Sequence[tuple[str, str, dict[str, Any], dt.datetime]]) -> None:
+        """:meth:`append` of each ``(account, type, data, at)`` in turn (an account's in its stream's order),
+        given in the order of the accounts' keys, as every writer locks accounts; a backend may lock each
+        account once and write them all in one statement."""
+        for account, type_name, data, at in events:
+            self.append(account, type_name, data, at)
+
 
 class AccountStore(abc.ABC):
     """Reads of accounts, keys, seats, challenges and streams; writes go through :meth:`within`."""
@@ -146,6 +158,10 @@ class AccountStore(abc.ABC):
     @abc.abstractmethod
     def seats_of_game(self, game_id: str) -> dict[int, str]:
         """The game's account seats: the account's name key by seat."""
+
+    @abc.abstractmethod
+    def playing(self, accounts: Sequence[str]) -> dict[str, int]:
+        """How many unfinished games each of ``accounts`` (keys) sits in, as last committed (none: left out)."""
 
     @abc.abstractmethod
     def games_of(self, account: str) -> tuple[int, list[str]]:

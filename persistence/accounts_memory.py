@@ -97,6 +97,9 @@ class MemoryAccounts(AccountStore):
     def account(self, name: str) -> Account | None:
         return self.state.accounts.get(key_of(name))
 
+    def playing(self, accounts: Sequence[str]) -> dict[str, int]:
+        return MemoryAccountWrites(self.state).playing(accounts)
+
     def key(self, prefix: str) -> ApiKey | None:
         return self.state.keys.get(prefix)
 

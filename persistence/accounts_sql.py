@@ -64,6 +64,11 @@ class SqlAccountWrites(AccountWrites):
         self.connection.execute(account_seats.insert(),
                                 {"game_id": game_id, "seat": seat, "account": account, "finished": False})
 
+    def add_seats(self, seats: Sequence[tuple[str, int, str]]) -> None:
+        if seats:
+            self.connection.execute(account_seats.insert(), [{"game_id": game_id, "seat": seat, "account": account,
+                                                              "finished": False} for game_id, seat, account in seats])
+
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
         rows = self.connection.execute(sa.select(account_seats.c.account, sa.func.count())
                                        .where(account_seats.c.account.in_(accounts), sa.not_(account_seats.c.finished))
@@ -105,6 +110,25 @@ class SqlAccountWrites(AccountWrites):
         return seq
 
 
+    def append_all(self, events: Sequence[tuple[str, str, dict[str, Any], dt.datetime]]) -> None:
+        """Each account locked once (in key order, as :meth:`append` locks one), its newest seq read once
+        with the others', and every event in one multi-row insert."""
+        touched = sorted({account for account, *_ in events})
+        if not touched:
+            return
+        if self.connection.dialect.name == "postgresql":
+            self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key.in_(touched))
+                                    .order_by(accounts.c.name_key).with_for_update(key_share=True))
+        newest = dict(self.connection.execute(sa.select(account_events.c.account, sa.func.max(account_events.c.seq))
+                                              .where(account_events.c.account.in_(touched))
+                                              .group_by(account_events.c.account)).all())
+        rows = []
+        for account, type_name, data, at in events:
+            newest[account] = seq = (newest.get(account) or 0) + 1
+            rows.append({"account": account, "seq": seq, "type": type_name, "data": data, "recorded_at": at})
+        self.connection.execute(account_events.insert(), rows)
+
+
 class SqlAccounts(AccountStore):
     """Accounts on the event store's own database and connections."""
 
@@ -144,6 +168,9 @@ class SqlAccounts(AccountStore):
         rows = self._rows(sa.select(account_seats.c.seat, account_seats.c.account)
                           .where(account_seats.c.game_id == game_id))
         return {row.seat: row.account for row in rows}
+
+    def playing(self, accounts: Sequence[str]) -> dict[str, int]:
+        return self.store._read(lambda connection: SqlAccountWrites(connection).playing(accounts))
 
     def games_of(self, account: str) -> tuple[int, list[str]]:
         rows = self._rows(sa.select(account_seats.c.game_id, account_seats.c.finished)

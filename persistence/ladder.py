@@ -180,6 +180,14 @@ class LadderStore(abc.ABC):
         """The games whose pools have someone waiting."""
 
     @abc.abstractmethod
+    def pool(self, game: str) -> list[PoolEntry]:
+        """``game``'s pool as last committed, without its lock (what a round decides on before taking it)."""
+
+    @abc.abstractmethod
+    def ratings(self, game: str, accounts: Sequence[str]) -> dict[str, Rating]:
+        """The ratings of those of ``accounts`` (keys) rated at ``game``, as last committed."""
+
+    @abc.abstractmethod
     def entry(self, game: str, account: str) -> PoolEntry | None: ...
 
     @abc.abstractmethod

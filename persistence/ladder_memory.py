@@ -135,6 +135,12 @@ class MemoryLadder(LadderStore):
     def pools(self) -> list[str]:
         return sorted({game for game, _ in self.state.pool})
 
+    def pool(self, game: str) -> list[PoolEntry]:
+        return MemoryLadderWrites(self.state).pool(game)
+
+    def ratings(self, game: str, accounts: Sequence[str]) -> dict[str, Rating]:
+        return MemoryLadderWrites(self.state).ratings(game, accounts)
+
     def entry(self, game: str, account: str) -> PoolEntry | None:
         return self.state.pool.get((game, account))
 

@@ -153,6 +153,13 @@ class SqlLadder(LadderStore):
     def pools(self) -> list[str]:
         return [row[0] for row in self._rows(sa.select(pool_entries.c.game).distinct().order_by(pool_entries.c.game))]
 
+    def pool(self, game: str) -> list[PoolEntry]:
+        rows = self._rows(sa.select(*_ENTRY_COLUMNS).where(pool_entries.c.game == game).order_by(pool_entries.c.account))
+        return [_entry(row) for row in rows]
+
+    def ratings(self, game: str, accounts: Sequence[str]) -> dict[str, Rating]:
+        return self.store._read(lambda connection: SqlLadderWrites(connection).ratings(game, accounts))
+
     def entry(self, game: str, account: str) -> PoolEntry | None:
         rows = self._rows(sa.select(*_ENTRY_COLUMNS).where(pool_entries.c.game == game,
                                                            pool_entries.c.account == account))

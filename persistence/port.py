@@ -71,6 +71,19 @@ class StoredEvent:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game made with its first events (versions from 1), its listing's status and deadline set."""
+
+    id: str
+    game: str
+    players: int
+    created_at: dt.datetime
+    events: Sequence[NewEvent]
+    status: str
+    deadline: dt.datetime | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class GameRecord:
     """A row of the games listing projection."""
 
@@ -155,6 +168,16 @@ class Transaction(abc.ABC):
     @abc.abstractmethod
     def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
         """Keep ``blob`` as the game's snapshot at ``version``, replacing any earlier one (one per game)."""
+
+    def create_games(self, new_games: Sequence[NewGame]) -> None:
+        """Make each game with its first events, status and deadline (a pairing round's games); GameExists,
+        or an IntegrityError on a backend that writes them at once, if an id is taken. A backend may
+        write them all in a few statements; this is the one game at a time of the operations above."""
+        for new in new_games:
+            self.create_game(new.id, new.game, new.players, new.created_at)
+            self.append(new.id, 0, new.events, new.created_at)
+            self.set_status(new.id, new.status)
+            self.set_deadline(new.id, new.deadline)
 
 
 class Announcements(abc.ABC):

@@ -33,6 +33,7 @@ from persistence.port import (
     GameRecord,
     IdempotencyRecord,
     NewEvent,
+    NewGame,
     Snapshot,
     StoredEvent,
     StoreError,
@@ -143,6 +144,20 @@ class SqlTransaction(Transaction):
         at = as_utc(recorded_at)
         return [StoredEvent(game_id, expected_version + offset, event.type, event.seat, event.data, at)
                 for offset, event in enumerate(new_events, start=1)]
+
+    def create_games(self, new_games: Sequence[NewGame]) -> None:
+        """Every game in one multi-row insert, then every first event in another: the games are new, so no
+        version is checked (a taken id fails the first insert's key, and the transaction with it)."""
+        if not new_games:
+            return
+        self.connection.execute(games.insert(), [
+            {"id": new.id, "game": new.game, "players": new.players, "status": new.status,
+             "created_at": new.created_at, "deadline": new.deadline} for new in new_games])
+        self.connection.execute(events.insert(), [
+            {"game_id": new.id, "version": version, "type": event.type, "seat": event.seat, "data": event.data,
+             "recorded_at": new.created_at}
+            for new in new_games for version, event in enumerate(new.events, start=1)])
+        self.appended.update({new.id: len(new.events) for new in new_games})
 
     def _refuse(self, game_id: str, expected_version: int) -> NoReturn:
         actual = self.last_version(game_id)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from domain import table as tables
 from domain.errors import InvalidOptions
 from persistence.accounts import AccountWrites, Challenge, key_of
-from persistence.port import Transaction
+from persistence.port import NewGame, Transaction
 from service.accounts import CREATE, PLAY, Caller
 from service.errors import ChallengeClosed, Forbidden, NotFound, StaleVersion
 from service.games import GameService
@@ -191,16 +192,18 @@ class AccountsGame:
     write_events: Any  # the service's write of the seats and all they set off
 
     @classmethod
-    def prepare(cls, games: GameService, game: str, names: Any, options: Any, rated: bool) -> AccountsGame:
-        """The game of ``game`` with the named accounts in seat order (a bot mark for bot accounts)."""
+    def prepare(cls, games: GameService, game: str, names: Any, options: Any, rated: bool,
+                bots: Sequence[bool] | None = None) -> AccountsGame:
+        """The game of ``game`` with the named accounts in seat order (a bot mark for bot accounts: ``bots``,
+        one a seat, where the caller knows them, as a pool's entries do; else each account is read)."""
         game_id = games.new_id()
         created = games.created(game, len(names), options, game_id, rated=rated)
         table = tables.evolve(None, created)
-        seats = []
-        for seat, name in enumerate(names):
-            account = games.accounts.store.account(name)
-            seats.append(tables.SeatTaken(seat, name=name, bot=None, account=name,
-                                          bot_account=account is not None and account.kind == "bot"))
+        if bots is None:
+            bots = [(account := games.accounts.store.account(name)) is not None and account.kind == "bot"
+                    for name in names]
+        seats = [tables.SeatTaken(seat, name=name, bot=None, account=name, bot_account=bot)
+                 for seat, (name, bot) in enumerate(zip(names, bots, strict=True))]
         after, decided = tables.settle(table, seats, games.house, MAX_EVENTS_PER_WRITE)
         return cls(games, game_id, created, after, tuple(names), games._write(game_id, table, after, decided))
 
@@ -212,6 +215,33 @@ class AccountsGame:
         for seat, name in enumerate(self.names):
             writes.add_seat(self.game_id, seat, key_of(name))
         self.write_events.apply(tx)
+
+    @staticmethod
+    def write_all(tx: Transaction, writes: AccountWrites, started: Sequence[AccountsGame]) -> None:
+        """The games of a pairing round, in ``tx``: what :meth:`write` writes of each, in a few statements for
+        them all (every game with its first events, every seat's binding, every ``gameStart``, each account
+        locked once), recorded now. A game the house's part ended at once (none does) is written alone."""
+        if not started:
+            return
+        now = started[0].games.clock()
+        together = [game for game in started if game.table.status == tables.ACTIVE]
+        for game in started:
+            if game.table.status != tables.ACTIVE:
+                game.write(tx, writes)
+        tx.create_games([game._new_game(now) for game in together])
+        for game in together:
+            if game.write_events.snapshot is not None:
+                tx.put_snapshot(game.game_id, *game.write_events.snapshot)
+        writes.add_seats([(game.game_id, seat, key_of(name)) for game in together for seat, name in enumerate(game.names)])
+        writes.append_all(sorted(((key_of(name), "gameStart", {"game_id": game.game_id, "game": game.table.game.name,
+                                                              "seat": seat}, now)
+                                  for game in together for seat, name in enumerate(game.names)), key=lambda event: event[0]))
+
+    def _new_game(self, now: dt.datetime) -> NewGame:
+        write = dataclasses.replace(self.write_events, recorded_at=now)  # (its turn's clock runs from now)
+        return NewGame(self.game_id, self.created.game, self.created.players, now,
+                       [new_event(self.created), *write.events], self.table.status,
+                       write.deadline if write.sets_deadline else None)
 
     def cached(self) -> None:
         """Once committed: the table kept in the process's cache."""

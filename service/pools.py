@@ -3,11 +3,12 @@
 An account joins a game's pool with the player counts it accepts, whether its games are
 rated, whether it will sit with accounts of the other kind (people with bots) and how many
 pool games it plays at once. A pairing round (:meth:`Pools.pair`, run by every server process
-every ``POOL_SECONDS``) locks the pools' row, reads the entries, leaves out accounts already
-playing as many games as they asked for, pairs the rest and creates each game in the same
-transaction: its seats bound to their accounts, every seat told ``gameStart`` on its account's
-stream. One round at a time, in every process, sees the pool as the last one left it: an
-account that left (its ``DELETE`` committed) is never seated after. Every pool game runs a
+every ``POOL_SECONDS``) reads the entries, leaves out accounts already playing as many games as
+they asked for, pairs the rest and makes each group's game ready; then it locks the pools' row,
+keeps the groups still waiting and free, and creates their games in that transaction, together:
+their seats bound to their accounts, every seat told ``gameStart`` on its account's stream. One
+locked write at a time, in every process, sees the pool as the last one left it: an account that
+left (its ``DELETE`` committed) is never seated after. Every pool game runs a
 clock (``move_seconds``: the pool's, default ``MOVE_SECONDS``), so a bot that stops answering
 has its turns played and, after its seat's timeouts, is handed to a house bot and leaves every pool.
 """
@@ -82,23 +83,39 @@ class Pools:
         return [game_id for game in self.ladder.pools() for game_id in self.pair(game)]
 
     def pair(self, game: str) -> list[str]:
-        """A pairing round of ``game``'s pool: the ids of the games it made."""
+        """A pairing round of ``game``'s pool: the ids of the games it made.
+
+        It decides first, on the pool as last committed and without its lock, as every command decides
+        before its transaction: the groups, and each group's game made ready (ids, created event, the
+        house's part, the seats marked from the entries). Under the lock it keeps the groups whose every
+        entry is still there as it was and still free, and writes their games together; a group that
+        changed meanwhile (an account left, or another process seated it) waits for the next round."""
+        pool = self.ladder.pool(game)
+        playing = self.games.accounts.store.playing([entry.account for entry in pool]) if pool else {}
+        entries = {entry.account: entry for entry in pool if playing.get(entry.account, 0) < entry.concurrency}
+        rated = self.ladder.ratings(game, list(entries)) if entries else {}
+        now = self.games.clock()
+        waiting = [Waiting(entry.account, entry.bot, frozenset(entry.players), entry.rated, entry.mixed,
+                           _ordinal(rated.get(entry.account)), max(0.0, (now - entry.joined_at).total_seconds()))
+                   for entry in entries.values()]
+        groups = [[entries[entry.account] for entry in group] for group in pair(waiting)]
+        if not groups:
+            return []
+        options = {"move_seconds": self.move_seconds(game)}
+        ready = [AccountsGame.prepare(self.games, game, [entry.name for entry in group], options, rated=group[0].rated,
+                                      bots=[entry.bot for entry in group]) for group in groups]
         made: list[AccountsGame] = []
 
         def work(tx: Transaction, ladder: LadderWrites, writes: AccountWrites) -> None:
-            pool = ladder.pool(game)
-            playing = writes.playing([entry.account for entry in pool])
-            entries = {entry.account: entry for entry in pool if playing.get(entry.account, 0) < entry.concurrency}
-            rated = ladder.ratings(game, list(entries))
-            now = self.games.clock()
-            waiting = [Waiting(entry.account, entry.bot, frozenset(entry.players), entry.rated, entry.mixed,
-                               _ordinal(rated.get(entry.account)), max(0.0, (now - entry.joined_at).total_seconds()))
-                       for entry in entries.values()]
-            for group in pair(waiting):
-                started = AccountsGame.prepare(self.games, game, [entries[entry.account].name for entry in group],
-                                               {"move_seconds": self.move_seconds(game)}, rated=group[0].rated)
-                started.write(tx, writes)
-                made.append(started)
+            current = {entry.account: entry for entry in ladder.pool(game)}
+            busy = writes.playing(list(current))
+            for group, started in zip(groups, ready, strict=True):
+                if all(current.get(entry.account) == entry and busy.get(entry.account, 0) < entry.concurrency
+                       for entry in group):
+                    for entry in group:
+                        busy[entry.account] = busy.get(entry.account, 0) + 1
+                    made.append(started)
+            AccountsGame.write_all(tx, writes, made)
 
         self._write(work)
         for started in made:

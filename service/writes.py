@@ -69,10 +69,8 @@ class Write:
         sweeper plays it on); one that waited for it is due again when its new turn times out, if ever."""
         if self.before.status != self.after.status:
             tx.set_status(self.game_id, self.after.status)
-        if tables.waits_for_house(self.after):
-            tx.set_deadline(self.game_id, self.recorded_at)
-        elif self.turn_began or tables.waits_for_house(self.before):
-            tx.set_deadline(self.game_id, deadline(self.after, self.recorded_at))
+        if self.sets_deadline:
+            tx.set_deadline(self.game_id, self.deadline)
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
@@ -90,6 +88,16 @@ class Write:
                 if rated_finish:
                     ladder.finish(self.game_id, self.after.game.name, self.recorded_at)
 
+
+    @property
+    def sets_deadline(self) -> bool:
+        """Whether these events set the game's deadline: it waits for the house now, or did, or a turn began."""
+        return tables.waits_for_house(self.after) or self.turn_began or tables.waits_for_house(self.before)
+
+    @property
+    def deadline(self) -> dt.datetime | None:
+        """The deadline these events set, if they set one: now if the game waits for the house, else its turn's."""
+        return self.recorded_at if tables.waits_for_house(self.after) else deadline(self.after, self.recorded_at)
 
     @property
     def starts_or_ends_accounts_game(self) -> bool:

@@ -145,4 +145,4 @@ def test_the_webhooks_benchmark_plays_games_between_webhook_bots_and_prints_its_
 def test_the_ladder_benchmark_plays_from_the_pools_and_audits_the_ratings() -> None:
     out = run_script("ladder.py", "--bots", "4", "--seconds", "5", "--databases", "sqlite:1")
     assert "Ladder: 4 random bots" in out and "sqlite x1" in out and "pool wait p99 s" in out
-    assert "end -> ratings changed (server) p50 s" in out and "rebuild = live" in out
+    assert "end -> ratings changed (server) p50 s" in out and "rebuild = live" in out and "the client's CPU" in out

@@ -66,6 +66,51 @@ def test_an_account_that_left_the_pool_is_never_seated_after(http: Http, games: 
     assert again.status_code == 404
 
 
+def _meanwhile(pools: Pools, between: Any) -> None:
+    """``between()`` runs once in ``pools``' next round, after it decided and before it takes the pool's lock."""
+    locked, pending = pools._write, [between]
+
+    def write(work: Any) -> Any:
+        while pending:
+            pending.pop()()
+        return locked(work)
+
+    pools._write = write  # type: ignore[method-assign]
+
+
+def test_a_group_that_changed_while_its_round_decided_is_not_seated_and_the_others_are(
+        http: Http, games: GameService) -> None:
+    names = ("ana", "bo", "cy", "di")
+    keys = dict(zip(names, (sign_up(http, name) for name in names), strict=True))
+    for key in keys.values():
+        join(http, key)
+    pools = Pools(games)
+    _meanwhile(pools, lambda: http.client.delete("/v1/pools/craits/join", headers=bearer(keys["ana"])))
+    [game_id] = pools.pair("craits")  # (two groups decided; ana's left before the lock)
+    seated = {seat["account"] for seat in http.client.get(f"/v1/games/{game_id}").json["seats"]}
+    [partner] = set(names) - seated - {"ana"}
+    assert "ana" not in seated and account_events(http, keys["ana"]) == []
+    assert account_events(http, keys[partner]) == []
+    for name in seated:
+        assert [(event["type"], event["data"]["game_id"]) for event in account_events(http, keys[name])] == [
+            ("gameStart", game_id)]
+    join(http, sign_up(http, "eve"))  # (the partner still waits: the next round seats it)
+    [later] = Pools(games).pair("craits")
+    assert {seat["account"] for seat in http.client.get(f"/v1/games/{later}").json["seats"]} == {partner, "eve"}
+
+
+def test_accounts_another_process_seated_while_a_round_decided_are_seated_once(http: Http, games: GameService) -> None:
+    keys = [sign_up(http, name) for name in ("ana", "bo", "cy", "di")]
+    for key in keys:
+        join(http, key)
+    other: list[str] = []
+    pools = Pools(games)
+    _meanwhile(pools, lambda: other.extend(Pools(games).pair("craits")))
+    assert pools.pair("craits") == [] and len(other) == 2
+    for key in keys:
+        assert [event["type"] for event in account_events(http, key)] == ["gameStart"]
+
+
 def test_people_and_bots_meet_in_a_pool_only_where_both_opted_in(http: Http, games: GameService) -> None:
     person, bot = sign_up(http, "ana", kind="person"), sign_up(http, "bot1")
     join(http, person, mixed=True)
