@@ -81,7 +81,7 @@ class Delivery:
         """Start delivering on the running event loop."""
         logging.getLogger("httpx").setLevel(logging.WARNING)  # (a line a call: the calls are recorded in the database)
         self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="cardhall-webhooks")
-        self.client = httpx.AsyncClient(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200))
+        self.client = outbound.client()
         loop = asyncio.get_running_loop()
         board = self.webhooks.games.store.announcements
         self._unwatch = board.watch(lambda game_id, _version: loop.call_soon_threadsafe(self.wake, game_id))
