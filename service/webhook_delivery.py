@@ -33,7 +33,8 @@ from persistence.sqlstore import SqlEventStore
 from service import outbound
 from service.games import GameService
 from service.outbox import Outbox
-from service.webhooks import DEADLINE_MARGIN, Call, Webhooks
+from service.webhook_calls import DEADLINE_MARGIN, Call
+from service.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
