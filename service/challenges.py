@@ -102,8 +102,15 @@ class Challenges:
                                            revision=challenge.revision + 1)
             try:
                 if len(accepted.accepted) < accepted.players:
-                    self.accounts.write(lambda _tx, writes, c=accepted, r=challenge.revision: _put(writes, c, r))
-                    return rendered(accepted, self.accounts.clock())
+                    now = self.accounts.clock()
+
+                    def work(_tx: Transaction, writes: AccountWrites, c: Challenge = accepted,
+                             r: int = challenge.revision, now: dt.datetime = now) -> None:
+                        _put(writes, c, r)
+                        writes.append(key_of(c.challenger), "challengeAccepted", rendered(c, now), now)
+
+                    self.accounts.write(work)
+                    return rendered(accepted, now)
                 return self._start(accepted, challenge.revision)
             except _Changed:
                 continue
@@ -156,6 +163,8 @@ class Challenges:
         def work(tx: Transaction, writes: AccountWrites) -> None:
             _put(writes, done, revision)  # (first: of two racing for the last seat, one goes on)
             started.write(tx, writes)
+            # (after the seats' gameStart, its accounts locked in their order: the challenger is one of them)
+            writes.append(key_of(done.challenger), "challengeAccepted", rendered(done, now), now)
 
         self.accounts.write(work)
         started.cached()

@@ -37,7 +37,7 @@ from service.writes import Write
 
 #: The events a subscription may ask for, and the account events each is made from.
 SUBSCRIBABLE = {"game.started": "gameStart", "game.finished": "gameFinish", "challenge.created": "challenge",
-                "challenge.declined": "challengeDeclined",
+                "challenge.accepted": "challengeAccepted", "challenge.declined": "challengeDeclined",
                 "challenge.canceled": "challengeCanceled"}
 EVENT_OF_TYPE = {account_type: event for event, account_type in SUBSCRIBABLE.items()}
 BOT, SUBSCRIPTIONS = "bot", "subscriptions"

@@ -163,6 +163,28 @@ def test_a_subscription_is_delivered_signed_and_retried_with_the_same_webhook_id
     assert second.payload["type"] == "challenge.created" and second.payload["data"]["id"] == made.json()["id"]
 
 
+def test_a_subscription_hears_each_acceptance_of_the_accounts_challenge(api: Api, bots: Bots) -> None:
+    host = api.account("host", kind="person")
+    bots.modes["host"] = "receiver"
+    answer = api.call("PUT", "/v1/account/subscriptions", host, json={"url": bots.url("host"),
+                                                                       "events": ["challenge.accepted"]})
+    assert answer.status_code == 200, answer.text
+    bots.secrets["host"] = [answer.json()["secret"]]
+    guests = [api.account(f"guest{number}", kind="person") for number in range(2)]
+    made = api.call("POST", "/v1/challenges", host, json={"game": "craits", "players": 3, "options": {"short": True},
+                                                          "to": ["guest0", "guest1"]}).json()
+    taken = [api.call("POST", f"/v1/challenges/{made['id']}/accept", guest).json() for guest in guests]
+    received = until(lambda: len(bots.calls("host")) >= 2 and bots.calls("host"))
+    time.sleep(1)  # (nothing else comes: the game's start is not subscribed)
+    assert all(call.verified for call in bots.calls("host"))
+    assert sorted((call.payload["type"], call.payload["data"]["status"], tuple(call.payload["data"]["accepted"]))
+                  for call in bots.calls("host")) == [
+        ("challenge.accepted", "open", ("host", "guest0")), ("challenge.accepted", "started", ("host", "guest0", "guest1"))]
+    assert {call.payload["data"]["id"] for call in received} == {made["id"]}
+    assert [call.payload["data"].get("game_id") for call in received if call.payload["data"]["status"] == "started"] \
+        == [taken[1]["game_id"]]
+
+
 def test_a_rotated_secret_signs_beside_the_old_one_so_what_the_server_sends_verifies_with_either(
         api: Api, bots: Bots) -> None:
     key = api.webhook_bot(bots, "rotor")
