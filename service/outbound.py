@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import ipaddress
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -129,10 +130,11 @@ class Answer:
 LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=200)
 
 
-def client() -> httpx.AsyncClient:
+def client(verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
     """The client a process makes its calls with (one, for its lifetime): a request's head and body go to
-    the socket in one write (httpcore writes them apart: two sends, two wake-ups of the peer)."""
-    transport = httpx.AsyncHTTPTransport(limits=LIMITS)
+    the socket in one write (httpcore writes them apart: two sends, two wake-ups of the peer). ``verify``:
+    the certificates trusted (httpx's default, certifi's; a test's own)."""
+    transport = httpx.AsyncHTTPTransport(verify=verify, limits=LIMITS)
     pool = transport._pool  # (httpx builds its pool with no way to give it a network backend)
     transport._pool = httpcore.AsyncConnectionPool(
         ssl_context=pool._ssl_context, max_connections=LIMITS.max_connections,  # type: ignore[attr-defined]
