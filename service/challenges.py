@@ -4,9 +4,10 @@ accepted the game is created and started.
 Every change of a challenge names the revision it read and is refused if another came
 first (then read again and decided again). The acceptance that fills the last seat writes,
 in one transaction, the challenge (started, with its game's id), the game with every seat
-taken by its account, each seat's binding to its account and every participant's
-``gameStart``: all of it commits, or none. Of two acceptances racing for the last seat one
-makes the game; the other is told 409 ``challenge_closed``.
+taken by its account, each seat's binding to its account, every participant's
+``gameStart`` and the challenger's ``challengeAccepted`` (which every acceptance gives it):
+all of it commits, or none. Of two acceptances racing for the last seat one makes the game;
+the other is told 409 ``challenge_closed``.
 """
 
 from __future__ import annotations
