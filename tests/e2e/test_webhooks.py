@@ -174,11 +174,16 @@ def test_a_subscription_hears_each_acceptance_of_the_accounts_challenge(api: Api
     made = api.call("POST", "/v1/challenges", host, json={"game": "craits", "players": 3, "options": {"short": True},
                                                           "to": ["guest0", "guest1"]}).json()
     taken = [api.call("POST", f"/v1/challenges/{made['id']}/accept", guest).json() for guest in guests]
-    received = until(lambda: len(bots.calls("host")) >= 2 and bots.calls("host"))
+
+    def delivered() -> list[Any]:  # (one each: a delivery the receiver failed is tried again with its webhook-id)
+        return list({call.headers["webhook-id"]: call for call in bots.calls("host")}.values())
+
+    until(lambda: len(delivered()) >= 2)
     time.sleep(1)  # (nothing else comes: the game's start is not subscribed)
+    received = delivered()
     assert all(call.verified for call in bots.calls("host"))
     assert sorted((call.payload["type"], call.payload["data"]["status"], tuple(call.payload["data"]["accepted"]))
-                  for call in bots.calls("host")) == [
+                  for call in received) == [
         ("challenge.accepted", "open", ("host", "guest0")), ("challenge.accepted", "started", ("host", "guest0", "guest1"))]
     assert {call.payload["data"]["id"] for call in received} == {made["id"]}
     assert [call.payload["data"].get("game_id") for call in received if call.payload["data"]["status"] == "started"] \
