@@ -48,7 +48,7 @@ class AccountEventsQuerySchema(Strict):
 
 class AccountEventSchema(ma.Schema):
     id = fields.Integer(metadata={"description": "Counts the account's events from 1; resume after it"})
-    type = fields.String(metadata={"description": "challenge, challengeCanceled, challengeDeclined, "
+    type = fields.String(metadata={"description": "challenge, challengeAccepted, challengeCanceled, challengeDeclined, "
                                                   "gameStart or gameFinish"})
     data = fields.Dict()
     recorded_at = fields.DateTime()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -186,11 +187,40 @@ class WebhookWrites:
             last_error=None if error is None else error[:200]))
 
 
+#: How long a process signs a bot's calls with the webhook and secrets it read (their changes by other
+#: processes are seen within this; its own at once).
+CACHE_SECONDS = 1.0
+
+
 class WebhookStore:
     """Reads of webhooks, secrets, calls and subscriptions; writes go through :meth:`writes`."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, cache_seconds: float = CACHE_SECONDS) -> None:
         self.store = store
+        self.cache_seconds = cache_seconds
+        self._cached: dict[str, tuple[float, Webhook, tuple[str, ...]]] = {}  # account -> (read at, webhook, secrets)
+
+    def bot(self, account: str, now: dt.datetime) -> tuple[Webhook | None, tuple[str, ...]]:
+        """The account's webhook and its live bot secrets, as read at most ``cache_seconds`` ago."""
+        cached = self._cached.get(account)
+        if cached is not None and time.monotonic() - cached[0] < self.cache_seconds:
+            return cached[1], cached[2]
+        read_at, webhook = time.monotonic(), self.webhook(account)
+        if webhook is None:
+            self._cached.pop(account, None)
+            return None, ()
+        secrets = tuple(self.live_secrets(account, "bot", now))
+        self._cached[account] = (read_at, webhook, secrets)
+        return webhook, secrets
+
+    def changed(self, account: str, webhook: Webhook | None = None) -> None:
+        """This process changed the account's webhook: to ``webhook`` (its secrets as they were), or else read
+        it again next time (registered, removed, a secret rotated)."""
+        cached = self._cached.get(account)
+        if webhook is None or cached is None:
+            self._cached.pop(account, None)
+        else:
+            self._cached[account] = (cached[0], webhook, cached[2])
 
     def writes(self, tx: Transaction) -> WebhookWrites:
         return WebhookWrites(tx.connection)  # type: ignore[attr-defined]

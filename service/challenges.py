@@ -4,9 +4,10 @@ accepted the game is created and started.
 Every change of a challenge names the revision it read and is refused if another came
 first (then read again and decided again). The acceptance that fills the last seat writes,
 in one transaction, the challenge (started, with its game's id), the game with every seat
-taken by its account, each seat's binding to its account and every participant's
-``gameStart``: all of it commits, or none. Of two acceptances racing for the last seat one
-makes the game; the other is told 409 ``challenge_closed``.
+taken by its account, each seat's binding to its account, every participant's
+``gameStart`` and the challenger's ``challengeAccepted`` (which every acceptance gives it):
+all of it commits, or none. Of two acceptances racing for the last seat one makes the game;
+the other is told 409 ``challenge_closed``.
 """
 
 from __future__ import annotations
@@ -103,8 +104,15 @@ class Challenges:
                                            revision=challenge.revision + 1)
             try:
                 if len(accepted.accepted) < accepted.players:
-                    self.accounts.write(lambda _tx, writes, c=accepted, r=challenge.revision: _put(writes, c, r))
-                    return rendered(accepted, self.accounts.clock())
+                    now = self.accounts.clock()
+
+                    def work(_tx: Transaction, writes: AccountWrites, c: Challenge = accepted,
+                             r: int = challenge.revision, now: dt.datetime = now) -> None:
+                        _put(writes, c, r)
+                        writes.append(key_of(c.challenger), "challengeAccepted", rendered(c, now), now)
+
+                    self.accounts.write(work)
+                    return rendered(accepted, now)
                 return self._start(accepted, challenge.revision)
             except _Changed:
                 continue
@@ -157,6 +165,8 @@ class Challenges:
         def work(tx: Transaction, writes: AccountWrites) -> None:
             _put(writes, done, revision)  # (first: of two racing for the last seat, one goes on)
             started.write(tx, writes)
+            # (after the seats' gameStart, its accounts locked in their order: the challenger is one of them)
+            writes.append(key_of(done.challenger), "challengeAccepted", rendered(done, now), now)
 
         self.accounts.write(work)
         started.cached()

@@ -18,12 +18,16 @@ Every refusal is a :class:`Refused`, raised before a socket is opened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import ipaddress
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpcore
 import httpx
 
 #: An answer longer than this is cut here (its rest is never read).
@@ -122,10 +126,74 @@ class Answer:
     cut: bool  # (the body was longer, and is cut)
 
 
+#: The delivery's connection pool: calls to many bots at once, their connections kept alive.
+LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=200)
+
+
+def client(verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
+    """The client a process makes its calls with (one, for its lifetime): a request's head and body go to
+    the socket in one write (httpcore writes them apart: two sends, two wake-ups of the peer). ``verify``:
+    the certificates trusted (httpx's default, certifi's; a test's own)."""
+    transport = httpx.AsyncHTTPTransport(verify=verify, limits=LIMITS)
+    pool = transport._pool  # (httpx builds its pool with no way to give it a network backend)
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=pool._ssl_context, max_connections=LIMITS.max_connections,  # type: ignore[attr-defined]
+        max_keepalive_connections=LIMITS.max_keepalive_connections, keepalive_expiry=LIMITS.keepalive_expiry,
+        network_backend=_OneWrite(httpcore.AnyIOBackend()))
+    return httpx.AsyncClient(transport=transport, trust_env=False)
+
+
+class _OneWrite(httpcore.AsyncNetworkBackend):
+    """Connections whose writes are held until the next read (or close): one send a request."""
+
+    def __init__(self, backend: httpcore.AsyncNetworkBackend) -> None:
+        self.backend = backend
+
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        return _HeldWrites(await self.backend.connect_tcp(*args, **kwargs))
+
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        return _HeldWrites(await self.backend.connect_unix_socket(*args, **kwargs))
+
+    async def sleep(self, seconds: float) -> None:
+        await self.backend.sleep(seconds)
+
+
+class _HeldWrites(httpcore.AsyncNetworkStream):
+    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
+        self.stream = stream
+        self.held = bytearray()
+
+    async def _flush(self, timeout: float | None = None) -> None:
+        if self.held:
+            held, self.held = bytes(self.held), bytearray()
+            await self.stream.write(held, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.held += buffer
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        await self._flush(timeout)
+        return await self.stream.read(max_bytes, timeout)
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._flush()
+        await self.stream.aclose()
+
+    async def start_tls(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        await self._flush()
+        return _HeldWrites(await self.stream.start_tls(*args, **kwargs))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.stream.get_extra_info(info)
+
+
 async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mapping[str, str], timeout: float,
                resolver: Resolver = system_resolver, allow_private: bool = False) -> Answer:
     """POST ``body`` to ``url`` at the address checked for it (:func:`checked_address`), within ``timeout``
-    seconds. A redirect is an answer like any other (its status), never followed."""
+    seconds (the whole call: connecting, sending and the whole answer). A redirect is an answer like any
+    other (its status), never followed."""
     address = await checked_address(url, resolver, allow_private)
     parts = urlsplit(url)
     netloc = f"[{address}]" if address.version == 6 else str(address)
@@ -133,15 +201,19 @@ async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mappin
         netloc += f":{parts.port}"
     host = parts.netloc.rsplit("@", 1)[-1]
     target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-    request = client.build_request(
-        "POST", target, content=body, headers={**headers, "Host": host, "Content-Type": "application/json"},
-        timeout=timeout, extensions={"sni_hostname": parts.hostname or ""})
-    # httpx's timeout bounds each read, not the whole answer: one trickled in would outlive the call's claim.
+    # (a request of its own, not the client's build_request: none of the client's headers, cookies or timeouts)
+    request = httpx.Request("POST", target, content=body, headers={**headers, "Host": host, **_JSON},
+                            extensions={"sni_hostname": parts.hostname or ""})
+    # httpx's timeouts bound each read, not the whole answer: one trickled in would outlive the call's claim.
     try:
         async with asyncio.timeout(timeout):
             return await _answer(await client.send(request, stream=True, follow_redirects=False))
     except TimeoutError:
         raise httpx.ReadTimeout(f"no whole answer within {timeout} s", request=request) from None
+
+
+_JSON = {"Content-Type": "application/json", "Accept": "application/json", "Accept-Encoding": "identity",
+         "User-Agent": "cardhall-webhooks"}
 
 
 async def _answer(response: httpx.Response) -> Answer:

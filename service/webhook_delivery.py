@@ -33,7 +33,8 @@ from persistence.sqlstore import SqlEventStore
 from service import outbound
 from service.games import GameService
 from service.outbox import Outbox
-from service.webhooks import DEADLINE_MARGIN, Call, Webhooks
+from service.webhook_calls import DEADLINE_MARGIN, Call
+from service.webhooks import Webhooks
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ class Delivery:
         """Start delivering on the running event loop."""
         logging.getLogger("httpx").setLevel(logging.WARNING)  # (a line a call: the calls are recorded in the database)
         self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="cardhall-webhooks")
-        self.client = httpx.AsyncClient(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200))
+        self.client = outbound.client()
         loop = asyncio.get_running_loop()
         board = self.webhooks.games.store.announcements
         self._unwatch = board.watch(lambda game_id, _version: self._wanted(game_id) and loop.call_soon_threadsafe(

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
-import json
 import uuid
 from typing import Any
 
@@ -33,51 +32,17 @@ from service import outbound, signing
 from service.accounts import PLAY, READ, Caller
 from service.errors import ClockRequired, NotABot, NotFound, UrlRefused
 from service.games import GameService
-from service.queries import with_deadline
+from service.webhook_calls import Call, call_of, iso
 from service.writes import Write
 
 #: The events a subscription may ask for, and the account events each is made from.
 SUBSCRIBABLE = {"game.started": "gameStart", "game.finished": "gameFinish", "challenge.created": "challenge",
-                "challenge.declined": "challengeDeclined",
+                "challenge.accepted": "challengeAccepted", "challenge.declined": "challengeDeclined",
                 "challenge.canceled": "challengeCanceled"}
 EVENT_OF_TYPE = {account_type: event for event, account_type in SUBSCRIBABLE.items()}
 BOT, SUBSCRIPTIONS = "bot", "subscriptions"
 MAX_RETRY_SECONDS = 600.0
 LEASE_MARGIN = dt.timedelta(seconds=1)  # a claim outlives its call's timeout by this much
-DEADLINE_MARGIN = 0.05  # seconds: a move's call ends this long before its turn's deadline, to be played in time
-START_END_TIMEOUT_MS = 1000  # /start and /end: at most this (or the bot's timeout, if shorter)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Call:
-    """One call of a webhook bot, claimed by this process: where, what, and by when."""
-
-    key: tuple[str, int, int, str]  # game id, version (0 for /start and /end), seat, kind
-    account: str
-    url: str
-    body: bytes
-    secrets: tuple[str, ...]
-    timeout: float  # seconds
-    deadline: dt.datetime | None  # a move's: the turn's deadline
-    probe: bool = False  # the call that tries an offline bot again
-    webhook: Webhook | None = None  # the bot's webhook as read for the call (its circuit, checked when settled)
-
-    @property
-    def kind(self) -> str:
-        return self.key[3]
-
-    @property
-    def message_id(self) -> str:
-        """The webhook-id: the same for every try of this call (a receiver deduplicates by it)."""
-        game_id, version, seat, kind = self.key
-        return f"call_{game_id}_{version}_{seat}_{kind}"
-
-    def headers(self, now: dt.datetime) -> dict[str, str]:
-        return signing.headers(self.secrets, self.message_id, int(now.timestamp()), self.body)
-
-
-def iso(moment: dt.datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Webhooks:
@@ -125,6 +90,7 @@ class Webhooks:
         self._own_webhook(caller)
         self.games.accounts.write(lambda tx, _writes: self.store.writes(tx).delete_webhook(caller.key))
         self.bot_accounts.discard(caller.key)
+        self.store.changed(caller.key)
 
     def _put_with_new_secret(self, caller: Caller, purpose: str, put: Any, now: dt.datetime) -> str:
         """``put(writes)`` (a webhook or a subscription) with one new secret for ``purpose`` in place of every
@@ -138,6 +104,7 @@ class Webhooks:
             writes.add_secret(caller.key, purpose, secret, now)
 
         self.games.accounts.write(work)
+        self.store.changed(caller.key)
         return secret
 
     def rotate(self, caller: Caller, purpose: str) -> dict[str, Any]:
@@ -151,6 +118,7 @@ class Webhooks:
         secret = signing.new_secret()
         self.games.accounts.write(lambda tx, _writes: self.store.writes(tx).add_secret(
             caller.key, purpose, secret, now, now + self.rotation))
+        self.store.changed(caller.key)
         return {"secret": secret, "previous_expires_at": iso(now + self.rotation)}
 
     def _own_webhook(self, caller: Caller) -> Webhook:
@@ -240,16 +208,16 @@ class Webhooks:
                 and key_of(seat.account) in self.bot_accounts}
 
     def _claim(self, table: tables.Table, game_id: str, seat: int, account: str, kind: str) -> Call | None:
-        webhook = self.store.webhook(account)
+        now = self.games.clock()
+        webhook, secrets = self.store.bot(account, now)
         if webhook is None:
             return None
-        now = self.games.clock()
         probe = False
         if kind == "move" and webhook.offline_since is not None:
             if webhook.retry_at is not None and webhook.retry_at > now:
                 return None  # (offline: the clock plays its turns until then)
             probe = True
-        if (call := self._call(table, game_id, seat, webhook, kind, now, probe=probe)) is None:
+        if (call := call_of(self.games, table, game_id, seat, webhook, kind, now, probe=probe)) is None:
             return None
 
         def work(tx: Any, _writes: Any) -> int | None:
@@ -260,16 +228,9 @@ class Webhooks:
 
         if self.games.accounts.write(work) is None:
             return None
-        return dataclasses.replace(call, secrets=tuple(self.store.live_secrets(account, BOT, now)))
-
-    def _call(self, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str, now: dt.datetime,
-              probe: bool = False, began: dt.datetime | None = None) -> Call | None:
-        """The call of ``kind`` for ``seat`` as ``table`` stands, secrets not yet read; None if no time is left."""
-        body, deadline, timeout = self._body(table, game_id, seat, webhook, kind, now, began)
-        if timeout <= 0:
-            return None
-        key = (game_id, table.version if kind == "move" else 0, seat, kind)
-        return Call(key, webhook.account, webhook.url, body, (), timeout, deadline, probe, webhook)
+        if probe:
+            self.store.changed(account, dataclasses.replace(webhook, retry_at=now + self._back_off(webhook)))
+        return dataclasses.replace(call, secrets=secrets)
 
     def _claimed(self, writes: Any, call: Call, now: dt.datetime) -> int | None:
         """Claim ``call`` for this process in ``writes``' transaction, its lease outliving its timeout."""
@@ -286,28 +247,12 @@ class Webhooks:
         seats = self._bot_seats(after)
         calls = []
         for seat in tables.to_act(after):
-            webhook = self.store.webhook(seats[seat]) if seat in seats else None
+            webhook, secrets = self.store.bot(seats[seat], now) if seat in seats else (None, ())
             if webhook is None or webhook.offline_since is not None:
                 continue  # (an offline bot's probe is decided by claims)
-            if (call := self._call(after, write.game_id, seat, webhook, "move", now, began=now)) is not None:
-                calls.append(dataclasses.replace(call, secrets=tuple(self.store.live_secrets(webhook.account, BOT, now))))
+            if (call := call_of(self.games, after, write.game_id, seat, webhook, "move", now, began=now)) is not None:
+                calls.append(dataclasses.replace(call, secrets=secrets))
         return calls
-
-    def _body(self, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str,
-              now: dt.datetime, began: dt.datetime | None = None) -> tuple[bytes, dt.datetime | None, float]:
-        """A call's body, its turn's deadline and how long it may take (``began``: when the turn began, if known)."""
-        if kind != "move":
-            body = {"game_id": game_id, "version": table.version, "seat": seat, "game": table.game.name,
-                    "players": table.players, "options": tables.public_options(table), "status": table.status,
-                    "result": table.game.result(table.state) if table.status == tables.FINISHED else None}
-            return json.dumps(body).encode(), None, min(webhook.timeout_ms, START_END_TIMEOUT_MS) / 1000
-        view = with_deadline(tables.view(table, seat), table, began) if began else self.games.seat_view(game_id, seat, table)
-        deadline = dt.datetime.fromisoformat(view["deadline"].replace("Z", "+00:00")) if view.get("deadline") else None
-        left = (deadline - now).total_seconds() if deadline else webhook.timeout_ms / 1000
-        body = {"game_id": game_id, "version": table.version, "seat": seat, "view": view, "deadline": view.get("deadline"),
-                "time_left_ms": max(0, int(left * 1000)), "timeout_ms": webhook.timeout_ms,
-                "last_latency_ms": webhook.last_latency_ms, "last_late": webhook.last_late}
-        return json.dumps(body).encode(), deadline, min(webhook.timeout_ms / 1000, left - DEADLINE_MARGIN)
 
     def _back_off(self, webhook: Webhook) -> dt.timedelta:
         times = max(0, webhook.failures - self.failures_to_open)
@@ -386,6 +331,8 @@ class Webhooks:
                                             "retry_at": iso(values["retry_at"])})
         if not mine.update_webhook(webhook.account, webhook, **values):
             return False
+        self.store.changed(webhook.account, dataclasses.replace(webhook, **values))  # (if rolled back: the next
+        # update's check fails, and the row is read again)
         if event is not None:
             writes.append(webhook.account, event[0], event[1], now)
         return True

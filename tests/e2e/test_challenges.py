@@ -30,13 +30,14 @@ def test_a_named_challenge_accepted_starts_its_game_and_both_streams_hear_it_onc
     summary = http.client.get(f"/v1/games/{game_id}").json
     assert summary["status"] == "active" and [seat["account"] for seat in summary["seats"]] == ["Ana", "bo"]
     assert summary["options"] == {"short": True}
-    assert [(event["type"], event["data"]) for event in account_events(http, ana)] == [
-        ("gameStart", {"game_id": game_id, "game": "craits", "seat": 0})]
+    told = account_events(http, ana)
+    assert [(event["type"], event["data"]) for event in told] == [
+        ("gameStart", {"game_id": game_id, "game": "craits", "seat": 0}), ("challengeAccepted", accepted.json)]
     assert [(event["type"], event["data"]) for event in account_events(http, bo, after=1)] == [
         ("gameStart", {"game_id": game_id, "game": "craits", "seat": 1})]
     assert http.client.get("/v1/accounts/bo").json["games"]["current"] == [game_id]
     http.play_out(game_id, [ana, bo])
-    assert account_events(http, ana, after=1)[0]["type"] == "gameFinish"
+    assert account_events(http, ana, after=2)[0]["type"] == "gameFinish"
 
 
 def test_an_open_challenge_is_listed_until_its_seats_are_taken(http: Http) -> None:

@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -159,6 +163,33 @@ def test_a_subscription_is_delivered_signed_and_retried_with_the_same_webhook_id
     assert second.payload["type"] == "challenge.created" and second.payload["data"]["id"] == made.json()["id"]
 
 
+def test_a_subscription_hears_each_acceptance_of_the_accounts_challenge(api: Api, bots: Bots) -> None:
+    host = api.account("host", kind="person")
+    bots.modes["host"] = "receiver"
+    answer = api.call("PUT", "/v1/account/subscriptions", host, json={"url": bots.url("host"),
+                                                                       "events": ["challenge.accepted"]})
+    assert answer.status_code == 200, answer.text
+    bots.secrets["host"] = [answer.json()["secret"]]
+    guests = [api.account(f"guest{number}", kind="person") for number in range(2)]
+    made = api.call("POST", "/v1/challenges", host, json={"game": "craits", "players": 3, "options": {"short": True},
+                                                          "to": ["guest0", "guest1"]}).json()
+    taken = [api.call("POST", f"/v1/challenges/{made['id']}/accept", guest).json() for guest in guests]
+
+    def delivered() -> list[Any]:  # (one each: a delivery the receiver failed is tried again with its webhook-id)
+        return list({call.headers["webhook-id"]: call for call in bots.calls("host")}.values())
+
+    until(lambda: len(delivered()) >= 2)
+    time.sleep(1)  # (nothing else comes: the game's start is not subscribed)
+    received = delivered()
+    assert all(call.verified for call in bots.calls("host"))
+    assert sorted((call.payload["type"], call.payload["data"]["status"], tuple(call.payload["data"]["accepted"]))
+                  for call in received) == [
+        ("challenge.accepted", "open", ("host", "guest0")), ("challenge.accepted", "started", ("host", "guest0", "guest1"))]
+    assert {call.payload["data"]["id"] for call in received} == {made["id"]}
+    assert [call.payload["data"].get("game_id") for call in received if call.payload["data"]["status"] == "started"] \
+        == [taken[1]["game_id"]]
+
+
 def test_a_rotated_secret_signs_beside_the_old_one_so_what_the_server_sends_verifies_with_either(
         api: Api, bots: Bots) -> None:
     key = api.webhook_bot(bots, "rotor")
@@ -216,3 +247,62 @@ def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_w
 
     asyncio.run(run())
     assert settled == ["failed"] and connections == []  # (the guard refused it before the transport saw anything)
+
+
+def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sqlite_url: str) -> None:
+    """Claim-ahead: the delivery writes one transaction a turn its bots play (the move, its call's record and
+    the next turn's claim), not two (the move, then the next call claimed on its own)."""
+    import persistence
+    from api import create_app
+    from domain import table as tables
+    from service.games import GameService
+    from service.webhook_delivery import Delivery
+
+    games = GameService(persistence.open_store(sqlite_url))
+    app = create_app(games)
+    webhooks = app.extensions["cardhall_webhooks"]
+    webhooks.allow_private = True
+    client = app.test_client()
+    keys = [client.post("/v1/accounts", json={"name": name, "kind": "bot"}).json["key"] for name in ("ahead0", "ahead1")]
+    for number, key in enumerate(keys):
+        assert client.put("/v1/account/webhook", json={"url": f"http://127.0.0.1:9/ahead{number}", "timeout_ms": 2000},
+                          headers={"Authorization": f"Bearer {key}"}).status_code == 200
+    made = client.post("/v1/challenges", json={"game": "craits", "players": 2, "to": ["ahead1"], "options": {
+        "short": True, "move_seconds": 30}}, headers={"Authorization": f"Bearer {keys[0]}"}).json
+    game_id = client.post(f"/v1/challenges/{made['id']}/accept", headers={"Authorization": f"Bearer {keys[1]}"}).json["game_id"]
+
+    transactions: list[str] = []
+    transaction = games.store.transaction
+
+    @contextlib.contextmanager
+    def counted() -> Iterator[Any]:
+        with transaction() as tx:
+            yield tx
+        if threading.current_thread().name.startswith("cardhall-webhooks"):
+            transactions.append(threading.current_thread().name)
+
+    games.store.transaction = counted  # type: ignore[method-assign]
+
+    def bot(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/move"):
+            return httpx.Response(200, json={"move": random.choice(json.loads(request.content)["view"]["legal_moves"])})
+        return httpx.Response(200, json={})
+
+    async def run() -> None:
+        delivery = Delivery(webhooks, scan_seconds=0.2)
+        delivery.start()
+        await delivery.client.aclose()  # type: ignore[union-attr]
+        delivery.client = httpx.AsyncClient(transport=httpx.MockTransport(bot))
+        deadline = time.monotonic() + 120
+        while len([call for call in webhooks.calls(game_id)["calls"] if call["kind"] == "end" and call["outcome"]]) < 2:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        await delivery.stop()
+
+    asyncio.run(run())
+    assert games.table(game_id).status == tables.FINISHED
+    moves = [call for call in webhooks.calls(game_id)["calls"] if call["kind"] == "move"]
+    played = len(moves)
+    assert played > 20 and all(call["outcome"] == "played" and call["calls"] == 1 for call in moves)
+    # (besides: each bot's /start and /end claimed and recorded, the first turn's call claimed: 9)
+    assert played < len(transactions) <= played + 9

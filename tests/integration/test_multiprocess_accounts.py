@@ -72,8 +72,9 @@ def test_accounts_racing_through_two_servers_for_the_last_seat_make_one_game(bas
     assert len(games) == 10 and all(game["status"] == "active" for game in games)
     events = httpx.get(f"{bases[1]}/v1/account/events", params={"limit": 100}, headers=bearer(challenger),
                        timeout=30).json()["events"]
-    assert [event["type"] for event in events] == ["gameStart"] * 10
-    assert sorted(event["data"]["game_id"] for event in events) == sorted(game["id"] for game in games)
+    assert sorted(event["type"] for event in events) == ["challengeAccepted"] * 10 + ["gameStart"] * 10
+    for kind, key in (("gameStart", "game_id"), ("challengeAccepted", "game_id")):
+        assert sorted(event["data"][key] for event in events if event["type"] == kind) == sorted(game["id"] for game in games)
     racer_starts = [len(httpx.get(f"{base}/v1/account/events", headers=bearer(key), timeout=30).json()["events"])
                     for base, key in zip(bases, racers, strict=True)]
     assert sum(racer_starts) == 10

@@ -8,18 +8,22 @@ elsewhere are caught by httpx's MockTransport (which opens no socket), and real 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import httpx
 import pytest
 
-from service.outbound import MAX_ANSWER_BYTES, Refused, checked_address, post
+from service.outbound import MAX_ANSWER_BYTES, Refused, checked_address, client, post
 from tests import aio
 
+CERTS = Path(__file__).resolve().parents[1] / "certs"
 PUBLIC = "8.8.8.8"  # (only ever answered by a stub resolver; nothing connects to it)
 
 
@@ -166,8 +170,8 @@ def local() -> Iterator[str]:
 
 def real_call(url: str, allow_private: bool, timeout: float = 5.0) -> object:
     async def run():  # type: ignore[no-untyped-def]
-        async with httpx.AsyncClient() as client:
-            return await post(client, url, b"{}", {}, timeout, answering(["127.0.0.1"]), allow_private)
+        async with client() as delivery_client:  # (the client the delivery calls with)
+            return await post(delivery_client, url, b"{}", {}, timeout, answering(["127.0.0.1"]), allow_private)
 
     return aio.run(run())
 
@@ -189,6 +193,46 @@ def test_an_answer_over_64_kib_is_cut(local: str) -> None:
 def test_a_redirect_is_not_followed(local: str) -> None:
     answer = real_call(local + "/redirect", allow_private=True)
     assert answer.status == 307 and answer.body == b""  # type: ignore[attr-defined]
+
+
+def test_an_https_bot_is_called_by_its_name_in_sni_and_host_its_certificate_checked_one_connection_kept() -> None:
+    """Through the delivery's client: TLS to the address checked, the certificate checked against the name
+    (a test certificate for bot.example, valid for a century), two calls on one connection."""
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_context.load_cert_chain(CERTS / "bot.example.pem", CERTS / "bot.example.key")
+    names: list[str | None] = []
+    server_context.sni_callback = lambda _socket, name, _context: names.append(name)  # type: ignore[assignment,misc,return-value]
+    seen: list[bytes] = []
+    connections: list[int] = []
+
+    async def bot(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while head := await reader.readuntil(b"\r\n\r\n"):
+                length = int(next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))[15:])
+                seen.append(head + await reader.readexactly(length))
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 24\r\n\r\n" + b'{"move": {"type": "go"}}')
+                await writer.drain()
+
+    async def run(trusted: bool) -> list[object]:
+        server = await asyncio.start_server(bot, "127.0.0.1", 0, ssl=server_context)
+        url = f"https://bot.example:{server.sockets[0].getsockname()[1]}/bot/move"
+        verify = ssl.create_default_context(cafile=CERTS / "bot.example.pem") if trusted else True
+        try:
+            async with client(verify) as delivery_client:
+                return [await post(delivery_client, url, b'{"n": %d}' % number, {"webhook-id": "m"}, 5.0,
+                                   answering(["127.0.0.1"]), allow_private=True) for number in range(2)]
+        finally:
+            server.close()
+
+    answers = aio.run(run(trusted=True))
+    assert [answer.body for answer in answers] == [b'{"move": {"type": "go"}}'] * 2  # type: ignore[attr-defined]
+    assert names == ["bot.example"] and len(connections) == 1
+    assert all(request.startswith(b"POST /bot/move HTTP/1.1") and b"\r\nHost: bot.example:" in request
+               for request in seen)
+    assert [request.rsplit(b"\r\n\r\n", 1)[1] for request in seen] == [b'{"n": 0}', b'{"n": 1}']
+    with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):  # (a certificate no one vouches for)
+        aio.run(run(trusted=False))
 
 
 def test_a_call_ends_at_its_timeout_however_its_answer_trickles_in(local: str) -> None:
