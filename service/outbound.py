@@ -18,16 +18,13 @@ Every refusal is a :class:`Refused`, raised before a socket is opened.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import ipaddress
 import socket
 import ssl
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpcore
 import httpx
 
 #: An answer longer than this is cut here (its rest is never read).
@@ -131,62 +128,10 @@ LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=200)
 
 
 def client(verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
-    """The client a process makes its calls with (one, for its lifetime): a request's head and body go to
-    the socket in one write (httpcore writes them apart: two sends, two wake-ups of the peer). ``verify``:
-    the certificates trusted (httpx's default, certifi's; a test's own)."""
-    transport = httpx.AsyncHTTPTransport(verify=verify, limits=LIMITS)
-    pool = transport._pool  # (httpx builds its pool with no way to give it a network backend)
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=pool._ssl_context, max_connections=LIMITS.max_connections,  # type: ignore[attr-defined]
-        max_keepalive_connections=LIMITS.max_keepalive_connections, keepalive_expiry=LIMITS.keepalive_expiry,
-        network_backend=_OneWrite(httpcore.AnyIOBackend()))
-    return httpx.AsyncClient(transport=transport, trust_env=False)
-
-
-class _OneWrite(httpcore.AsyncNetworkBackend):
-    """Connections whose writes are held until the next read (or close): one send a request."""
-
-    def __init__(self, backend: httpcore.AsyncNetworkBackend) -> None:
-        self.backend = backend
-
-    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        return _HeldWrites(await self.backend.connect_tcp(*args, **kwargs))
-
-    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        return _HeldWrites(await self.backend.connect_unix_socket(*args, **kwargs))
-
-    async def sleep(self, seconds: float) -> None:
-        await self.backend.sleep(seconds)
-
-
-class _HeldWrites(httpcore.AsyncNetworkStream):
-    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
-        self.stream = stream
-        self.held = bytearray()
-
-    async def _flush(self, timeout: float | None = None) -> None:
-        if self.held:
-            held, self.held = bytes(self.held), bytearray()
-            await self.stream.write(held, timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self.held += buffer
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        await self._flush(timeout)
-        return await self.stream.read(max_bytes, timeout)
-
-    async def aclose(self) -> None:
-        with contextlib.suppress(Exception):
-            await self._flush()
-        await self.stream.aclose()
-
-    async def start_tls(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        await self._flush()
-        return _HeldWrites(await self.stream.start_tls(*args, **kwargs))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self.stream.get_extra_info(info)
+    """The client a process makes its calls with (one, for its lifetime): its connections kept alive, nothing
+    taken from the environment (no proxy, no netrc). ``verify``: the certificates trusted (httpx's default,
+    certifi's; a test's own)."""
+    return httpx.AsyncClient(verify=verify, limits=LIMITS, trust_env=False)
 
 
 async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mapping[str, str], timeout: float,
