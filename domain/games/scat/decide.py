@@ -26,7 +26,7 @@ from domain.games.scat.rules import (
     showdown_losses,
     thirty_one_losses,
 )
-from domain.games.scat.state import ScatState, evolve, in_play, value_of
+from domain.games.scat.state import ScatState, after_turn, evolve, in_play, value_of
 from domain.moves import Move
 
 
@@ -120,13 +120,13 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
         raise IllegalMove(f"{card} is not in your hand", rule="S5")
     if card == state.taken:
         raise IllegalMove(f"{card} was just taken from the discard pile: discard another card", rule="S5")
-    events: list[Event] = [CardDiscarded(seat, card=card)]
-    after = evolve(state, events[0])
-    if after.phase == SHOWDOWN:
-        events.append(_showdown(after, "showdown"))
-    elif after.phase not in PLAYING:
-        events.append(HandVoided(None))
-    return events
+    discarded = CardDiscarded(seat, card=card)
+    phase, _ = after_turn(state, seat)  # (the state after the discard is made only for a showdown)
+    if phase == SHOWDOWN:
+        return [discarded, _showdown(evolve(state, discarded), "showdown")]
+    if phase not in PLAYING:
+        return [discarded, HandVoided(None)]
+    return [discarded]
 
 
 def _knock(state: ScatState, seat: int) -> list[Event]:
