@@ -211,10 +211,6 @@ def after_turn(state: ScatState, seat: int) -> tuple[str, int | None]:
     return DRAW, following
 
 
-def _end_of_turn(draft: _Draft, seat: int) -> None:
-    """Who moves next, or that the hand ends."""
-    draft.phase, draft.turn = after_turn(draft, seat)
-
 
 def _discarded(draft: _Draft, event: CardDiscarded) -> None:
     hand = list(draft.hands[event.seat])
@@ -223,13 +219,13 @@ def _discarded(draft: _Draft, event: CardDiscarded) -> None:
     draft.discard += (event.card,)
     draft.taken = None
     draft.turns_taken += 1
-    _end_of_turn(draft, event.seat)
+    draft.phase, draft.turn = after_turn(draft, event.seat)
 
 
 def _knocked(draft: _Draft, event: Knocked) -> None:
     draft.knocker = event.seat
     draft.turns_taken += 1
-    _end_of_turn(draft, event.seat)
+    draft.phase, draft.turn = after_turn(draft, event.seat)
 
 
 def _threw_down(draft: _Draft, event: ThrewDown) -> None:
