@@ -79,8 +79,10 @@ class ActionTable:
         self.ids: dict[Move, int] = {move: index for index, move in enumerate(moves)}
         self.pass_id = len(moves)
         self.size = len(moves) + 1
-        #: Move objects met, by id(), each kept here with its action id (so that its id() is never reused).
-        self._met: dict[int, tuple[Move, int]] = {}
+        #: The action ids of the move objects met, by their id(); ``_kept`` holds those objects, so that no other
+        #: object can take the id() of one while it is here.
+        self._met: dict[int, int] = {}
+        self._kept: list[Move] = []
 
     def id_of(self, move: Move) -> int:
         """The id of ``move`` (a move object of this game)."""
@@ -89,15 +91,19 @@ class ActionTable:
     def ids_of(self, moves: Sequence[Move]) -> list[int]:
         """The ids of ``moves``, in order. The games list moves they built once and share, so each move object
         met is remembered by its identity: hashing a move (a dataclass) is a Python call, id() is not."""
-        met, ids = self._met, []
+        met = self._met
+        try:
+            return [met[id(move)] for move in moves]
+        except KeyError:  # (a move not met yet)
+            pass
+        if len(met) >= 65_536:  # (a game making new move objects each time: forget them now and then)
+            met.clear()
+            self._kept.clear()
         for move in moves:
-            known = met.get(id(move))
-            if known is None or known[0] is not move:
-                if len(met) >= 65_536:  # (a game making new move objects each time: forget them now and then)
-                    met.clear()
-                known = met[id(move)] = (move, self.ids[move])
-            ids.append(known[1])
-        return ids
+            if id(move) not in met:
+                met[id(move)] = self.ids[move]
+                self._kept.append(move)
+        return [met[id(move)] for move in moves]
 
     def move_of(self, action: int) -> dict[str, Any] | None:
         """The API move object ``action`` stands for; None for ``pass``."""

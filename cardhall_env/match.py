@@ -17,6 +17,7 @@ one by one, the action ids that replay the log's moves.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
 import pathlib
@@ -39,14 +40,19 @@ NOT_OFFLINE = {"seed": "seed the environment instead (reset(seed=...))",
                "decks": "stack the deck on a server, then start the environment from its log"}
 
 
+@functools.cache
+def _swaps(size: int) -> tuple[tuple[int, int], ...]:
+    """The places Fisher–Yates fills in a list of ``size``, from the end, each with the bits drawn for it."""
+    return tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
 def shuffled(rng: random.Random, cards: Sequence[str]) -> list[str]:
     """``cards`` in the order ``rng.shuffle`` puts them in, drawing the same numbers from ``rng`` (Fisher–Yates
     from the end, each index drawn as ``random.Random._randbelow`` does), in a third of its time: the method
     calls of its inner loop left out."""
     order = list(cards)
     getrandbits = rng.getrandbits
-    for i in range(len(order) - 1, 0, -1):
-        bits = (i + 1).bit_length()
+    for i, bits in _swaps(len(order)):
         j = getrandbits(bits)
         while j > i:
             j = getrandbits(bits)
@@ -177,6 +183,7 @@ class Match:
                ) -> None:
         """Begin with the ``opening`` events (the game created, every seat taken), which fold to ``seated``."""
         self.logged = logged
+        self.declined: set[int] = set()
         self.history: list[tables.Table] | None = [] if history else None
         self.actions: ActionTable = action_table(opening[0].game)
         # A table with no house bot, no clock, no log to follow and no history asked for is stepped by its game's
@@ -221,7 +228,8 @@ class Match:
             table = self._table
             self.game, self.state, self.status = table.game, table.state, table.status
             self._bots = tuple(seat.bot is not None for seat in table.seats) if self.status == tables.ACTIVE else ()
-        self.declined: set[int] = set()
+        if self.declined:  # (a new event: every seat is asked again)
+            self.declined = set()
         self._decide_next()
 
     def _fold(self, events: list[Event]) -> None:
@@ -297,7 +305,7 @@ class Match:
         seat = self.seat
         if seat is None:
             raise ValueError("no seat decides now: the game is over")
-        if action not in self.legal_actions():
+        if action not in (self._legal or self.legal_actions()):
             named = self.actions.name(action) if 0 <= action < self.actions.size else "no such id"
             raise ValueError(f"action {action} ({named}) is not legal for seat {seat} now; "
                              f"legal: {list(self.legal_actions())}")

@@ -154,8 +154,12 @@ _S = _offsets(SCAT_LAYOUT)
 
 
 _S_ZEROS = array("f", bytes(4 * _S["size"]))
-_S_TOP, _S_DISCARD, _S_TAKEN, _S_LIVES, _S_OUT = (_S[name] for name in ("top_card", "discard", "taken_from_discard",
-                                                                       "lives", "out"))
+#: By card, its slot in each card block (the offset added once here, not at each decision).
+_S_TOP, _S_DISCARD, _S_TAKEN = ({card: _S[name] + index for card, index in CARD.items()}
+                                for name in ("top_card", "discard", "taken_from_discard"))
+_S_LIVES, _S_OUT, _S_TURN, _S_KNOCKER, _S_DEALER = (_S[name] for name in ("lives", "out", "turn", "knocker", "dealer"))
+_S_STOCK, _S_DRAWING, _S_DISCARDING, _S_VALUE, _S_HANDS = (
+    _S[name] for name in ("stock", "drawing", "discarding", "hand_value", "hand_number"))
 
 
 def scat_vector(state: Any, seat: int) -> np.ndarray:
@@ -167,24 +171,29 @@ def scat_vector(state: Any, seat: int) -> np.ndarray:
         obs[CARD[card]] = 1
     discard = state.discard
     if discard:
-        obs[_S_TOP + CARD[discard[-1]]] = 1
+        obs[_S_TOP[discard[-1]]] = 1
         for card in discard[:-1]:  # (a few cards: Scat's pile is taken from and starts again every hand)
-            obs[_S_DISCARD + CARD[card]] = 1
+            obs[_S_DISCARD[card]] = 1
     if state.taken is not None:
-        obs[_S_TAKEN + CARD[state.taken]] = 1
+        obs[_S_TAKEN[state.taken]] = 1
     lives, out = state.lives, state.out
-    for other in range(players):
-        relative = (other - seat) % players
+    for relative in range(players):
+        other = (seat + relative) % players
         obs[_S_LIVES + relative] = lives[other]
         obs[_S_OUT + relative] = out[other]
-    for name, other in (("turn", state.turn), ("knocker", state.knocker), ("dealer", state.dealer)):
-        if other is not None:
-            obs[_S[name] + (other - seat) % players] = 1
-    obs[_S["stock"]] = len(state.stock)
-    obs[_S["drawing"]] = state.phase == DRAW
-    obs[_S["discarding"]] = state.phase == DISCARD
-    obs[_S["hand_value"]] = value_of(state, hand) if hand else 0
-    obs[_S["hand_number"]] = state.hand_number
+    if state.turn is not None:
+        obs[_S_TURN + (state.turn - seat) % players] = 1
+    if state.knocker is not None:
+        obs[_S_KNOCKER + (state.knocker - seat) % players] = 1
+    if state.dealer is not None:
+        obs[_S_DEALER + (state.dealer - seat) % players] = 1
+    obs[_S_STOCK] = len(state.stock)
+    phase = state.phase
+    obs[_S_DRAWING] = phase == DRAW
+    obs[_S_DISCARDING] = phase == DISCARD
+    if hand:
+        obs[_S_VALUE] = value_of(state, hand)
+    obs[_S_HANDS] = state.hand_number
     return np.frombuffer(obs, np.float32)
 
 

@@ -19,8 +19,9 @@ from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
 class SingleSeatEnv(gymnasium.Env):
     """``seat`` is the agent; every other seat is a house bot (``random`` or ``greedy``), played as the server's
     house plays it. An observation is ``{"observation": vector, "action_mask": mask}``; ``action_masks()`` gives
-    the mask alone and ``view()`` the API's JSON view of the seat. The reward comes when the game ends: +1 if the
-    agent's seat is among the winners, else -1.
+    the mask alone, ``info["legal_actions"]`` (of ``reset`` and ``step``) the ids it allows, as the AEC
+    environment's infos do (empty once the game is over), and ``view()`` the API's JSON view of the seat. The
+    reward comes when the game ends: +1 if the agent's seat is among the winners, else -1.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
@@ -53,18 +54,19 @@ class SingleSeatEnv(gymnasium.Env):
         super().reset(seed=seed)
         rng = random.Random(seed if seed is not None else int(self.np_random.integers(2**63)))
         self.match = Match(self.game, self.players, self.options, rng=rng, bots_at=self.bots_at)
-        return self._observation(), {}
+        return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """The agent acts; the bots play until the agent must act again or the game is over. An action the mask
         forbids ends the game there for the agent (reward -1, ``info["illegal_action"]``), as any action of
         the space must be taken."""
         if not self.action_masks()[action]:
-            return self._observation(), -1.0, True, False, {"illegal_action": self.actions.name(int(action))}
+            return (self._observation(), -1.0, True, False,
+                    {"legal_actions": (), "illegal_action": self.actions.name(int(action))})
         self.match.step(int(action))
         over = self.match.over
         reward = self.match.rewards()[self.seat] if over else 0.0
-        return self._observation(), reward, over, False, {}
+        return self._observation(), reward, over, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a 0/1 mask (what sb3-contrib's MaskablePPO asks for)."""
@@ -76,6 +78,10 @@ class SingleSeatEnv(gymnasium.Env):
     def view(self, **how: Any) -> dict[str, Any]:
         """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""
         return self.match.view(self.seat, **how)
+
+    def _info(self) -> dict[str, Any]:
+        """The ids of the agent's legal actions (the mask's ones), as the AEC environment's ``infos`` hold them."""
+        return {"legal_actions": self.match.legal_actions() if self.match.seat == self.seat else ()}
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"observation": self._vector(self.match.state, self.seat), "action_mask": self.action_masks()}

@@ -157,12 +157,23 @@ def test_the_single_seat_plays_against_house_bots_until_a_result(game: str) -> N
     assert reward == (1.0 if 0 in env.view()["result"]["winners"] else -1.0)
 
 
+@pytest.mark.parametrize(("game", "players"), [("craits", 2), ("scat", 3)])
+def test_the_single_seats_info_hands_over_the_ids_its_mask_allows_and_none_once_over(game: str, players: int) -> None:
+    env = cardhall_env.single(game, players, opponents="greedy")
+    observation, info = env.reset(seed=6)
+    rng, over = random.Random(6), False
+    while not over:
+        assert sorted(info["legal_actions"]) == np.flatnonzero(observation["action_mask"]).tolist() != []
+        observation, _, over, _, info = env.step(rng.choice(info["legal_actions"]))
+    assert info["legal_actions"] == () and not observation["action_mask"].any()
+
+
 def test_a_single_seat_action_the_mask_forbids_ends_the_game_for_it_with_minus_one() -> None:
     env = cardhall_env.single("scat", 2)
     env.reset(seed=2)
     forbidden = int(np.flatnonzero(env.action_masks() == 0)[0])
     _, reward, over, _, info = env.step(forbidden)
-    assert (reward, over) == (-1.0, True) and info["illegal_action"]
+    assert (reward, over) == (-1.0, True) and info["illegal_action"] and info["legal_actions"] == ()
 
 
 def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:

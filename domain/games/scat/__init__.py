@@ -39,7 +39,17 @@ from domain.games.scat import bots
 from domain.games.scat.decide import decide, default_moves, legal_moves, to_act
 from domain.games.scat.events import EVENTS, CardDrawn, DealerDrawShuffled, DeckShuffled
 from domain.games.scat.moves import MOVES
-from domain.games.scat.rules import DEAL, DEALER_DRAW, MAX_EVENTS, OVER, STOCK, endless_options, hand_value
+from domain.games.scat.rules import (
+    DEAL,
+    DEALER_DRAW,
+    MAX_EVENTS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OVER,
+    STOCK,
+    endless_options,
+    hand_value,
+)
 from domain.games.scat.state import ScatState, evolve, final_result, initial_state
 from domain.games.scat.view import render
 from domain.moves import Move
@@ -53,8 +63,8 @@ class Scat(Game):
 
     name = "scat"
     title = "Scat (31)"
-    min_players = 2
-    max_players = 9
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
     own_options = (
         first_dealer("S3"),
         OptionSpec("lives", "int", "Lives each player starts with, before the county (S2).", 3, 1, 10),

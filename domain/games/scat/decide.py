@@ -20,13 +20,14 @@ from domain.games.scat.rules import (
     DISCARD,
     DISCARD_PILE,
     DRAW,
+    MAX_PLAYERS,
     PLAYING,
     SHOWDOWN,
     STOCK,
     showdown_losses,
     thirty_one_losses,
 )
-from domain.games.scat.state import ScatState, evolve, in_play, value_of
+from domain.games.scat.state import ScatState, after_turn, evolve, in_play, value_of
 from domain.moves import Move
 
 
@@ -50,6 +51,11 @@ def _may_throw_down(state: ScatState) -> bool:
 _DRAWS = {source: Draw(source) for source in (STOCK, DISCARD_PILE)}
 _DISCARDS = {card: Discard(card) for card in DECK}
 _KNOCK, _THROW_DOWN, _DECLARE_31 = Knock(), ThrowDown(), Declare31()
+#: Events are immutable too: every seat's draw of every card and discard of it, the events of almost every
+#: decision, are built once and shared (making a frozen dataclass costs as much as a hand's value).
+_DRAWN = {(seat, source, card): CardDrawn(seat, source=source, card=card)
+          for seat in range(MAX_PLAYERS) for source in (STOCK, DISCARD_PILE) for card in DECK}
+_DISCARDED = {(seat, card): CardDiscarded(seat, card=card) for seat in range(MAX_PLAYERS) for card in DECK}
 
 
 def to_act(state: ScatState) -> tuple[int, ...]:
@@ -59,8 +65,10 @@ def to_act(state: ScatState) -> tuple[int, ...]:
 
 def legal_moves(state: ScatState, seat: int) -> list[Move]:
     """Every move ``seat`` may make now, a declared 31 out of turn included (S11)."""
+    if seat != state.turn:  # (every seat but the one on turn, every decision: asked first, and cheaply)
+        return [_DECLARE_31] if 0 <= seat < state.rules.players and _may_declare(state, seat) else []
     moves: list[Move] = []
-    if seat == state.turn and state.phase == DRAW:
+    if state.phase == DRAW:
         if state.stock:
             moves.append(_DRAWS[STOCK])
         moves.append(_DRAWS[DISCARD_PILE])
@@ -69,9 +77,9 @@ def legal_moves(state: ScatState, seat: int) -> list[Move]:
             moves.append(_KNOCK)
         if _may_throw_down(state):
             moves.append(_THROW_DOWN)
-    elif seat == state.turn and state.phase == DISCARD:
+    elif state.phase == DISCARD:
         moves.extend(_DISCARDS[card] for card in state.hands[seat] if card != state.taken)
-    if 0 <= seat < state.rules.players and _may_declare(state, seat):
+    if _may_declare(state, seat):
         moves.append(_DECLARE_31)
     return moves
 
@@ -110,7 +118,7 @@ def _draw(state: ScatState, seat: int, source: str) -> list[Event]:
     if source == STOCK and not state.stock:
         raise IllegalMove("the stock is empty: draw from the discard pile", rule="S7")
     card = state.stock[0] if source == STOCK else state.discard[-1]
-    return [CardDrawn(seat, source=source, card=card)]
+    return [_DRAWN[seat, source, card]]
 
 
 def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
@@ -120,13 +128,13 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
         raise IllegalMove(f"{card} is not in your hand", rule="S5")
     if card == state.taken:
         raise IllegalMove(f"{card} was just taken from the discard pile: discard another card", rule="S5")
-    events: list[Event] = [CardDiscarded(seat, card=card)]
-    after = evolve(state, events[0])
-    if after.phase == SHOWDOWN:
-        events.append(_showdown(after, "showdown"))
-    elif after.phase not in PLAYING:
-        events.append(HandVoided(None))
-    return events
+    discarded = _DISCARDED[seat, card]
+    phase, _ = after_turn(state, seat)  # (the state after the discard is made only for a showdown)
+    if phase == SHOWDOWN:
+        return [discarded, _showdown(evolve(state, discarded), "showdown")]
+    if phase not in PLAYING:
+        return [discarded, HandVoided(None)]
+    return [discarded]
 
 
 def _knock(state: ScatState, seat: int) -> list[Event]:

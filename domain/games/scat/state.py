@@ -199,15 +199,17 @@ def _drawn(draft: _Draft, event: CardDrawn) -> None:
         draft.discard, draft.taken = draft.discard[:-1], event.card
 
 
-def _end_of_turn(draft: _Draft, seat: int) -> None:
-    """Who moves next, or that the hand ends: after the knock round (S6) or on an empty stock (S7)."""
-    following = next_in(draft, seat)
-    if draft.knocker is not None and following == draft.knocker:
-        draft.phase, draft.turn = SHOWDOWN, None
-    elif draft.knocker is None and not draft.stock:
-        draft.phase, draft.turn = VOID, None
-    else:
-        draft.phase, draft.turn = DRAW, following
+def after_turn(state: ScatState, seat: int) -> tuple[str, int | None]:
+    """The phase and the seat on turn once ``seat`` ends its turn: the hand ends after the knock round (S6) or on
+    an empty stock (S7), else the next seat in draws. (A discard changes neither the knocker nor the stock, so
+    ``decide`` asks the state before it.)"""
+    following = next_in(state, seat)
+    if state.knocker is not None and following == state.knocker:
+        return SHOWDOWN, None
+    if state.knocker is None and not state.stock:
+        return VOID, None
+    return DRAW, following
+
 
 
 def _discarded(draft: _Draft, event: CardDiscarded) -> None:
@@ -217,13 +219,13 @@ def _discarded(draft: _Draft, event: CardDiscarded) -> None:
     draft.discard += (event.card,)
     draft.taken = None
     draft.turns_taken += 1
-    _end_of_turn(draft, event.seat)
+    draft.phase, draft.turn = after_turn(draft, event.seat)
 
 
 def _knocked(draft: _Draft, event: Knocked) -> None:
     draft.knocker = event.seat
     draft.turns_taken += 1
-    _end_of_turn(draft, event.seat)
+    draft.phase, draft.turn = after_turn(draft, event.seat)
 
 
 def _threw_down(draft: _Draft, event: ThrewDown) -> None:
