@@ -31,7 +31,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 import certifi
-import yarl
 
 #: An answer longer than this is cut here (its rest is never read).
 MAX_ANSWER_BYTES = 64 * 1024
@@ -172,7 +171,7 @@ async def post(client: Client, url: str, body: bytes, headers: Mapping[str, str]
     if parts.port is not None:
         netloc += f":{parts.port}"
     host = parts.netloc.rsplit("@", 1)[-1]
-    target = yarl.URL(urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")), encoded=True)
+    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
     # (the name in SNI, and the certificate checked against it; connections are pooled by address and name)
     sni = parts.hostname if parts.scheme == "https" else None
     try:
