@@ -1,8 +1,8 @@
 """Followers benchmark: N followers watching 100 games while K clients play moves in them.
 
 Usage: ``python3 bench/followers.py [--followers 0,100,1000,2000,5000] [--databases sqlite,postgresql]
-[--movers 8] [--rate 100] [--games 100] [--seconds 15] [--repeat 1]`` (needs the ``bench`` extra, for aiohttp:
-``pip install -e '.[bench]'``).
+[--movers 8] [--rate 100] [--games 100] [--seconds 15] [--repeat 1]`` (aiohttp, its client, is one of
+Cardhall's own dependencies: the webhook calls use it).
 
 For each database it starts ``cardhall serve`` on its default settings (rate limit
 off: every follower comes from one address) with one worker on SQLite and two on

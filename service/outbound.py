@@ -12,7 +12,11 @@ A server that fetches user-given URLs is a way into the network it runs in. So e
 - requires https (plain http only where private addresses are allowed), follows no redirect, and reads
   at most :data:`MAX_ANSWER_BYTES` of the answer.
 
-Every refusal is a :class:`Refused`, raised before a socket is opened.
+Every refusal is a :class:`Refused`, raised before a socket is opened. The calls go through one aiohttp
+client a process (:func:`client`): a POST through it costs about a twelfth of the CPU it did through httpx
+(docs/performance.md, "Webhook bots"); a call that fails is a :class:`CallFailed` or a :class:`CallTimeout`,
+whatever the client library, so that its callers (:mod:`service.webhook_delivery`, :mod:`service.outbox`)
+do not depend on it.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import ssl
 from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import aiohttp
+import certifi
 
 #: An answer longer than this is cut here (its rest is never read).
 MAX_ANSWER_BYTES = 64 * 1024
@@ -123,22 +128,43 @@ class Answer:
     cut: bool  # (the body was longer, and is cut)
 
 
-#: The delivery's connection pool: calls to many bots at once, their connections kept alive.
-LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=200)
+#: The delivery's connection pool: calls to many bots at once, their connections kept alive (as long as httpx
+#: kept them: a bot's server that closes idle connections after 5 s, uvicorn's default, is not raced).
+CONNECTIONS = 1000
+KEEPALIVE_SECONDS = 5.0
 
 
-def client(verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
-    """The client a process makes its calls with (one, for its lifetime): its connections kept alive, nothing
-    taken from the environment (no proxy, no netrc). ``verify``: the certificates trusted (httpx's default,
-    certifi's; a test's own)."""
-    return httpx.AsyncClient(verify=verify, limits=LIMITS, trust_env=False)
+#: What calls are made with (:func:`client`): its callers name it so, not by its library.
+Client = aiohttp.ClientSession
 
 
-async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mapping[str, str], timeout: float,
+class CallTimeout(Exception):
+    """A call not answered (wholly) within its timeout."""
+
+
+class CallFailed(Exception):
+    """A call that failed on the way: no connection, a TLS certificate refused, the connection lost, an
+    answer that is not HTTP."""
+
+
+def client(verify: ssl.SSLContext | bool = True) -> Client:
+    """The client a process makes its calls with (one, for its lifetime, made on its event loop): its
+    connections kept alive, nothing taken from the environment (no proxy, no netrc), no cookies kept.
+    ``verify``: the certificates trusted (certifi's by default, as httpx had it; a test's own), each
+    checked against the URL's host name; False: none checked."""
+    if verify is True:
+        verify = ssl.create_default_context(cafile=certifi.where())
+    connector = aiohttp.TCPConnector(limit=CONNECTIONS, keepalive_timeout=KEEPALIVE_SECONDS, ssl=verify)
+    return aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False,
+                                 timeout=aiohttp.ClientTimeout(total=None))
+
+
+async def post(client: Client, url: str, body: bytes, headers: Mapping[str, str], timeout: float,
                resolver: Resolver = system_resolver, allow_private: bool = False) -> Answer:
     """POST ``body`` to ``url`` at the address checked for it (:func:`checked_address`), within ``timeout``
-    seconds (the whole call: connecting, sending and the whole answer). A redirect is an answer like any
-    other (its status), never followed."""
+    seconds (the whole call: connecting, sending and the whole answer: else :class:`CallTimeout`; a call
+    failing on the way is a :class:`CallFailed`). A redirect is an answer like any other (its status),
+    never followed."""
     address = await checked_address(url, resolver, allow_private)
     parts = urlsplit(url)
     netloc = f"[{address}]" if address.version == 6 else str(address)
@@ -146,32 +172,30 @@ async def post(client: httpx.AsyncClient, url: str, body: bytes, headers: Mappin
         netloc += f":{parts.port}"
     host = parts.netloc.rsplit("@", 1)[-1]
     target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-    # (a request of its own, not the client's build_request: none of the client's headers, cookies or timeouts)
-    request = httpx.Request("POST", target, content=body, headers={**headers, "Host": host, **_JSON},
-                            extensions={"sni_hostname": parts.hostname or ""})
-    # httpx's timeouts bound each read, not the whole answer: one trickled in would outlive the call's claim.
+    # (the name in SNI, and the certificate checked against it; connections are pooled by address and name)
+    sni = parts.hostname if parts.scheme == "https" else None
     try:
         async with asyncio.timeout(timeout):
-            return await _answer(await client.send(request, stream=True, follow_redirects=False))
-    except TimeoutError:
-        raise httpx.ReadTimeout(f"no whole answer within {timeout} s", request=request) from None
+            async with client.post(target, data=body, headers={**headers, "Host": host, **_JSON}, allow_redirects=False,
+                                   server_hostname=sni) as response:
+                return await _answer(response)
+    except TimeoutError:  # (before OSError: a TimeoutError is one; aiohttp's own timeouts are ones too)
+        raise CallTimeout(f"no whole answer within {timeout} s") from None
+    except (aiohttp.ClientError, OSError) as error:  # (ssl.SSLError is an OSError)
+        raise CallFailed(f"{type(error).__name__}: {error}") from error
 
 
 _JSON = {"Content-Type": "application/json", "Accept": "application/json", "Accept-Encoding": "identity",
          "User-Agent": "cardhall-webhooks"}
 
 
-async def _answer(response: httpx.Response) -> Answer:
-    """The answer read, cut at MAX_ANSWER_BYTES."""
-    try:
-        read = bytearray()
-        cut = False
-        async for chunk in response.aiter_bytes():
-            read += chunk
-            if len(read) > MAX_ANSWER_BYTES:
-                del read[MAX_ANSWER_BYTES:]
-                cut = True
-                break
-    finally:
-        await response.aclose()
-    return Answer(response.status_code, bytes(read), cut)
+async def _answer(response: aiohttp.ClientResponse) -> Answer:
+    """The answer read, cut at MAX_ANSWER_BYTES (its connection then closed, not kept: its rest is unread)."""
+    read = bytearray()
+    while len(read) <= MAX_ANSWER_BYTES and (chunk := await response.content.read(MAX_ANSWER_BYTES + 1 - len(read))):
+        read += chunk
+    cut = len(read) > MAX_ANSWER_BYTES
+    if cut:
+        del read[MAX_ANSWER_BYTES:]
+        response.close()
+    return Answer(response.status, bytes(read), cut)

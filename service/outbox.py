@@ -15,8 +15,6 @@ import json
 import logging
 from typing import Any
 
-import httpx
-
 from service import outbound, signing
 from service.webhooks import EVENT_OF_TYPE, SUBSCRIPTIONS, Webhooks, iso
 
@@ -83,7 +81,7 @@ class Outbox:
             error = await self._post(delivery.client, entry, subscription, secrets)
             await delivery.in_thread(self.tried, entry, error)
 
-    async def _post(self, client: httpx.AsyncClient, entry: Any, subscription: Any, secrets: list[str]) -> str | None:
+    async def _post(self, client: outbound.Client, entry: Any, subscription: Any, secrets: list[str]) -> str | None:
         """Post one entry; None once answered 2xx, else why not."""
         if subscription is None or not secrets:
             return "no subscription"
@@ -92,6 +90,6 @@ class Outbox:
         try:
             answer = await outbound.post(client, subscription.url, body, headers, TIMEOUT_SECONDS,
                                          self.webhooks.resolver, self.webhooks.allow_private)
-        except (outbound.Refused, httpx.HTTPError) as error:
+        except (outbound.Refused, outbound.CallFailed, outbound.CallTimeout) as error:
             return f"{type(error).__name__}: {error}"
         return None if 200 <= answer.status < 300 else f"answered {answer.status}"

@@ -9,7 +9,7 @@ same ``webhook-id``, and the append's version check plays its answer once). A bo
 claims, in the move's transaction, the calls of the turn it begins (:meth:`Webhooks.settle`): they
 are made next, without waiting to hear of the move. The database work
 (claims, moves, the circuit) runs in a few threads of its own (:class:`service.webhooks.Webhooks`);
-the calls go through the outbound guard (:mod:`service.outbound`) with one async httpx client.
+the calls go through the outbound guard (:mod:`service.outbound`) with one aiohttp client a process.
 
 A ``/move`` is tried at most twice, the retry only after a failure that left time before the
 turn's deadline, and both within the call's timeout (which its claim's lease outlives); an answer
@@ -26,8 +26,6 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
-
-import httpx
 
 from persistence.sqlstore import SqlEventStore
 from service import outbound
@@ -72,7 +70,7 @@ class Delivery:
         self._known: set[str] = set()  # games with a webhook bot's seat, as last scanned
         self._task: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
-        self.client: httpx.AsyncClient | None = None
+        self.client: outbound.Client | None = None  # (made on the loop, by start)
 
     async def in_thread(self, work: Any, *args: Any) -> Any:
         assert self._executor is not None
@@ -80,7 +78,6 @@ class Delivery:
 
     def start(self) -> None:
         """Start delivering on the running event loop."""
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # (a line a call: the calls are recorded in the database)
         self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="cardhall-webhooks")
         self.client = outbound.client()
         loop = asyncio.get_running_loop()
@@ -100,7 +97,7 @@ class Delivery:
             await asyncio.gather(*(task for task in [self._task, *self._running.values()] if task is not None),
                                  return_exceptions=True)
         if self.client is not None:
-            await self.client.aclose()
+            await self.client.close()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
 
@@ -168,10 +165,10 @@ class Delivery:
             except outbound.Refused as refusal:
                 log.warning("webhook of %s refused: %s", call.account, refusal)
                 break
-            except httpx.TimeoutException:
+            except outbound.CallTimeout:
                 outcome, latency = "late", int(timeout * 1000)
                 break
-            except httpx.HTTPError:
+            except outbound.CallFailed:
                 outcome, latency = "failed", int((time.monotonic() - began) * 1000)
                 continue
             latency = int((time.monotonic() - began) * 1000)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service import signing
+from service import outbound, signing
 from tests.e2e.server import ServerProcess, start_server
 from tests.webhook_bots import Bots, verify
 
@@ -210,16 +208,21 @@ def test_a_rotated_secret_signs_beside_the_old_one_so_what_the_server_sends_veri
 
 def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_when_not_allowed(
         sqlite_url: str) -> None:
+    """Refused when set, and at the call: a name resolving to a loopback address where a listener counts the
+    connections it is offered (none)."""
     import persistence
     from api import create_app
     from service.games import GameService
     from service.webhook_delivery import Delivery
     from service.webhooks import Call, Webhooks
 
-    connections: list[httpx.Request] = []
+    connections: list[object] = []
 
     async def private(host: str, port: int) -> list[str]:
         return ["10.0.0.7"]
+
+    async def loopback(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
 
     games = GameService(persistence.open_store(sqlite_url))
     app = create_app(games)
@@ -231,7 +234,7 @@ def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_w
     assert answer.status_code == 422 and answer.json["code"] == "url_refused" and "10.0.0.7" in answer.json["detail"]
     assert client.get("/v1/account/webhook", headers={"Authorization": f"Bearer {key}"}).status_code == 404
 
-    webhooks = Webhooks(games, resolver=private)
+    webhooks = Webhooks(games, resolver=loopback)
     delivery = Delivery(webhooks)
     settled: list[str] = []
     webhooks.settle = lambda call, outcome, move, latency: settled.append(outcome) or (outcome, [])  # type: ignore[method-assign]
@@ -239,17 +242,22 @@ def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_w
     async def run() -> None:
         from concurrent.futures import ThreadPoolExecutor
 
+        listener = await asyncio.start_server(lambda _reader, writer: connections.append(writer), "127.0.0.1", 0)
+        port = listener.sockets[0].getsockname()[1]
         delivery._executor = ThreadPoolExecutor(1)
-        delivery.client = httpx.AsyncClient(transport=httpx.MockTransport(lambda r: connections.append(r)))
-        call = Call(("g", 1, 0, "move"), "inside", "https://bot.internal.example/hook", b"{}", ("whsec_AAAA",), 1.0, None)
+        delivery.client = outbound.client()
+        call = Call(("g", 1, 0, "move"), "inside", f"https://bot.internal.example:{port}/hook", b"{}", ("whsec_AAAA",),
+                    1.0, None)
         await delivery.call(call)
-        await delivery.client.aclose()
+        await delivery.client.close()
+        await asyncio.sleep(0.1)  # (a connection, had one been opened, is accepted by now)
+        listener.close()
 
     asyncio.run(run())
-    assert settled == ["failed"] and connections == []  # (the guard refused it before the transport saw anything)
+    assert settled == ["failed"] and connections == []  # (the guard refused it before any connection)
 
 
-def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sqlite_url: str) -> None:
+def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sqlite_url: str, bots: Bots) -> None:
     """Claim-ahead: the delivery writes one transaction a turn its bots play (the move, its call's record and
     the next turn's claim), not two (the move, then the next call claimed on its own)."""
     import persistence
@@ -265,8 +273,10 @@ def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sql
     client = app.test_client()
     keys = [client.post("/v1/accounts", json={"name": name, "kind": "bot"}).json["key"] for name in ("ahead0", "ahead1")]
     for number, key in enumerate(keys):
-        assert client.put("/v1/account/webhook", json={"url": f"http://127.0.0.1:9/ahead{number}", "timeout_ms": 2000},
-                          headers={"Authorization": f"Bearer {key}"}).status_code == 200
+        made = client.put("/v1/account/webhook", json={"url": bots.url(f"ahead{number}"), "timeout_ms": 2000},
+                          headers={"Authorization": f"Bearer {key}"})
+        assert made.status_code == 200
+        bots.secrets[f"ahead{number}"] = [made.json["secret"]]
     made = client.post("/v1/challenges", json={"game": "craits", "players": 2, "to": ["ahead1"], "options": {
         "short": True, "move_seconds": 30}}, headers={"Authorization": f"Bearer {keys[0]}"}).json
     game_id = client.post(f"/v1/challenges/{made['id']}/accept", headers={"Authorization": f"Bearer {keys[1]}"}).json["game_id"]
@@ -283,16 +293,9 @@ def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sql
 
     games.store.transaction = counted  # type: ignore[method-assign]
 
-    def bot(request: httpx.Request) -> httpx.Response:
-        if request.url.path.endswith("/move"):
-            return httpx.Response(200, json={"move": random.choice(json.loads(request.content)["view"]["legal_moves"])})
-        return httpx.Response(200, json={})
-
     async def run() -> None:
         delivery = Delivery(webhooks, scan_seconds=0.2)
         delivery.start()
-        await delivery.client.aclose()  # type: ignore[union-attr]
-        delivery.client = httpx.AsyncClient(transport=httpx.MockTransport(bot))
         deadline = time.monotonic() + 120
         while len([call for call in webhooks.calls(game_id)["calls"] if call["kind"] == "end" and call["outcome"]]) < 2:
             assert time.monotonic() < deadline

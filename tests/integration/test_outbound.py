@@ -1,8 +1,8 @@
 """The outbound guard (service/outbound.py): what a webhook call may reach, decided before any connection.
 
 No test here sends traffic beyond 127.0.0.1: names are answered by stub resolvers, calls that would go
-elsewhere are caught by httpx's MockTransport (which opens no socket), and real calls go to a server on
-127.0.0.1, which only the operator's "allow private" lets through.
+elsewhere are stopped as they start, before their connection (:class:`Recorder`), and real calls go to a
+server on 127.0.0.1, which only the operator's "allow private" lets through.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
-import httpx
+import aiohttp
 import pytest
 
-from service.outbound import MAX_ANSWER_BYTES, Refused, checked_address, client, post
+from service.outbound import MAX_ANSWER_BYTES, CallFailed, CallTimeout, Refused, checked_address, client, post
 from tests import aio
 
 CERTS = Path(__file__).resolve().parents[1] / "certs"
@@ -39,23 +40,33 @@ def answering(*answers: list[str]):  # type: ignore[no-untyped-def]
     return resolve
 
 
+class Unsent(Exception):
+    """A request the :class:`Recorder` stopped as it started."""
+
+
 class Recorder:
-    """A transport that records each request and answers 200 without any network."""
+    """Records each request the delivery's client starts, and stops it there: before any connection."""
 
     def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
+        self.requests: list[aiohttp.TraceRequestStartParams] = []
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return httpx.Response(200, json={"move": {"type": "pass"}})
+    async def started(self, _session: object, _context: object, params: aiohttp.TraceRequestStartParams) -> None:
+        self.requests.append(params)
+        raise Unsent
+
+    def client(self) -> aiohttp.ClientSession:
+        """A client whose requests are recorded and stopped."""
+        trace = aiohttp.TraceConfig()
+        trace.on_request_start.append(self.started)
+        return aiohttp.ClientSession(trace_configs=[trace])
 
 
 def call(url: str, resolver, allow_private: bool = False, recorder: Recorder | None = None):  # type: ignore[no-untyped-def]
     recorder = recorder if recorder is not None else Recorder()
 
     async def run():  # type: ignore[no-untyped-def]
-        async with httpx.AsyncClient(transport=httpx.MockTransport(recorder)) as client:
-            return await post(client, url, b"{}", {}, 1.0, resolver, allow_private)
+        async with recorder.client() as session:
+            return await post(session, url, b"{}", {}, 1.0, resolver, allow_private)
 
     return aio.run(run())
 
@@ -82,20 +93,21 @@ def test_a_name_with_one_private_address_among_public_ones_is_refused() -> None:
     assert recorder.requests == []
 
 
-def test_a_call_goes_to_the_address_checked_with_the_name_in_host_and_sni() -> None:
+def test_a_call_goes_to_the_address_checked_with_the_name_in_host() -> None:
+    """(and in SNI, the certificate checked against it: the TLS test below, which connects)"""
     recorder = Recorder()
-    answer = call("https://bot.example:8443/hook?x=1", answering([PUBLIC]), recorder=recorder)
-    assert answer.status == 200
+    with pytest.raises(Unsent):
+        call("https://bot.example:8443/hook?x=1", answering([PUBLIC]), recorder=recorder)
     (request,) = recorder.requests
-    assert request.url.host == PUBLIC and request.url.port == 8443 and request.url.path == "/hook"
+    assert request.url.host == PUBLIC and request.url.port == 8443 and request.url.path_qs == "/hook?x=1"
     assert request.headers["host"] == "bot.example:8443"
-    assert request.extensions["sni_hostname"] == "bot.example"
 
 
 def test_a_name_that_rebinds_from_public_to_private_is_refused_at_the_call_it_turns_private() -> None:
     resolver = answering([PUBLIC], ["127.0.0.1"])
     recorder = Recorder()
-    assert call("https://rebind.example/hook", resolver, recorder=recorder).status == 200
+    with pytest.raises(Unsent):  # (started, to the public address)
+        call("https://rebind.example/hook", resolver, recorder=recorder)
     with pytest.raises(Refused, match="loopback"):
         call("https://rebind.example/hook", resolver, recorder=recorder)
     assert resolver.asked == ["rebind.example", "rebind.example"]  # (resolved at each call)
@@ -129,9 +141,19 @@ def test_a_name_that_does_not_resolve_is_refused() -> None:
 
 # -- real calls, to 127.0.0.1 (allowed by the operator's flag) -----------------------------------------
 class Handler(BaseHTTPRequestHandler):
+    tries: ClassVar[list[float]] = []  # (the calls of /hangup/move)
+
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        if self.path == "/big":
+        if self.path == "/hangup/move":  # (the first call: no answer, the connection closed after 0.8 s)
+            self.tries.append(time.monotonic())
+            time.sleep(0.8 if len(self.tries) == 1 else 2.0)
+            if len(self.tries) == 1:
+                self.close_connection = True
+                return
+            body = b'{"move": {"type": "pass"}}'
+            self.send_response(200)
+        elif self.path == "/big":
             body = b"x" * (MAX_ANSWER_BYTES * 4)
             self.send_response(200)
         elif self.path == "/drip":  # (a byte every 0.1 s for 3 s: each read is quick, the answer is not)
@@ -214,14 +236,15 @@ def test_an_https_bot_is_called_by_its_name_in_sni_and_host_its_certificate_chec
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 24\r\n\r\n" + b'{"move": {"type": "go"}}')
                 await writer.drain()
 
-    async def run(trusted: bool) -> list[object]:
+    async def run(trusted: bool, hosts: tuple[str, ...] = ("bot.example", "bot.example")) -> list[object]:
         server = await asyncio.start_server(bot, "127.0.0.1", 0, ssl=server_context)
-        url = f"https://bot.example:{server.sockets[0].getsockname()[1]}/bot/move"
+        port = server.sockets[0].getsockname()[1]
         verify = ssl.create_default_context(cafile=CERTS / "bot.example.pem") if trusted else True
         try:
             async with client(verify) as delivery_client:
-                return [await post(delivery_client, url, b'{"n": %d}' % number, {"webhook-id": "m"}, 5.0,
-                                   answering(["127.0.0.1"]), allow_private=True) for number in range(2)]
+                return [await post(delivery_client, f"https://{host}:{port}/bot/move", b'{"n": %d}' % number,
+                                   {"webhook-id": "m"}, 5.0, answering(["127.0.0.1"]), allow_private=True)
+                        for number, host in enumerate(hosts)]
         finally:
             server.close()
 
@@ -231,13 +254,18 @@ def test_an_https_bot_is_called_by_its_name_in_sni_and_host_its_certificate_chec
     assert all(request.startswith(b"POST /bot/move HTTP/1.1") and b"\r\nHost: bot.example:" in request
                for request in seen)
     assert [request.rsplit(b"\r\n\r\n", 1)[1] for request in seen] == [b'{"n": 0}', b'{"n": 1}']
-    with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):  # (a certificate no one vouches for)
+    with pytest.raises(CallFailed, match="CERTIFICATE_VERIFY_FAILED"):  # (a certificate no one vouches for)
         aio.run(run(trusted=False))
+    # another name at the same address: its own connection, the certificate checked against it (not bot.example's
+    # connection, kept alive, reused)
+    with pytest.raises(CallFailed, match=r"Hostname mismatch.*other\.example"):
+        aio.run(run(trusted=True, hosts=("bot.example", "other.example")))
+    assert names[-2:] == ["bot.example", "other.example"]
 
 
 def test_a_call_ends_at_its_timeout_however_its_answer_trickles_in(local: str) -> None:
     began = time.monotonic()
-    with pytest.raises(httpx.TimeoutException):  # (its claim's lease, which outlives the timeout, is not outlived)
+    with pytest.raises(CallTimeout):  # (its claim's lease, which outlives the timeout, is not outlived)
         real_call(local + "/drip", allow_private=True, timeout=0.5)
     assert time.monotonic() - began < 1.5
 
@@ -253,31 +281,24 @@ def test_the_operator_allows_private_addresses_with_a_serve_option_handed_to_the
     assert Settings.from_environment(allowed.environment()).webhooks_allow_private
 
 
-def test_a_retry_takes_only_what_is_left_of_the_calls_timeout_so_the_call_ends_within_its_lease() -> None:
+def test_a_retry_takes_only_what_is_left_of_the_calls_timeout_so_the_call_ends_within_its_lease(local: str) -> None:
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
     from service.webhook_delivery import Delivery
     from service.webhooks import Call
 
-    tries: list[float] = []
-
-    async def failing_then_slow(request: httpx.Request) -> httpx.Response:
-        tries.append(time.monotonic())
-        await asyncio.sleep(0.8 if len(tries) == 1 else 5.0)
-        if len(tries) == 1:
-            raise httpx.ReadError("the bot hung up", request=request)
-        return httpx.Response(200, json={"move": {"type": "pass"}})
+    tries = Handler.tries = []  # (the bot hangs up after 0.8 s, then answers after 2 s)
 
     webhooks = SimpleNamespace(resolver=answering(["127.0.0.1"]), allow_private=True,
                                settle=lambda call, outcome, move, latency: (outcome, []))
     delivery = Delivery(webhooks)  # type: ignore[arg-type]
     deadline = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30)
-    call = Call(("g", 1, 0, "move"), "bot", "http://127.0.0.1:9/bot", b"{}", (), 1.0, deadline)
+    call = Call(("g", 1, 0, "move"), "bot", f"{local}/hangup", b"{}", (), 1.0, deadline)
 
     async def run() -> str:
         delivery._executor = ThreadPoolExecutor(1)
-        async with httpx.AsyncClient(transport=httpx.MockTransport(failing_then_slow)) as delivery.client:
+        async with client() as delivery.client:
             return await delivery.call(call)
 
     began = time.monotonic()
