@@ -34,8 +34,24 @@ async function loadEvents() {
   for (;;) {
     const page = await call(`/games/${gameId}/events?after=${last()}&limit=1000`, { token });
     game.events.push(...page.events);
-    if (!page.events.length || last() >= page.last_version) return;
+    if (!page.events.length || last() >= page.last_version) return loadCalls();
   }
+}
+
+const calls = new Map(); // the version a webhook bot's turn was played at (by its answer or the clock) -> its call
+
+/** The calls of the game's webhook bots, if accounts sit at it: the log shows each one's outcome and latency
+ * beside the move it made (GET /games/{id}/webhook-calls; a call for the turn at version v played version v + 1). */
+async function loadCalls() {
+  if (!game.summary.seats.some((seat) => seat.account)) return;
+  const answer = await call(`/games/${gameId}/webhook-calls`).catch(() => ({ calls: [] }));
+  for (const made of answer.calls) if (made.kind === "move" && made.outcome) calls.set(made.version + 1, made);
+}
+
+/** A webhook bot's call in words: "bot answered in 52 ms", "bot late (512 ms): the clock's move". */
+function callSaid(made) {
+  const took = made.latency_ms === null || made.latency_ms === undefined ? "" : ` in ${made.latency_ms} ms`;
+  return made.outcome === "played" ? `bot answered${took}` : `bot ${made.outcome}${took}: the clock's move`;
 }
 
 /** An event in words, its seats named as they were when it happened (a takeover from its version on). */
@@ -54,6 +70,13 @@ function drawLog(version) {
     link.textContent = `#${event.version}`;
     link.setAttribute("aria-label", `version ${event.version}`);
     item.append(link, ` ${said(event)}`);
+    const made = calls.get(event.version);
+    if (made) {
+      const latency = document.createElement("span");
+      latency.className = "latency";
+      latency.textContent = ` · ${callSaid(made)}`;
+      item.append(latency);
+    }
     return item;
   });
   items.at(-1)?.classList.add("current");
