@@ -39,12 +39,17 @@ async function loadEvents() {
 }
 
 const calls = new Map(); // the version a webhook bot's turn was played at (by its answer or the clock) -> its call
+let callsRead = false;
 
-/** The calls of the game's webhook bots, if accounts sit at it: the log shows each one's outcome and latency
- * beside the move it made (GET /games/{id}/webhook-calls; a call for the turn at version v played version v + 1). */
+/** The calls of the game's webhook bots, once the game is over and if accounts sit at it: the log shows each
+ * one's outcome and latency beside the move it made (GET /games/{id}/webhook-calls, read once: a finished game's
+ * calls never change, and a live game's catch-ups do not read the whole list again each event; a call for the
+ * turn at version v played version v + 1). */
 async function loadCalls() {
-  if (!game.summary.seats.some((seat) => seat.account)) return;
-  const answer = await call(`/games/${gameId}/webhook-calls`).catch(() => ({ calls: [] }));
+  if (callsRead || !over() || !game.summary.seats.some((seat) => seat.account)) return;
+  const answer = await call(`/games/${gameId}/webhook-calls`).catch(() => null);
+  if (!answer) return;
+  callsRead = true;
   for (const made of answer.calls) if (made.kind === "move" && made.outcome) calls.set(made.version + 1, made);
 }
 
