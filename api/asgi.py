@@ -34,7 +34,8 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     accounts = AccountFollowing(flask, waiting)
 
     app = Starlette(lifespan=_delivering(flask), routes=[
-        Route("/v1/games/{game_id}/events", Either(partial(waiting.long_poll, check=waiting.check_long_poll), wsgi, "wait")),
+        Route("/v1/games/{game_id}/events", Either(
+            partial(waiting.long_poll, check=waiting.check_long_poll, quiet=waiting.quiet_long_poll), wsgi, "wait")),
         Route("/v1/games/{game_id}/events/stream", Either(partial(waiting.stream, check=waiting.check_stream), wsgi)),
         Route("/v1/account/events", Either(partial(waiting.long_poll, check=accounts.check_long_poll), wsgi, "wait")),
         Route("/v1/account/stream", Either(accounts.stream, wsgi)),

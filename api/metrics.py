@@ -99,7 +99,13 @@ def install(app: Flask) -> None:
 
 def followers_counted(kind: str, change: int) -> None:
     """A follower of ``kind`` started (+1) or ended (-1)."""
-    FOLLOWERS.labels(kind).inc(change)
+    if (gauge := _FOLLOWER_GAUGES.get(kind)) is None:
+        gauge = _FOLLOWER_GAUGES[kind] = FOLLOWERS.labels(kind)
+    gauge.inc(change)
+
+
+#: The gauge of each kind of follower (as ``_COUNTERS`` below: ``labels`` takes a lock and builds its key).
+_FOLLOWER_GAUGES: dict[str, Gauge] = {}
 
 
 def fanned_out(seconds: float) -> None:

@@ -14,8 +14,8 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, AnyStr, TypeVar
 
 import flask_smorest
 from flask import Request, request
@@ -199,8 +199,17 @@ MAX_REQUEST_LINE, MAX_HEADER_LINE, MAX_HEADERS = 4094, 8190, 100
 def refuse_oversized_head() -> None:
     """414 for a request line past MAX_REQUEST_LINE; 431 for a header line past MAX_HEADER_LINE or
     more than MAX_HEADERS headers (before anything else reads the request)."""
-    if len(request.method) + len(request.full_path) + len(" HTTP/1.1 ") > MAX_REQUEST_LINE:
+    if not line_fits(request.method, request.full_path):
         raise RequestURITooLarge(f"the request line is longer than {MAX_REQUEST_LINE} bytes")
-    headers = list(request.headers.items())  # (once: EnvironHeaders walks the whole environ for its len too)
-    if len(headers) > MAX_HEADERS or any(len(name) + len(value) + 2 > MAX_HEADER_LINE for name, value in headers):
+    if not headers_fit(list(request.headers.items())):  # (once: EnvironHeaders walks the whole environ for its len too)
         raise RequestHeaderFieldsTooLarge(f"at most {MAX_HEADERS} headers of at most {MAX_HEADER_LINE} bytes each")
+
+
+def line_fits(method: str, target: str) -> bool:
+    """Whether the request line of ``method`` and ``target`` (path, ``?`` and query) is within MAX_REQUEST_LINE."""
+    return len(method) + len(target) + len(" HTTP/1.1 ") <= MAX_REQUEST_LINE
+
+
+def headers_fit(headers: Sequence[tuple[AnyStr, AnyStr]]) -> bool:
+    """Whether there are at most MAX_HEADERS ``headers`` (names and values), each line within MAX_HEADER_LINE."""
+    return len(headers) <= MAX_HEADERS and all(len(name) + len(value) + 2 <= MAX_HEADER_LINE for name, value in headers)

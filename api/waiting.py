@@ -5,11 +5,13 @@ stream for whatever is followed, a game's log (``GET /v1/games/{id}/events`` wit
 Each request is checked in the thread pool inside the Flask app's request for it (:func:`in_flask`): the
 same before-request hooks (limits on the head, request id, rate limits), query schemas, token checks and
 follower slots, every error answered by :mod:`api.errors` and every answer given the app's after-request
-headers. The check gives a :class:`Follow`: how to read what is new after a version and how to wait for
-news. Then one loop (:meth:`Waiting.pages`) reads in the pool, once for all who read alike, and waits
-holding no thread. A long-poll answers its first page with news as a Starlette response; a stream is
-framed, kept alive and ended (client gone, server stopping, a client that stops reading) by
-sse-starlette's ``EventSourceResponse``.
+headers. One request is checked on the loop instead, where those hooks would add nothing to it: a spectator's
+long-poll with nothing to read yet (:meth:`Waiting.quiet_long_poll`), the one every answered follower sends.
+The check gives a :class:`Follow`: how to read what is new after a version and how to wait for news. Then
+one loop (:meth:`Waiting.pages`) reads in the pool, once for all who read alike, and waits holding no
+thread. A long-poll answers its first page with news as a Starlette response; a stream is framed, kept
+alive and ended (client gone, server stopping, a client that stops reading) by sse-starlette's
+``EventSourceResponse``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import dataclasses
 import io
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -28,6 +31,7 @@ from typing import Any, TypeVar
 import anyio
 from a2wsgi.wsgi import build_environ
 from flask import Flask, Response, current_app, request
+from marshmallow import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from sse_starlette.sse import SendTimeoutError
 from starlette import responses
@@ -35,11 +39,12 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 from werkzeug.http import parse_etags
 
-from api import errors, metrics, requestlog
+from api import errors, limits, metrics, requestlog
 from api.context import bearer_token, final_headers
 from api.mount import whole_answer
-from api.parsing import Blueprint
+from api.parsing import Blueprint, headers_fit, line_fits
 from api.schemas import EventsQuerySchema, EventsSchema, StreamHeadersSchema, StreamQuerySchema
+from service.errors import Unavailable
 from service.following import Hub
 from service.games import GameService
 
@@ -56,6 +61,7 @@ CLOSING_GRACE = 1.0
 EVENTS_QUERY, STREAM_QUERY, STREAM_HEADERS = EventsQuerySchema(), StreamQuerySchema(), StreamHeadersSchema()
 #: The schema of a page, made once: a schema made per page is a cycle of objects left to the garbage collector.
 EVENTS_PAGE = EventsSchema()
+PLAIN_DEFAULTS = {name: field.load_default for name, field in EVENTS_QUERY.fields.items()}
 PARSER = Blueprint.ARGUMENTS_PARSER
 
 
@@ -135,7 +141,11 @@ def _starlette(response: Response, environ: dict[str, Any], headers: dict[str, s
 def answered_later() -> Callable[[int], None]:
     """This request's access line and count (in its Flask request), written when called with its status,
     not at the request's end: a long-poll's, once it is answered."""
-    hooks = [requestlog.answered_later(), metrics.answered_later()]
+    return _all(requestlog.answered_later(), metrics.answered_later())
+
+
+def _all(*hooks: Callable[[int], None]) -> Callable[[int], None]:
+    """One function that calls each of ``hooks`` with the status it is given."""
 
     def answered(status: int) -> None:
         for hook in hooks:
@@ -180,13 +190,18 @@ class Waiting:
         self.pool = ThreadPoolExecutor(readers, thread_name_prefix="cardhall-followers")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reading: dict[Hashable, asyncio.Future[Any]] = {}
+        # (the app's hooks act on every request with per-client limits, or with other origins allowed)
+        self.hooks_idle = not limits.enabled(flask) and not flask.config.get("CARDHALL_CORS_ORIGINS")
+        self.events_route = next(rule.rule for rule in flask.url_map.iter_rules() if rule.endpoint == "games.Events")
 
-    async def checked(self, request: Request, check: Callable[[], Follow | Any]) -> Follow | responses.Response:
-        """``check()`` in the app's request for ``request`` (:func:`in_flask`), in the followers' pool."""
+    async def checked(self, request: Request, check: Callable[[], Follow | Any],
+                      quiet: Callable[[Request], Follow | None] = lambda request: None) -> Follow | responses.Response:
+        """``quiet(request)`` on the loop, else ``check()`` in the app's request for ``request`` (:func:`in_flask`),
+        in the followers' pool."""
         if self._loop is not (loop := asyncio.get_running_loop()):  # (the hub and the reads are a loop's)
             self._loop, self._reading = loop, {}
             self.hub = Hub(self.games, self.in_pool, metrics.fanned_out)
-        return await self.in_pool(partial(in_flask, self.flask, request.scope, check))
+        return quiet(request) or await self.in_pool(partial(in_flask, self.flask, request.scope, check))
 
     async def in_pool(self, function: Callable[[], T]) -> T:
         """``function()`` in one of the followers' threads (a plain executor: anyio's ``to_thread`` cost a
@@ -231,10 +246,11 @@ class Waiting:
                 return
             woken, page = heard, None
 
-    async def long_poll(self, request: Request, check: Callable[[], Follow | Any]) -> ASGIApp:
+    async def long_poll(self, request: Request, check: Callable[[], Follow | Any],
+                        quiet: Callable[[Request], Follow | None] = lambda request: None) -> ASGIApp:
         """A long-poll: the first page with news after ``after``, or the last read once ``wait`` is over; a 304
-        if it is final and its ETag matches ``If-None-Match``."""
-        checked = await self.checked(request, check)
+        if it is final and its ETag matches ``If-None-Match``. (``quiet``: as for :meth:`checked`.)"""
+        checked = await self.checked(request, check, quiet)
         if not isinstance(checked, Follow):
             return checked
         gone = asyncio.ensure_future(_disconnected(request.receive))
@@ -307,6 +323,37 @@ class Waiting:
                       self.followers.take("long_poll", request.remote_addr),
                       if_none_match=request.headers.get("If-None-Match"), answered=answered_later(), first=page)
 
+    def quiet_long_poll(self, request: Request) -> Follow | None:
+        """A spectator's long-poll of a game with nothing after ``after`` yet, checked here, on the loop, without
+        the app; or None: the app's to check (a token, a head or query the app would refuse or not take as
+        plainly, news to answer at once, no free slot, an app whose hooks act on every request).
+
+        A follower answered asks again at once and most often finds nothing new: in the app, a whole request
+        in a thread, only to wait (docs/performance.md, "Followers"). This makes the app's checks of it (the
+        head's limits, the query's schema, a follower slot) and gives it what the app gives every answer:
+        its request id, access line and count. Whether the game is quiet is known without a read."""
+        scope, started = request.scope, time.perf_counter()
+        text, heads, client = scope["query_string"].decode("latin-1"), scope["headers"], request.client and request.client.host
+        if not self.hooks_idle or scope["method"] != "GET" or not line_fits("GET", f"{scope['path']}?{text}") \
+                or not headers_fit(heads) or any(name == b"authorization" for name, _ in heads):
+            return None
+        game_id, query = request.path_params["game_id"], _plain_query(text)
+        if query is None or query["wait"] <= 0 or not self.games.quiet(game_id, query["after"]):
+            return None
+        try:
+            release = self.followers.take("long_poll", client)
+        except Unavailable:
+            return None
+        asked = ",".join(value.decode("latin-1") for name, value in heads if name == b"x-request-id")
+        identity = requestlog.request_id_for(asked)
+        answered = _all(requestlog.access_line("GET", scope["path"], self.events_route, client, identity, started),
+                        metrics.request_count(self.events_route, "GET", self.games))
+        after, limit = query["after"], query["limit"]
+        return Follow(("page", game_id, None, limit), partial(long_poll_page, self.games, game_id, None, limit),
+                      self._game_wait(game_id), after, min(query["wait"], self.games.max_wait), release,
+                      if_none_match=request.headers.get("if-none-match"), answered=answered,
+                      first=Page(b"", after, news=False), headers={requestlog.HEADER: identity})
+
     def check_stream(self) -> Follow:
         """The stream to follow (in the app's request)."""
         headers = PARSER.parse(STREAM_HEADERS, location="headers")
@@ -317,6 +364,21 @@ class Waiting:
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
         return Follow(("stream", game_id, token), partial(stream_batch, self.games, game_id, token),
                       self._game_wait(game_id), after, timeout, self.followers.take("stream", request.remote_addr))
+
+
+def _plain_query(text: str) -> dict[str, Any] | None:
+    """A long-poll's query (with its defaults) if it is plainly one the app takes: each of its parameters
+    once, as plain decimal digits, valid by their fields of its schema; else None (the app decides)."""
+    query: dict[str, Any] = {}
+    for pair in text.split("&") if text else ():
+        name, _, value = pair.partition("=")
+        if (field := EVENTS_QUERY.fields.get(name)) is None or name in query or not value.isascii() or not value.isdigit():
+            return None
+        try:
+            query[name] = field.deserialize(value)
+        except ValidationError:
+            return None
+    return {**PLAIN_DEFAULTS, **query}
 
 
 def _answer(follow: Follow, page: Page) -> ASGIApp:

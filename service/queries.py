@@ -60,6 +60,12 @@ class GameQueries:
         table = None if heard is None else self.cache.get(game_id, version=heard, trust_cached=True)
         return self.table(game_id) if table is None else table
 
+    def quiet(self, game_id: str, after: int) -> bool:
+        """Whether, as far as this process has heard, the game is live with nothing after ``after``: its table
+        is cached at the newest version heard, not past ``after`` (no read of the store: fit for the event loop)."""
+        table = self.cache.heard_current(game_id)
+        return table is not None and table.version <= after and table.status not in tables.OVER
+
     def exists(self, game_id: str) -> bool:
         """Whether there is a game ``game_id`` (its listing row: no replay)."""
         return self.store.get_game(game_id) is not None

@@ -103,7 +103,8 @@ class TableCache:
 
     def heard_current(self, game_id: str) -> tables.Table | None:
         """The cached table, if the store has heard of no later version of the game (no read);
-        else None. Only for a write, whose append checks the version anyway."""
+        else None. For a write, whose append checks the version anyway, and for a follower's wait, which a
+        later announcement wakes."""
         with self._lock:
             cached = self._tables.get(game_id)
         if cached is None or self.store.announcements.latest(game_id) != cached.version:
