@@ -139,7 +139,8 @@ def test_a_spectators_long_poll_with_nothing_new_waits_out_its_wait_and_answers_
 
 
 @pytest.mark.parametrize("query", ["wait=31", "wait=1&limit=0", "wait=1&limit=1001", "wait=1&after=-1",
-                                   "wait=1&after=x", "wait=1&after=99999999999"])
+                                   "wait=1&after=x", "wait=1&after=99999999999",
+                                   "wait=1&after=+1"])
 def test_long_polls_the_app_refuses_are_refused_as_before_without_limits(unlimited, query):
     with httpx.Client(base_url=unlimited.base_url, timeout=30) as http:
         game_id, _ = seated_scat(http)
@@ -148,6 +149,18 @@ def test_long_polls_the_app_refuses_are_refused_as_before_without_limits(unlimit
         answer = http.get(f"/v1/games/{game_id}/events?{full}")
         assert answer.status_code == 422, (query, answer.text)
         assert answer.headers["content-type"] == "application/problem+json"
+
+
+@pytest.mark.parametrize("query", ["wait=1&wait=5", "wait=1&sort=asc", "wait=1&limit=%31%30", "wait=1.0"])
+def test_long_polls_the_app_takes_though_not_plainly_wait_as_any_other_without_limits(unlimited, query):
+    with httpx.Client(base_url=unlimited.base_url, timeout=30) as http:
+        game_id, _ = seated_scat(http)
+        version = http.get(f"/v1/games/{game_id}").json()["version"]
+        started = time.monotonic()
+        answer = http.get(f"/v1/games/{game_id}/events?after={version}&{query}", headers={"X-Request-ID": "odd"})
+        assert 0.9 <= time.monotonic() - started < 4.5, query
+        assert answer.status_code == 200 and answer.json() == {"events": [], "last_version": version}
+        assert answer.headers["x-request-id"] == "odd"
 
 
 def test_a_spectators_long_poll_on_an_unknown_game_is_not_found_without_limits(unlimited):
