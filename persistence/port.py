@@ -213,6 +213,10 @@ class EventStore(abc.ABC):
     def last_version(self, game_id: str) -> int | None:
         """The game's current version, or None if there is no such game."""
 
+    def last_versions(self, game_ids: Collection[str]) -> dict[str, int]:
+        """The current versions of those of ``game_ids`` that are games (a backend may read them at once)."""
+        return {game_id: version for game_id in game_ids if (version := self.last_version(game_id)) is not None}
+
     @abc.abstractmethod
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
         """The game's snapshot (see :class:`Snapshot`), if any."""

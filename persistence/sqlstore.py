@@ -18,6 +18,7 @@ import os
 import weakref
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any, NoReturn, TypeVar
 
 import sqlalchemy as sa
@@ -55,6 +56,10 @@ _NEWEST_EVENT_AT = (sa.select(events.c.recorded_at).where(events.c.game_id == ga
                     .order_by(events.c.version.desc()).limit(1).scalar_subquery())
 #: A game's version: no row for an unknown game, 0 for one without events.
 VERSION_OF_GAME = sa.select(sa.func.coalesce(_NEWEST_VERSION, 0)).where(games.c.id == sa.bindparam("game_id"))
+#: The versions of several games (those that are games), and how many one statement asks for.
+VERSIONS_OF_GAMES = sa.select(games.c.id, sa.func.coalesce(_NEWEST_VERSION, 0)).where(
+    games.c.id.in_(sa.bindparam("ids", expanding=True)))
+VERSIONS_AT_ONCE = 500
 #: The listing's rows: the games row, its version and the time of its newest event (else its creation).
 GAME_ROWS = sa.select(
     games.c.id, games.c.game, games.c.players, games.c.status,
@@ -93,6 +98,10 @@ def upserts(insert: Callable[[sa.Table], Any]) -> tuple[sa.Insert, sa.Insert]:
 
 def _version_of(connection: sa.Connection, game_id: str) -> int | None:
     return connection.execute(VERSION_OF_GAME, {"game_id": game_id}).scalar()
+
+
+def _versions_of(connection: sa.Connection, chunk: list[str]) -> list[tuple[str, int]]:
+    return [(game_id, version) for game_id, version in connection.execute(VERSIONS_OF_GAMES, {"ids": chunk})]
 
 
 def _events_of(connection: sa.Connection, game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
@@ -246,6 +255,15 @@ class SqlEventStore(EventStore):
 
     def last_version(self, game_id: str) -> int | None:
         return self._read(lambda connection: _version_of(connection, game_id))
+
+    def last_versions(self, game_ids: Collection[str]) -> dict[str, int]:
+        """In one statement for each ``VERSIONS_AT_ONCE`` games."""
+        asked = list(game_ids)
+        versions: dict[str, int] = {}
+        for start in range(0, len(asked), VERSIONS_AT_ONCE):
+            chunk = asked[start:start + VERSIONS_AT_ONCE]
+            versions.update(self._read(partial(_versions_of, chunk=chunk)))
+        return versions
 
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
         return self._read(lambda connection: _snapshot_of(connection, game_id))

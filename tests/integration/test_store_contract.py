@@ -45,6 +45,18 @@ def test_a_new_game_is_listed_as_waiting_at_version_zero(store: EventStore) -> N
     assert store.read("g1") == []
 
 
+def test_the_versions_of_many_games_are_read_at_once_and_unknown_games_left_out(store: EventStore) -> None:
+    names = [f"g{number}" for number in range(1, 1202)]  # (more than one statement's worth on SQL)
+    with store.transaction() as tx:
+        for name in names:
+            tx.create_game(name, "craits", 2, T0)
+    append(store, "g2", 0, count=3)
+    append(store, "g1201", 0, count=1)
+    versions = store.last_versions([*names, "nope"])
+    assert versions == {name: 3 if name == "g2" else 1 if name == "g1201" else 0 for name in names}
+    assert store.last_versions([]) == {}
+
+
 def test_an_unknown_game_has_no_record_no_version_and_no_events(store: EventStore) -> None:
     assert store.get_game("nope") is None
     assert store.last_version("nope") is None
