@@ -352,7 +352,8 @@ class Waiting:
         return Follow(("page", game_id, None, limit), partial(long_poll_page, self.games, game_id, None, limit),
                       self._game_wait(game_id), after, min(query["wait"], self.games.max_wait), release,
                       if_none_match=request.headers.get("if-none-match"), answered=answered,
-                      first=Page(b"", after, news=False), headers={requestlog.HEADER: identity})
+                      first=Page(b"", after, news=False),  # (nothing new to read: it waits first)
+                      headers={requestlog.HEADER: identity})
 
     def check_stream(self) -> Follow:
         """The stream to follow (in the app's request)."""
