@@ -12,9 +12,9 @@ view of it (writing a Python array's items costs a third of writing a NumPy
 array's). The cards under the discard pile's top, the most slots to write, come
 from :func:`below_top`, which remembers the last pile it was asked for. Slots in a
 row — the per-seat blocks of numbers and the closing scalars — are written by one
-``struct`` pack each (an item written on its own costs about four times as many
-instructions as one packed), and a card's 1 is written as ``1.0`` (an int is
-converted first).
+``struct`` pack each (five slots packed cost ~60 % of the instructions of five
+written one by one), and a card's 1 is written as ``1.0`` (an int is converted
+first).
 """
 
 from __future__ import annotations
