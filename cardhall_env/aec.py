@@ -50,6 +50,7 @@ class CardhallEnv(AECEnv):
         self._vector = VECTORS[game][0]
         observation = spaces.Box(LOW, HIGH, (vector_size(game),), np.float32)
         mask = spaces.Box(0, 1, (self.actions.size,), np.int8)
+        self._no_actions = np.zeros(self.actions.size, np.int8)
         self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
         self._action_space = spaces.Discrete(self.actions.size)
         self._log, self._history = log, history
@@ -109,11 +110,11 @@ class CardhallEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's vector and its action mask (all zeros unless it is the agent to act)."""
         seat = self._seats[agent]
-        mask = bytearray(self.actions.size)  # (set item by item, then viewed as an array: cheaper than numpy's)
+        mask = self._no_actions.copy()  # (a copy, set item by item: cheaper than a bytearray viewed as an array)
         if seat == self.match.seat:
             for action in self.match.legal_actions():
                 mask[action] = 1
-        return {"observation": self._vector(self.match.state, seat), "action_mask": np.frombuffer(mask, np.int8)}
+        return {"observation": self._vector(self.match.state, seat), "action_mask": mask}
 
     def view(self, agent: str, **how: Any) -> dict[str, Any]:
         """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""

@@ -228,6 +228,8 @@ class Match:
             table = self._table
             self.game, self.state, self.status = table.game, table.state, table.status
             self._bots = tuple(seat.bot is not None for seat in table.seats) if self.status == tables.ACTIVE else ()
+        #: Whether the game has ended (an attribute, not a property: asked after every decision).
+        self.over = self.status == tables.FINISHED
         if self.declined:  # (a new event: every seat is asked again)
             self.declined = set()
         self._decide_next()
@@ -284,11 +286,6 @@ class Match:
             if not bots[seat]:
                 self.seat, self.moves = seat, game.legal_moves(state, seat)
                 return
-
-    @property
-    def over(self) -> bool:
-        """Whether the game has ended."""
-        return self.status == tables.FINISHED
 
     def legal_actions(self) -> tuple[int, ...]:
         """The ids of the moves the deciding seat may make now (``pass`` last when it may pass); worked out

@@ -29,7 +29,19 @@ from domain.games.scat.events import (
     ThirtyOneDeclared,
     ThrewDown,
 )
-from domain.games.scat.rules import DEAL, DEALER_DRAW, DISCARD, DRAW, OVER, SHOWDOWN, STOCK, VOID, hand_value, lose_lives
+from domain.games.scat.rules import (
+    DEAL,
+    DEALER_DRAW,
+    DISCARD,
+    DRAW,
+    OVER,
+    SHOWDOWN,
+    STOCK,
+    VOID,
+    hand_value,
+    lose_lives,
+    suit_total,
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -112,7 +124,9 @@ def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
 def value_of(state: ScatState, cards: tuple[str, ...]) -> int:
     """A hand's value under this table's options (S8, S9)."""
     rules = state.rules
-    return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
+    if rules.three_of_a_kind or rules.straight_flush:
+        return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
+    return suit_total(cards)  # (what hand_value gives without the S9 options, asked for at every observation)
 
 
 def final_result(state: ScatState) -> dict[str, Any]:
