@@ -324,9 +324,10 @@ class Waiting:
                       if_none_match=request.headers.get("If-None-Match"), answered=answered_later(), first=page)
 
     def quiet_long_poll(self, request: Request) -> Follow | None:
-        """A spectator's long-poll of a game with nothing after ``after`` yet, checked here, on the loop, without
-        the app; or None: the app's to check (a token, a head or query the app would refuse or not take as
-        plainly, news to answer at once, no free slot, an app whose hooks act on every request).
+        """A long-poll of a game with nothing after ``after`` yet for its follower (a spectator, or a seat token this
+        process knows), checked here, on the loop, without the app; or None: the app's to check (an account key,
+        a token not known here, a head or query the app would refuse or not take as plainly, news to answer at
+        once, no free slot, an app whose hooks act on every request).
 
         A follower answered asks again at once and most often finds nothing new: in the app, a whole request
         in a thread, only to wait (docs/performance.md, "Followers"). This makes the app's checks of it (the
@@ -335,10 +336,10 @@ class Waiting:
         scope, started = request.scope, time.perf_counter()
         text, heads, client = scope["query_string"].decode("latin-1"), scope["headers"], request.client and request.client.host
         if not self.hooks_idle or scope["method"] != "GET" or not line_fits("GET", f"{scope['path']}?{text}") \
-                or not headers_fit(heads) or any(name == b"authorization" for name, _ in heads):
+                or not headers_fit(heads):
             return None
-        game_id, query = request.path_params["game_id"], _plain_query(text)
-        if query is None or query["wait"] <= 0 or not self.games.quiet(game_id, query["after"]):
+        game_id, query, token = request.path_params["game_id"], _plain_query(text), _plain_bearer(heads)
+        if query is None or token is False or query["wait"] <= 0 or not self.games.quiet(game_id, query["after"], token):
             return None
         try:
             release = self.followers.take("long_poll", client)
@@ -349,7 +350,7 @@ class Waiting:
         answered = _all(requestlog.access_line("GET", scope["path"], self.events_route, client, identity, started),
                         metrics.request_count(self.events_route, "GET", self.games))
         after, limit = query["after"], query["limit"]
-        return Follow(("page", game_id, None, limit), partial(long_poll_page, self.games, game_id, None, limit),
+        return Follow(("page", game_id, token, limit), partial(long_poll_page, self.games, game_id, token, limit),
                       self._game_wait(game_id), after, min(query["wait"], self.games.max_wait), release,
                       if_none_match=request.headers.get("if-none-match"), answered=answered,
                       first=Page(b"", after, news=False),  # (nothing new to read: it waits first)
@@ -380,6 +381,16 @@ def _plain_query(text: str) -> dict[str, Any] | None:
         except ValidationError:
             return None
     return {**PLAIN_DEFAULTS, **query}
+
+
+def _plain_bearer(heads: list[tuple[bytes, bytes]]) -> str | bool | None:
+    """The bearer token of a request's one ``Authorization`` header as the app reads it (None: no header), or
+    False: not plainly one (the app decides)."""
+    given = [value.decode("latin-1") for name, value in heads if name == b"authorization"]
+    if not given:
+        return None
+    scheme, _, token = given[0].partition(" ")
+    return token.strip() if len(given) == 1 and scheme.lower() == "bearer" and token.strip() else False
 
 
 def _answer(follow: Follow, page: Page) -> ASGIApp:

@@ -60,9 +60,14 @@ class GameQueries:
         table = None if heard is None else self.cache.get(game_id, version=heard, trust_cached=True)
         return self.table(game_id) if table is None else table
 
-    def quiet(self, game_id: str, after: int) -> bool:
-        """Whether, as far as this process has heard, the game is live with nothing after ``after``: its table
+    def quiet(self, game_id: str, after: int, token: str | None = None) -> bool:
+        """Whether, as far as this process has heard, the game is live with nothing after ``after`` for a follower
+        with ``token`` (None: a spectator; else a seat token this process knows to act in the game): its table
         is cached at the newest version heard, not past ``after`` (no read of the store: fit for the event loop)."""
+        if token is not None:
+            seat = None if is_account_key(token) else self.token_seats.known(hash_token(token))
+            if seat is None or seat[0] != game_id:
+                return False
         table = self.cache.heard_current(game_id)
         return table is not None and table.version <= after and table.status not in tables.OVER
 

@@ -22,6 +22,11 @@ class TokenSeats:
         self._seats: OrderedDict[str, tuple[str, int]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def known(self, token_hash: str) -> tuple[str, int] | None:
+        """As :meth:`get`, from what this process remembers only (None: not remembered; no read)."""
+        with self._lock:
+            return self._seats.get(token_hash)
+
     def get(self, token_hash: str) -> tuple[str, int] | None:
         """The (game id, seat) the token hash acts for; None if no token has this hash."""
         with self._lock:

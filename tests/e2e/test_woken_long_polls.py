@@ -126,6 +126,33 @@ def test_a_spectators_long_poll_without_limits_answers_logs_and_counts_as_the_ap
     assert logged[0]["route"] == "/v1/games/<game_id:game_id>/events" and logged[0]["duration_ms"] > 0
 
 
+def test_seats_long_polls_without_limits_each_answer_their_own_page_and_foreign_tokens_are_refused(unlimited):
+    base = unlimited.base_url
+    with httpx.Client(base_url=base, timeout=30) as http, ThreadPoolExecutor(3) as pool:
+        game_id, heads = seated_scat(http)
+        _, other_heads = seated_scat(http)
+        view = http.get(f"/v1/games/{game_id}/state", headers=heads["drawer"]).json()
+        for headers in heads.values():  # (each token read once: the process knows it when the long-poll comes)
+            assert http.get(f"/v1/games/{game_id}/events", params={"after": view["version"]}, headers=headers).is_success
+        for foreign, status in ((other_heads["drawer"], 403), ({"Authorization": "Bearer made-up"}, 401)):
+            started = time.monotonic()
+            refused = http.get(f"/v1/games/{game_id}/events", params={"after": view["version"], "wait": 10}, headers=foreign)
+            assert refused.status_code == status and refused.headers["content-type"] == "application/problem+json"
+            assert time.monotonic() - started < 5  # (refused at once, not once the wait is over)
+        waiting = {name: pool.submit(long_poll, base, game_id, view["version"], h, 30, name) for name, h in heads.items()}
+        until_followers(base, len(heads), 30)
+        draw = next(move for move in view["legal_moves"] if "stock" in move.values())
+        assert http.post(f"/v1/games/{game_id}/moves", json=draw, headers=heads["drawer"]).status_code == 201
+        woken = {name: answer.result() for name, answer in waiting.items()}
+        for name, headers in heads.items():
+            plain = http.get(f"/v1/games/{game_id}/events", params={"after": view["version"]}, headers=headers)
+            assert woken[name].status_code == plain.status_code == 200
+            assert woken[name].content == plain.content, name
+            assert [woken[name].headers.get(h) for h in COMPARED] == [plain.headers.get(h) for h in COMPARED], name
+            assert woken[name].headers["x-request-id"] == f"woken-{name.replace(' ', '-')}"
+    assert woken["drawer"].content != woken["spectator"].content  # (the card drawn is the drawer's to see)
+
+
 def test_a_spectators_long_poll_with_nothing_new_waits_out_its_wait_and_answers_the_empty_page(unlimited):
     base = unlimited.base_url
     with httpx.Client(base_url=base, timeout=30) as http:
