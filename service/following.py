@@ -108,8 +108,8 @@ class Hub:
             except Exception:  # (the database is out of reach: announcements still wake the waiters)
                 log.warning("re-reading the versions of the games followed failed", exc_info=True)
                 continue
-            for game_id in list(self.waiters):
-                self._heard(game_id, versions.get(game_id, 0))
+            for game_id, version in versions.items():
+                self._heard(game_id, version)
 
     def _versions(self, game_ids: list[str]) -> dict[str, int]:
         return self.games.store.last_versions(game_ids)  # (on SQL, a statement for hundreds of games)
