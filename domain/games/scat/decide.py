@@ -65,12 +65,8 @@ def to_act(state: ScatState) -> tuple[int, ...]:
 
 def legal_moves(state: ScatState, seat: int) -> list[Move]:
     """Every move ``seat`` may make now, a declared 31 out of turn included (S11)."""
-    if seat != state.turn:  # (every seat but the one on turn, every decision: asked first, and cheaply)
-        hand = state.hands[seat] if 0 <= seat < state.rules.players else ()
-        # (only three cards of one suit reach 31: that test here, without a call for the other hands)
-        if len(hand) == 3 and hand[0][1] == hand[1][1] == hand[2][1] and _may_declare(state, seat):
-            return [_DECLARE_31]
-        return []
+    if seat != state.turn:  # (every seat but the one on turn, every decision: only a declared 31)
+        return [_DECLARE_31] if 0 <= seat < state.rules.players and _may_declare(state, seat) else []
     moves: list[Move] = []
     if state.phase == DRAW:
         if state.stock:

@@ -40,7 +40,6 @@ from domain.games.scat.rules import (
     VOID,
     hand_value,
     lose_lives,
-    suit_total,
 )
 
 
@@ -124,9 +123,7 @@ def initial_state(players: int, options: Mapping[str, Any]) -> ScatState:
 def value_of(state: ScatState, cards: tuple[str, ...]) -> int:
     """A hand's value under this table's options (S8, S9)."""
     rules = state.rules
-    if rules.three_of_a_kind or rules.straight_flush:
-        return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
-    return suit_total(cards)  # (what hand_value gives without the S9 options, asked for at every observation)
+    return hand_value(cards, rules.three_of_a_kind, rules.straight_flush)
 
 
 def final_result(state: ScatState) -> dict[str, Any]:
