@@ -108,14 +108,10 @@ _C_SEATS = (("unannounced", _C["unannounced"]), ("announced", _C["announced"]), 
 _C_CLOSING, _C_CLOSING_AT = struct.Struct("6f"), 4 * _C["choosing_suit"]
 
 
+@cache
 def _two_blocks(seats: int, players: int) -> struct.Struct:
     """Two per-seat blocks of ``seats`` slots one after the other, ``players`` of each written, the rest left 0."""
     return struct.Struct(f"{players}f{4 * (seats - players)}x{players}f")
-
-
-@cache
-def _craits_sizes_scores(players: int) -> struct.Struct:
-    return _two_blocks(CRAITS_SEATS, players)
 
 
 def craits_vector(state: Any, seat: int) -> np.ndarray:
@@ -132,7 +128,7 @@ def craits_vector(state: Any, seat: int) -> np.ndarray:
     if state.active_suit is not None:
         obs[_C_SUIT + SUIT[state.active_suit]] = 1.0
     scores = state.scores  # (hand sizes, then scores, from the seat itself on)
-    _craits_sizes_scores(players).pack_into(obs, 4 * _C_SIZES, *map(len, hands[seat:]), *map(len, hands[:seat]),
+    _two_blocks(CRAITS_SEATS, players).pack_into(obs, 4 * _C_SIZES, *map(len, hands[seat:]), *map(len, hands[:seat]),
                                             *scores[seat:], *scores[:seat])
     for name, at in _C_SEATS:
         for other in getattr(state, name):
@@ -176,11 +172,6 @@ _S_LIVES, _S_TURN, _S_KNOCKER, _S_DEALER = (_S[name] for name in ("lives", "turn
 _S_CLOSING, _S_CLOSING_AT = struct.Struct("5f"), 4 * _S["stock"]
 
 
-@cache
-def _scat_lives_out(players: int) -> struct.Struct:
-    return _two_blocks(SCAT_SEATS, players)
-
-
 def scat_vector(state: Any, seat: int) -> np.ndarray:
     """The vector of a Scat seat (``SCAT_LAYOUT``)."""
     obs = _S_ZEROS[:]
@@ -196,7 +187,7 @@ def scat_vector(state: Any, seat: int) -> np.ndarray:
     if state.taken is not None:
         obs[_S_TAKEN[state.taken]] = 1.0
     lives, out = state.lives, state.out  # (lives, then out, from the seat itself on)
-    _scat_lives_out(players).pack_into(obs, 4 * _S_LIVES, *lives[seat:], *lives[:seat], *out[seat:], *out[:seat])
+    _two_blocks(SCAT_SEATS, players).pack_into(obs, 4 * _S_LIVES, *lives[seat:], *lives[:seat], *out[seat:], *out[:seat])
     if state.turn is not None:
         obs[_S_TURN + (state.turn - seat) % players] = 1.0
     if state.knocker is not None:
