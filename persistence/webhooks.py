@@ -154,7 +154,11 @@ class WebhookWrites:
         if position is None:  # (first run: only what comes from now on)
             position = self.connection.execute(sa.select(sa.func.coalesce(sa.func.max(account_events.c.position), 0))
                                                ).scalar()
-            self.connection.execute(webhook_positions.insert(), {"name": "outbox", "position": position})
+            # (another process may start the outbox in the same moment: the first one's position stands)
+            self.connection.execute(_insert(self.connection, webhook_positions).on_conflict_do_nothing(),
+                                    {"name": "outbox", "position": position})
+            position = self.connection.execute(sa.select(webhook_positions.c.position)
+                                               .where(webhook_positions.c.name == "outbox")).scalar_one()
         rows = self.connection.execute(
             sa.select(account_events.c.position, account_events.c.account, account_events.c.type,
                       account_events.c.data, account_events.c.recorded_at, subscriptions.c.url,

@@ -13,6 +13,7 @@ import pytest
 
 from persistence import open_store
 from persistence.port import EventStore
+from persistence.webhooks import WebhookStore
 from tests.integration import workers
 from tests.integration.test_store_contract import heard_past
 
@@ -155,3 +156,28 @@ def test_a_forked_child_writes_on_its_own_connection_and_both_keep_appending(tmp
     assert os.waitstatus_to_exitcode(status) == 0
     assert store.last_version("parent") == 11 and store.last_version("child") == 10
     store.close()
+
+
+def test_two_processes_starting_the_webhook_outbox_at_once_both_go_on_from_one_position(two_stores) -> None:
+    first, second = (WebhookStore(store) for store in two_stores)
+    started = threading.Event()
+    outcome: list[object] = []
+
+    def start_second() -> None:
+        started.set()
+        try:
+            with second.store.transaction() as tx:
+                outcome.append(second.writes(tx).project(10, lambda row: None))
+        except Exception as error:  # (the failure this test is about: it must not happen)
+            outcome.append(error)
+
+    with first.store.transaction() as tx:
+        assert first.writes(tx).project(10, lambda row: None) == 0  # the first one's position, not yet committed
+        thread = threading.Thread(target=start_second)
+        thread.start()
+        started.wait()
+        time.sleep(0.3)  # the second process asks while the first one's transaction is open
+    thread.join(10)
+    assert outcome == [0]
+    with second.store.transaction() as tx:  # and the outbox goes on from there, in either process
+        assert second.writes(tx).project(10, lambda row: None) == 0
