@@ -318,10 +318,8 @@ class Waiting:
         page = long_poll_page(self.games, game_id, token, limit, after, wait > 0)
         if page.news or wait <= 0:
             return Response(page.body, headers=page.headers, mimetype="application/json")
-        return Follow(("page", game_id, token, limit), partial(long_poll_page, self.games, game_id, token, limit),
-                      self._game_wait(game_id), after, min(wait, self.games.max_wait),
-                      self.followers.take("long_poll", request.remote_addr),
-                      if_none_match=request.headers.get("If-None-Match"), answered=answered_later(), first=page)
+        return self._page_follow(game_id, token, limit, after, wait, self.followers.take("long_poll", request.remote_addr),
+                                 if_none_match=request.headers.get("If-None-Match"), answered=answered_later(), first=page)
 
     def quiet_long_poll(self, request: Request) -> Follow | None:
         """A long-poll of a game with nothing after ``after`` yet for its follower (a spectator, or a seat token this
@@ -349,12 +347,16 @@ class Waiting:
         identity = requestlog.request_id_for(asked)
         answered = _all(requestlog.access_line("GET", scope["path"], self.events_route, client, identity, started),
                         metrics.request_count(self.events_route, "GET", self.games))
-        after, limit = query["after"], query["limit"]
+        return self._page_follow(game_id, token, query["limit"], query["after"], query["wait"], release,
+                                 if_none_match=request.headers.get("if-none-match"), answered=answered,
+                                 first=Page(b"", query["after"], news=False),  # (nothing new to read: it waits first)
+                                 headers={requestlog.HEADER: identity})
+
+    def _page_follow(self, game_id: str, token: str | None, limit: int, after: int, wait: float,
+                     release: Callable[[], None], **more: Any) -> Follow:
+        """A long-poll of a game's log, holding the slot ``release`` gives back."""
         return Follow(("page", game_id, token, limit), partial(long_poll_page, self.games, game_id, token, limit),
-                      self._game_wait(game_id), after, min(query["wait"], self.games.max_wait), release,
-                      if_none_match=request.headers.get("if-none-match"), answered=answered,
-                      first=Page(b"", after, news=False),  # (nothing new to read: it waits first)
-                      headers={requestlog.HEADER: identity})
+                      self._game_wait(game_id), after, min(wait, self.games.max_wait), release, **more)
 
     def check_stream(self) -> Follow:
         """The stream to follow (in the app's request)."""

@@ -32,7 +32,7 @@ class AccountHub:
 
     def __init__(self, store: AccountStore) -> None:
         self.store = store
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()  # (the count of waiters, and the thread)
         self._generations: defaultdict[str, int] = defaultdict(int)
         self._waiters = 0
         self._position = 0
@@ -44,7 +44,7 @@ class AccountHub:
     def follow(self) -> Callable[[], None]:
         """A reader follows: the thread runs (started, if need be, before the reader's first read) until every
         reader has called the function returned."""
-        with self._changed:
+        with self._lock:
             self._waiters += 1
             if self._thread is None:
                 self._position = self.store.newest_position()
@@ -54,7 +54,7 @@ class AccountHub:
 
         def unfollow() -> None:
             nonlocal done
-            with self._changed:
+            with self._lock:
                 self._waiters -= 0 if done else 1
                 done = True
 
@@ -68,19 +68,10 @@ class AccountHub:
         """This process wrote account events: find out whose now."""
         self._poke.set()
 
-    def wait(self, account: str, generation: int, deadline: float) -> bool:
-        """Block (while :meth:`following`) until the account's generation moves past ``generation``,
-        or at most RECHECK_SECONDS; False once ``deadline`` (``time.monotonic()``) has passed."""
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        with self._changed:
-            self._changed.wait_for(lambda: self._generations[account] != generation, min(remaining, RECHECK_SECONDS))
-        return True
-
     async def wait_async(self, account: str, generation: int, timeout: float) -> None:
-        """As :meth:`wait`, on an event loop, for at most ``timeout`` seconds. Only this account's news
-        wakes it: a process following many accounts wakes one waiter per account that has news."""
+        """Until the account's generation moves past ``generation`` (or at most ``timeout``, and at most
+        RECHECK_SECONDS: then the reader reads again all the same). Only this account's news wakes it: a
+        process following many accounts wakes one waiter per account that has news."""
         loop = asyncio.get_running_loop()
         waits = self._loops.get(loop)
         if waits is None:
@@ -101,7 +92,7 @@ class AccountHub:
         while True:
             self._poke.wait(POLL_SECONDS)
             self._poke.clear()
-            with self._changed:
+            with self._lock:
                 if not self._waiters:
                     if time.monotonic() - idle_since > IDLE_SECONDS:
                         self._thread = None
@@ -119,10 +110,8 @@ class AccountHub:
         self._position = position
         if not accounts:
             return
-        with self._changed:
-            for account in accounts:
-                self._generations[account] += 1
-            self._changed.notify_all()
+        for account in accounts:
+            self._generations[account] += 1
         for loop, waits in list(self._loops.items()):
             try:
                 loop.call_soon_threadsafe(_wake, waits, accounts)
