@@ -219,25 +219,24 @@ class AccountsGame:
 
     def write(self, tx: Transaction, writes: AccountWrites) -> None:
         """The game, its seats' bindings and its events, in the transaction ``tx``."""
-        now = self.games.clock()
-        tx.create_game(self.game_id, self.created.game, self.created.players, now)
-        tx.append(self.game_id, 0, [new_event(self.created)], now)
-        for seat, name in enumerate(self.names):
-            writes.add_seat(self.game_id, seat, key_of(name))
-        self.write_events.apply(tx)
+        AccountsGame.write_all(tx, writes, [self])
 
     @staticmethod
     def write_all(tx: Transaction, writes: AccountWrites, started: Sequence[AccountsGame]) -> None:
-        """The games of a pairing round, in ``tx``: what :meth:`write` writes of each, in a few statements for
-        them all (every game with its first events, every seat's binding, every ``gameStart``, each account
-        locked once), recorded now. A game the house's part ended at once (none does) is written alone."""
+        """Games started with their accounts (a challenge's, a pairing round's, a tournament round's), in ``tx``:
+        in a few statements for them all (every game with its first events, every seat's binding, every
+        ``gameStart``, each account locked once), recorded now. A game the house's part ended at once (none
+        does) is written alone, through its write's own ``apply``."""
         if not started:
             return
         now = started[0].games.clock()
         together = [game for game in started if game.table.status == tables.ACTIVE]
         for game in started:
             if game.table.status != tables.ACTIVE:
-                game.write(tx, writes)
+                tx.create_game(game.game_id, game.created.game, game.created.players, now)
+                tx.append(game.game_id, 0, [new_event(game.created)], now)
+                writes.add_seats([(game.game_id, seat, key_of(name)) for seat, name in enumerate(game.names)])
+                game.write_events.apply(tx)
         tx.create_games([game._new_game(now) for game in together])
         for game in together:
             if game.write_events.snapshot is not None:

@@ -226,8 +226,7 @@ class Tournaments:
             mine = [entry["game_id"] for entry, _ in made if name in entry["seats"]]
             writes.append(key_of(name), kind, {"tournament_id": tournament.id, "game": tournament.game,
                                                "round": number, "games": mine, "bye": name in sitting_out}, now)
-        for _, started in made:
-            started.write(tx, writes)
+        AccountsGame.write_all(tx, writes, [started for _, started in made])
 
     def _accounts(self, accounts: Any) -> list[str]:
         """The named accounts' names as given at sign-up, each once."""
