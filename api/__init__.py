@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.metadata
 import threading
 from typing import Any
 
 from flask import Flask, Response
+from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api
 
 from api import assets, errors, limits, metrics, parsing, requestlog
 from api.followers import Followers
 from api.schemas import ProblemSchema
 from service.games import GameService
+from service.timestamps import timestamp
 
 
 class CardhallApi(Api):
@@ -113,6 +116,17 @@ SETTINGS = {
 }
 
 
+class JsonProvider(DefaultJSONProvider):
+    """The app's JSON: compact, keys in the order given, every moment as Cardhall writes one (service.timestamps;
+    Flask's own writes an HTTP date)."""
+
+    sort_keys = False
+
+    @staticmethod
+    def default(value: Any) -> Any:
+        return timestamp(value) if isinstance(value, dt.datetime) else DefaultJSONProvider.default(value)
+
+
 def create_app(games: GameService, **config: Any) -> Flask:
     """The WSGI app serving ``games``."""
     import web
@@ -126,7 +140,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app = Flask("cardhall")
     app.config.update(SETTINGS)
     app.config.update(config)
-    app.json.sort_keys = False
+    app.json = JsonProvider(app)
     app.extensions["cardhall"] = games
     games.accounts.open_signup = app.config["CARDHALL_ACCOUNTS"] != "closed"
     per_client = app.config["CARDHALL_MAX_FOLLOWERS_PER_CLIENT"]

@@ -25,10 +25,11 @@ from starlette.requests import Request
 from starlette.types import ASGIApp
 
 from api.context import bearer_token
-from api.schemas import QueryInteger, QueryNumber, Strict
+from api.schemas import QueryInteger, QueryNumber, Strict, Timestamp
 from api.waiting import PARSER, Follow, Page, Waiting, answered_later, json_body
 from service.accounts import READ, rendered
 from service.errors import Unauthorized
+from service.timestamps import json_default
 
 
 class AccountStreamQuerySchema(Strict):
@@ -51,7 +52,7 @@ class AccountEventSchema(ma.Schema):
     type = fields.String(metadata={"description": "challenge, challengeAccepted, challengeCanceled, challengeDeclined, "
                                                   "gameStart or gameFinish"})
     data = fields.Dict()
-    recorded_at = fields.DateTime()
+    recorded_at = Timestamp()
 
 
 class AccountEventsSchema(ma.Schema):
@@ -171,7 +172,7 @@ class AccountFollowing:
         found, frames = self.accounts.events(key, after, 100), []
         for event in found:
             after = event.seq
-            frames.append(f"id: {after}\nevent: {event.type}\ndata: {json.dumps(rendered(event), default=str)}\n\n")
+            frames.append(f"id: {after}\nevent: {event.type}\ndata: {json.dumps(rendered(event), default=json_default)}\n\n")
         return Page("".join(frames).encode(), after, bool(found), more=len(found) == 100, mark=generation)
 
     def _valid(self, key: str | None) -> bool:

@@ -21,7 +21,7 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import Blueprint
-from api.schemas import TEXT_PATTERN, JsonInteger, Strict
+from api.schemas import TEXT_PATTERN, JsonInteger, Strict, Timestamp
 from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -112,7 +112,7 @@ class AccountSchema(ma.Schema):
     name = fields.String()
     kind = fields.String(validate=validate.OneOf(KINDS))
     description = fields.String()
-    created_at = fields.DateTime()
+    created_at = Timestamp()
     games = fields.Nested(AccountGamesSchema)
     ratings = fields.Dict()
     webhook = fields.Dict(allow_none=True, metadata={
@@ -123,8 +123,8 @@ class AccountSchema(ma.Schema):
 class KeySchema(ma.Schema):
     prefix = fields.String(metadata={"description": "How the key is listed and revoked (the key is never shown again)"})
     scopes = fields.List(fields.String(validate=validate.OneOf(SCOPES)))
-    created_at = fields.DateTime()
-    revoked_at = fields.DateTime(allow_none=True)
+    created_at = Timestamp()
+    revoked_at = Timestamp(allow_none=True)
 
 
 class NewKeySchema(KeySchema):

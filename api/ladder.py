@@ -13,7 +13,7 @@ from api import examples
 from api.accounts import ACCOUNT_NAME, BEARER, _bodies_are_json, caller
 from api.context import service
 from api.parsing import Blueprint
-from api.schemas import GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict
+from api.schemas import GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict, Timestamp
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
@@ -50,7 +50,7 @@ class FiguresSchema(ma.Schema):
     sigma = fields.Float(metadata={"description": "openskill's σ (25/3 to begin with)"})
     games = fields.Integer(metadata={"description": "rated games finished"})
     wins = fields.Integer(metadata={"description": "rated games won (a game left is never won)"})
-    last_played = fields.DateTime(metadata={"description": "when its last rated game finished"})
+    last_played = Timestamp(metadata={"description": "when its last rated game finished"})
     last_game_id = fields.String()
 
 
@@ -71,7 +71,7 @@ class ChangeSchema(ma.Schema):
     mu = fields.Float()
     sigma = fields.Float()
     ordinal = fields.Float()
-    at = fields.DateTime()
+    at = Timestamp()
 
 
 class GameRatingSchema(FiguresSchema):
@@ -126,7 +126,7 @@ class PoolEntrySchema(ma.Schema):
     mixed = fields.Boolean()
     concurrency = fields.Integer()
     move_seconds = fields.Integer(metadata={"description": "the clock every game of the pool runs"})
-    joined_at = fields.DateTime()
+    joined_at = Timestamp()
 
 
 @blp.route("/pools/<game>/join")
@@ -212,7 +212,7 @@ class TournamentSchema(ma.Schema):
     round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
     status = fields.String(metadata={"description": "running, or finished once every round is made and every "
                                                     "game is over"})
-    created_at = fields.DateTime()
+    created_at = Timestamp()
     standings = fields.List(fields.Nested(StandingSchema))
     crosstable = fields.Dict(keys=fields.String(), values=fields.Dict(keys=fields.String(), values=fields.Float()),
                              metadata={"description": "points each account scored in the games it shared with each other"})

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
+from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
 
 from bots import BOT_KINDS
+from service.timestamps import timestamp
 
 STATUSES = ("waiting", "active", "finished", "aborted")
 #: The form of a listing cursor (a keyset position, see persistence.cursor); any such string is valid.
@@ -81,6 +84,13 @@ class JsonInteger(fields.Integer):
         ):
             raise self.make_error("invalid", input=value)
         return int(value)
+
+
+class Timestamp(fields.DateTime):
+    """A moment, written as every one Cardhall writes (service.timestamps): RFC 3339, UTC, milliseconds, ``Z``."""
+
+    def _serialize(self, value: dt.datetime | None, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        return None if value is None else timestamp(value)
 
 
 class Strict(ma.Schema):
@@ -197,7 +207,7 @@ class GameSummarySchema(SeedsSchema):
     seats = fields.List(fields.Nested(SeatSchema))
     status = fields.String(validate=validate.OneOf(STATUSES))
     version = fields.Integer(metadata={"description": "Number of events in the log"})
-    created_at = fields.DateTime()
+    created_at = Timestamp()
     result = fields.Dict(allow_none=True, metadata={"description": "winners and final scores or lives"})
 
 
@@ -318,7 +328,7 @@ class EventSchema(ma.Schema):
     type = fields.String(metadata={"example": "CardPlayed"})
     seat = fields.Integer(allow_none=True)
     data = fields.Dict(allow_none=True, metadata={"description": "null where hidden from this viewer"})
-    recorded_at = fields.String(metadata={"format": "date-time", "example": "2026-11-29T14:05:12.123456+00:00"})
+    recorded_at = fields.String(metadata={"format": "date-time", "example": "2026-11-29T14:05:12.123Z"})
 
 
 class MoveResultSchema(ViewSchema):

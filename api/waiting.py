@@ -174,7 +174,7 @@ def stream_batch(games: GameService, game_id: str, token: str | None, after: int
     frames = []
     for event in page["events"]:
         after = event["version"]
-        frames.append(f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, default=str)}\n\n")
+        frames.append(f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n")
     last = page["last_version"]
     return Page("".join(frames).encode(), after, bool(frames), page["over"] and after >= last, after < last)
 

@@ -338,7 +338,7 @@ class Match:
     def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
         """The game as a ``cardhall-record/1`` document (:mod:`domain.records`), every event recorded ``at``
         (RFC 3339; now if not given): what ``cardhall record import`` stores on a server."""
-        at = at or dt.datetime.now(dt.UTC).isoformat()
+        at = at or dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")  # (the server's form)
         return records.build(game_id, self.table, [(version, event, at) for version, event in
                                                    enumerate(self.events, start=1)], at)
 

@@ -24,6 +24,7 @@ from persistence.port import NewGame, Transaction
 from service.accounts import CREATE, PLAY, Caller
 from service.errors import ChallengeClosed, Forbidden, NotFound, StaleVersion
 from service.games import GameService
+from service.timestamps import timestamp
 from service.writes import MAX_EVENTS_PER_WRITE, new_event
 
 DEFAULT_EXPIRY = 60
@@ -273,8 +274,5 @@ def rendered(challenge: Challenge, now: dt.datetime) -> dict[str, Any]:
             "game": challenge.game, "players": challenge.players, "options": challenge.options,
             "rated": challenge.rated, "to": None if challenge.invited is None else list(challenge.invited),
             "accepted": list(challenge.accepted), "game_id": challenge.game_id, "reason": challenge.reason,
-            "created_at": _iso(challenge.created_at), "expires_at": _iso(challenge.expires_at)}
+            "created_at": timestamp(challenge.created_at), "expires_at": timestamp(challenge.expires_at)}
 
-
-def _iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

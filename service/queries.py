@@ -22,6 +22,7 @@ from service.accounts import PLAY, READ, AccountService, Caller, is_account_key
 from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable
 from service.replays import Checkpoints
 from service.tables import TableCache, decode
+from service.timestamps import timestamp
 from service.tokens import TokenSeats
 
 MAX_LIMIT_EVENTS = 1000
@@ -257,7 +258,7 @@ def with_deadline(view: dict[str, Any], table: tables.Table, turn_began: dt.date
     """A clocked table's view with its ``deadline`` (RFC 3339 UTC, or null while it waits for no seat)."""
     if table.clock is not None:
         due = deadline(table, turn_began)
-        view["deadline"] = None if due is None else due.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        view["deadline"] = None if due is None else timestamp(due)
     return view
 
 
@@ -279,5 +280,5 @@ def render(table: tables.Table, event: Event, version: int, recorded_at: dt.date
         "type": event.type_name(),
         "seat": event.seat,
         "data": tables.redact(table, event, seat),
-        "recorded_at": recorded_at.astimezone(dt.UTC).isoformat(),
+        "recorded_at": timestamp(recorded_at),
     }

@@ -24,6 +24,7 @@ from persistence.port import NewEvent
 from service.errors import BadRequest
 from service.games import GameService
 from service.tables import decode
+from service.timestamps import timestamp
 
 #: The largest page of the bulk export, in games.
 MAX_RECORDS_PAGE = 100
@@ -33,8 +34,6 @@ _VALIDATOR = jsonschema.Draft202012Validator(records.schema())
 _FAST_VALIDATOR = jsonschema_rs.Draft202012Validator(records.schema())
 
 
-def _time(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat()
 
 
 def record(games: GameService, game_id: str, token: str | None = None) -> dict[str, Any]:
@@ -49,8 +48,8 @@ def _record(games: GameService, game_id: str, table: tables.Table, seat: int | N
     stored = games.store.read(game_id, after=0, limit=table.version)
     listed = games.store.get_game(game_id)
     created_at = listed.created_at if listed else stored[0].recorded_at
-    events = [(event.version, decode(table.game.rules_version, event), _time(event.recorded_at)) for event in stored]
-    return records.build(game_id, table, events, _time(created_at), seat)
+    events = [(event.version, decode(table.game.rules_version, event), timestamp(event.recorded_at)) for event in stored]
+    return records.build(game_id, table, events, timestamp(created_at), seat)
 
 
 def _finished_record(games: GameService, game_id: str, created_at: dt.datetime, version: int) -> dict[str, Any]:
@@ -63,8 +62,8 @@ def _finished_record(games: GameService, game_id: str, created_at: dt.datetime, 
         return _record(games, game_id, table, None)
     rendered = [{"version": event.version, "type": event.type, "seat": event.seat,
                  "data": tables.redact(table, decode(table.game.rules_version, event), None, True)
-                 if event.version == 1 else event.data, "recorded_at": _time(event.recorded_at)} for event in stored]
-    return records.with_events(game_id, table, rendered, _time(created_at))
+                 if event.version == 1 else event.data, "recorded_at": timestamp(event.recorded_at)} for event in stored]
+    return records.with_events(game_id, table, rendered, timestamp(created_at))
 
 
 def finished_records(games: GameService, *, game: str | None = None, since: dt.datetime | None = None,

@@ -14,6 +14,7 @@ from persistence.webhooks import Webhook
 from service import signing
 from service.games import GameService
 from service.queries import with_deadline
+from service.timestamps import timestamp
 
 DEADLINE_MARGIN = 0.05  # seconds: a move's call ends this long before its turn's deadline, to be played in time
 START_END_TIMEOUT_MS = 1000  # /start and /end: at most this (or the bot's timeout, if shorter)
@@ -48,7 +49,7 @@ class Call:
 
 
 def iso(moment: dt.datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return None if moment is None else timestamp(moment)
 
 
 def call_of(games: GameService, table: tables.Table, game_id: str, seat: int, webhook: Webhook, kind: str,
