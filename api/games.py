@@ -209,7 +209,7 @@ class Moves(MethodView):
         extra = {"ETag": etag(outcome.body["version"])}
         if outcome.replayed:
             extra["Idempotent-Replayed"] = "true"
-        return ready(outcome.body), outcome.status, extra
+        return ready(outcome.body), 201, extra
 
 
 @blp.route("/games/<game_id:game_id>/resign")

@@ -101,7 +101,6 @@ class IdempotencyRecord:
     """The first answer given to a move sent with an ``Idempotency-Key``."""
 
     request_hash: str
-    status: int
     body: dict[str, Any]
 
 

@@ -102,7 +102,6 @@ idempotency = sa.Table(
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("key", sa.String(255), primary_key=True),
     sa.Column("request_hash", sa.String(64), nullable=False),
-    sa.Column("status", sa.Integer, nullable=False),
     sa.Column("body", Json, nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
 )

@@ -78,7 +78,7 @@ _SNAPSHOT_OF_GAME = sa.select(snapshots.c.version, snapshots.c.fingerprint, snap
 _SEAT_OF_TOKEN = sa.select(seats.c.game_id, seats.c.seat).where(seats.c.token_hash == sa.bindparam("token_hash"))
 _SET_STATUS = games.update().where(games.c.id == sa.bindparam("game_id")).values(status=sa.bindparam("status"))
 _SET_DEADLINE = games.update().where(games.c.id == sa.bindparam("game_id")).values(deadline=sa.bindparam("deadline"))
-_IDEMPOTENCY = sa.select(idempotency.c.request_hash, idempotency.c.status, idempotency.c.body).where(
+_IDEMPOTENCY = sa.select(idempotency.c.request_hash, idempotency.c.body).where(
     idempotency.c.game_id == sa.bindparam("game_id"), idempotency.c.seat == sa.bindparam("seat"),
     idempotency.c.key == sa.bindparam("key"))
 _SHUFFLE_SECRET = sa.select(deployment_secrets.c.value).where(deployment_secrets.c.name == "shuffle")
@@ -197,7 +197,7 @@ class SqlTransaction(Transaction):
     def put_idempotency(self, game_id: str, seat: int, key: str, record: IdempotencyRecord) -> None:
         self.connection.execute(idempotency.insert(), {
             "game_id": game_id, "seat": seat, "key": key, "request_hash": record.request_hash,
-            "status": record.status, "body": record.body, "created_at": dt.datetime.now(dt.UTC)})
+            "body": record.body, "created_at": dt.datetime.now(dt.UTC)})
 
     def put_snapshot(self, game_id: str, version: int, fingerprint: str, blob: bytes) -> None:
         self.connection.execute(self.PUT_SNAPSHOT, {

@@ -219,7 +219,7 @@ class GameService(GameQueries):
 
         done = self._decide_and_append(request.game_id, decide, doing="deciding this move", request=request)
         assert done is not None
-        return done if isinstance(done, MoveOutcome) else MoveOutcome(201, done.answer)
+        return done if isinstance(done, MoveOutcome) else MoveOutcome(done.answer)
 
     def _decide_and_append(self, game_id: str, decide: Callable[[tables.Table], Decision | None], *,
                            doing: str | None, fresh: bool = False,
@@ -277,7 +277,7 @@ class GameService(GameQueries):
                 decision.also(tx)
             if request is not None and request.idempotency_key is not None:  # (after the append, which serialises writers)
                 tx.put_idempotency(request.game_id, request.seat, request.idempotency_key,
-                                   IdempotencyRecord(request.fingerprint(), 201, decision.answer))
+                                   IdempotencyRecord(request.fingerprint(), decision.answer))
         self.cache.put(write.game_id, write.after)
         if write.starts_or_ends_accounts_game and write.after.status in tables.OVER:
             for hook in self.on_accounts_game_over:
@@ -304,7 +304,7 @@ class GameService(GameQueries):
             return None
         if earlier.request_hash != request.fingerprint():
             raise IdempotencyConflict("this Idempotency-Key was used with another request body")
-        return MoveOutcome(earlier.status, earlier.body, replayed=True)
+        return MoveOutcome(earlier.body, replayed=True)
 
     def _answer(self, write: Write, seat: int, events: list[Event]) -> dict[str, Any]:
         """A move's answer: the caller's view after ``write``, and its ``events`` as the caller may see them."""

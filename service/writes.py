@@ -36,9 +36,8 @@ def request_fingerprint(body: Mapping[str, Any]) -> str:
 
 @dataclasses.dataclass
 class MoveOutcome:
-    """A move's answer: the HTTP status and body, and whether it was a replay."""
+    """A move's answer (the view after it, and the events it set off), and whether it was a replay."""
 
-    status: int
     body: dict[str, Any]
     replayed: bool = False
 

@@ -158,3 +158,34 @@ def test_a_sweep_reads_the_due_games_through_the_deadline_index_on_sqlite(sqlite
         plan = " ".join(row[-1] for row in rows)
     engine.dispose()
     assert "USING INDEX ix_games_deadline" in plan and "SCAN games" not in plan, plan
+
+
+def test_revision_0013_keeps_a_moves_first_answer_for_its_replays_and_its_status_comes_back_going_down(
+        empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence import open_store
+
+    upgrade(empty_url, "0012")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:  # a move's answer as revision 0012 kept it, with its 201
+            connection.execute(sa.text(
+                "INSERT INTO games (id, game, players, status, created_at) "
+                "VALUES ('g1', 'craits', 2, 'active', :at)"), {"at": dt.datetime(2026, 1, 2)})
+            connection.execute(sa.text(
+                "INSERT INTO idempotency (game_id, seat, key, request_hash, status, body, created_at) "
+                "VALUES ('g1', 0, 'k', 'h', 201, '{\"version\": 3}', :at)"), {"at": dt.datetime(2026, 1, 2)})
+        upgrade(empty_url)
+        store = open_store(empty_url)
+        try:
+            with store.transaction() as tx:
+                kept = tx.get_idempotency("g1", 0, "k")
+            assert kept is not None and (kept.request_hash, kept.body) == ("h", {"version": 3})
+        finally:
+            store.close()
+        downgrade(empty_url, "0012")
+        with engine.connect() as connection:
+            assert connection.execute(sa.text("SELECT status, body FROM idempotency")).one().status == 201
+    finally:
+        engine.dispose()

@@ -223,7 +223,7 @@ def test_a_token_hash_finds_its_game_and_seat(store: EventStore) -> None:
 
 def test_an_idempotency_record_is_kept_per_game_seat_and_key(store: EventStore) -> None:
     new_game(store)
-    record = IdempotencyRecord("f" * 64, 201, {"version": 3, "events": [{"type": "CardPlayed"}]})
+    record = IdempotencyRecord("f" * 64, {"version": 3, "events": [{"type": "CardPlayed"}]})
     with store.transaction() as tx:
         assert tx.get_idempotency("g1", 0, "key-1") is None
         tx.put_idempotency("g1", 0, "key-1", record)
@@ -240,7 +240,7 @@ def test_an_error_inside_a_transaction_leaves_nothing_behind(store: EventStore) 
         tx.append("g1", 0, [NewEvent("CardPlayed", 0, {})], at(1))
         tx.set_status("g1", "active")
         tx.add_token("g1", 0, "a" * 64)
-        tx.put_idempotency("g1", 0, "k", IdempotencyRecord("h", 201, {}))
+        tx.put_idempotency("g1", 0, "k", IdempotencyRecord("h", {}))
         tx.put_snapshot("g1", 1, "f" * 64, b"state")
         raise RuntimeError("the service failed half-way")
     assert store.get_game("g2") is None
