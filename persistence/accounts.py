@@ -156,10 +156,6 @@ class AccountStore(abc.ABC):
     def keys(self, account: str) -> list[ApiKey]: ...
 
     @abc.abstractmethod
-    def seats_of_game(self, game_id: str) -> dict[int, str]:
-        """The game's account seats: the account's name key by seat."""
-
-    @abc.abstractmethod
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
         """How many unfinished games each of ``accounts`` (keys) sits in, as last committed (none: left out)."""
 

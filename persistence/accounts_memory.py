@@ -111,9 +111,6 @@ class MemoryAccounts(AccountStore):
         return sorted((key for key in self.state.keys.values() if key.account == account),
                       key=lambda key: (key.created_at, key.prefix))
 
-    def seats_of_game(self, game_id: str) -> dict[int, str]:
-        return {seat: account for (game, seat), (account, _) in self.state.seats.items() if game == game_id}
-
     def games_of(self, account: str) -> tuple[int, list[str]]:
         mine = [(game, finished) for (game, _), (owner, finished) in self.state.seats.items() if owner == account]
         return sum(1 for _, finished in mine if finished), sorted({game for game, finished in mine if not finished})

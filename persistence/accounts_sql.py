@@ -164,11 +164,6 @@ class SqlAccounts(AccountStore):
         return [_key(row) for row in self._rows(sa.select(api_keys).where(api_keys.c.account == account)
                                                 .order_by(api_keys.c.created_at, api_keys.c.prefix))]
 
-    def seats_of_game(self, game_id: str) -> dict[int, str]:
-        rows = self._rows(sa.select(account_seats.c.seat, account_seats.c.account)
-                          .where(account_seats.c.game_id == game_id))
-        return {row.seat: row.account for row in rows}
-
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
         return self.store._read(lambda connection: SqlAccountWrites(connection).playing(accounts))
 
