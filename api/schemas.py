@@ -89,6 +89,10 @@ class JsonInteger(fields.Integer):
 class Timestamp(fields.DateTime):
     """A moment, written as every one Cardhall writes (service.timestamps): RFC 3339, UTC, milliseconds, ``Z``."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"example": "2026-12-01T09:00:30.000Z", **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
     def _serialize(self, value: dt.datetime | None, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
         return None if value is None else timestamp(value)
 
@@ -328,7 +332,7 @@ class EventSchema(ma.Schema):
     type = fields.String(metadata={"example": "CardPlayed"})
     seat = fields.Integer(allow_none=True)
     data = fields.Dict(allow_none=True, metadata={"description": "null where hidden from this viewer"})
-    recorded_at = fields.String(metadata={"format": "date-time", "example": "2026-11-29T14:05:12.123Z"})
+    recorded_at = fields.String(metadata={"format": "date-time", "example": "2026-12-01T09:00:30.000Z"})
 
 
 class MoveResultSchema(ViewSchema):
