@@ -11,7 +11,6 @@ from collections.abc import Iterable
 
 SUITS = "CDHS"
 RANKS = "A23456789TJQK"
-RED = frozenset("DH")
 BLACK = frozenset("CS")
 DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 DECK_SET = frozenset(DECK)
@@ -25,24 +24,12 @@ def is_card(code: object) -> bool:
     return isinstance(code, str) and code in DECK_SET
 
 
-def rank_of(card: str) -> str:
-    """The rank character of a card code."""
-    return card[0]
-
-
-def suit_of(card: str) -> str:
-    """The suit character of a card code."""
-    return card[1]
 
 
 def is_suit(code: object) -> bool:
     """Whether ``code`` is one of the four suit letters."""
     return isinstance(code, str) and len(code) == 1 and code in SUITS
 
-
-def colour_of(suit: str) -> str:
-    """``red`` for hearts and diamonds, ``black`` for clubs and spades."""
-    return "red" if suit in RED else "black"
 
 
 def partner_suit(suit: str) -> str:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -81,13 +80,7 @@ class Shuffled(Event):
         return {"order": None, "salt": None, "commitment": self.commitment}
 
 
-HEX64 = re.compile(r"[0-9a-f]{64}")
 SHUFFLE_LABEL = "cardhall-shuffle/1"
-
-
-def is_entropy(value: object) -> bool:
-    """Whether ``value`` is 64 lower-case hex characters (32 bytes): a server seed or a seat's entropy."""
-    return isinstance(value, str) and HEX64.fullmatch(value) is not None
 
 
 def seed_hash(server_seed: str) -> str:
