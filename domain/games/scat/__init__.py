@@ -36,7 +36,7 @@ from domain.errors import InvalidOptions
 from domain.events import Event, event_data
 from domain.game import ChanceRequest, EventCapReached, Game, HouseBot
 from domain.games.scat import bots
-from domain.games.scat.decide import decide, default_moves, legal_moves, to_act
+from domain.games.scat.decide import decide, default_moves, legal_moves, out_of_turn, to_act
 from domain.games.scat.events import EVENTS, CardDrawn, DealerDrawShuffled, DeckShuffled
 from domain.games.scat.moves import MOVES
 from domain.games.scat.rules import (
@@ -97,6 +97,10 @@ class Scat(Game):
     def legal_moves(self, state: ScatState, seat: int) -> list[Move]:
         """Every move ``seat`` may make now, a declared 31 out of turn included."""
         return legal_moves(state, seat)
+
+    def out_of_turn(self, state: ScatState, players: int) -> tuple[int, ...]:
+        """The seats not on turn holding a 31 they may declare (S11)."""
+        return out_of_turn(state)
 
     def decide(self, state: ScatState, seat: int, move: Move) -> list[Event]:
         """The events ``move`` sets off, or the typed error refusing it."""

@@ -84,6 +84,15 @@ def legal_moves(state: ScatState, seat: int) -> list[Move]:
     return moves
 
 
+def out_of_turn(state: ScatState) -> tuple[int, ...]:
+    """The seats not on turn that may declare 31 now (S11)."""
+    seats = ()
+    for seat in range(state.rules.players):
+        if seat != state.turn and _may_declare(state, seat):
+            seats += (seat,)
+    return seats
+
+
 def default_moves(state: ScatState, seat: int) -> list[Move]:
     """What the server plays for a seat whose turn timed out: a draw from the stock and a discard
     of the card drawn; with the stock empty after a knock (S7) a draw from the discard pile and a
