@@ -130,7 +130,8 @@ def test_an_out_of_turn_answer_missing_a_seat_legal_moves_offers_is_found():
     def out_of_turn(self, state: CraitsState, players: int) -> tuple[int, ...]:
         return ()  # (a seat may call out one who did not announce a last card, C12)
 
-    assert re.search(r"out_of_turn names seats \[\], but legal_moves offers seats \[\d", refusal(craits_but(out_of_turn=out_of_turn)))
+    message = refusal(craits_but(out_of_turn=out_of_turn))
+    assert re.search(r"out_of_turn names seats \[\], but legal_moves offers seats \[\d", message)
 
 
 def test_a_state_that_does_not_survive_a_snapshot_is_found():

@@ -25,11 +25,17 @@ def _must_be_on_turn(state: CraitsState, seat: int, what: str) -> None:
         raise IllegalMove(f"seat {seat} must first choose the suit for the up-card {state.discard[-1]}", rule="C6")
 
 
+#: The cards that may be played on each top card under each active suit outside a crank (C7: ``matches``), so that
+#: a hand's playable cards are found without a call a card.
+_MATCHING = {(top, suit): frozenset(card for card in DECK if matches(card, top, suit))
+             for top in DECK for suit in (*SUITS, None)}
+
+
 def _playable(state: CraitsState, hand: tuple[str, ...]) -> list[str]:
     if state.crank:
         return [card for card in hand if card[0] in CRANK_VALUE]
-    top, suit = state.discard[-1], state.active_suit
-    return [card for card in hand if matches(card, top, suit)]
+    matching = _MATCHING[state.discard[-1], state.active_suit]
+    return [card for card in hand if card in matching]
 
 
 def _check_play_shape(move: Play) -> None:
@@ -126,19 +132,20 @@ def _suits_named(card: str) -> tuple[str | None, ...]:
     return (None,)
 
 
-#: Each card's plays, by whether the hand holds two cards (each play announced or not, C12) and whether a
-#: crank runs (no suit named, C11).
-_CARD_PLAYS = {(card, two_left, crank): tuple(_PLAYS[card, suit, announce]
-                                              for suit in ((None,) if crank else _suits_named(card))
-                                              for announce in ((False, True) if two_left else (False,)))
-               for card in DECK for two_left in (False, True) for crank in (False, True)}
+#: By whether the hand holds two cards (each play announced or not, C12) and whether a crank runs (no suit
+#: named, C11): each card's plays.
+_CARD_PLAYS = {(two_left, crank): {card: tuple(_PLAYS[card, suit, announce]
+                                               for suit in ((None,) if crank else _suits_named(card))
+                                               for announce in ((False, True) if two_left else (False,)))
+                                   for card in DECK}
+               for two_left in (False, True) for crank in (False, True)}
 
 
 def _legal_plays(state: CraitsState, hand: tuple[str, ...]) -> list[Move]:
-    two_left, crank = len(hand) == 2, bool(state.crank)
+    plays = _CARD_PLAYS[len(hand) == 2, bool(state.crank)]
     moves: list[Move] = []
     for card in _playable(state, hand):
-        moves += _CARD_PLAYS[card, two_left, crank]
+        moves += plays[card]
     return moves
 
 
@@ -153,9 +160,10 @@ def legal_moves(state: CraitsState, seat: int) -> list[Move]:
             moves.extend(_CHOICES[suit] for suit in (SUITS if up[0] == "8" else nine_suits(up)))
         else:
             moves.extend(_legal_plays(state, state.hands[seat]) or [_DRAW])
-    if seat in state.unannounced:
-        moves.append(_ANNOUNCE)
-    moves.extend(_CALLS[target] for target in state.unannounced if target != seat)
+    if state.unannounced:
+        if seat in state.unannounced:
+            moves.append(_ANNOUNCE)
+        moves.extend(_CALLS[target] for target in state.unannounced if target != seat)
     return moves
 
 
