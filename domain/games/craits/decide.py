@@ -66,7 +66,7 @@ def _decide_play(state: CraitsState, seat: int, move: Play) -> list[Event]:
             raise IllegalMove(f"a 9 keeps its suit or switches to the other suit of its colour, not {suit}", rule="C10")
     if move.announce and len(hand) != 2:
         raise IllegalMove("only a play that leaves exactly one card can be announced", rule="C12")
-    return [CardPlayed(seat, card=card, suit=suit, announced=move.announce)]
+    return [_PLAYED[seat, card, suit, move.announce]]
 
 
 def _decide_draw(state: CraitsState, seat: int, move: Draw) -> list[Event]:
@@ -75,7 +75,7 @@ def _decide_draw(state: CraitsState, seat: int, move: Draw) -> list[Event]:
         if state.crank:
             raise IllegalMove("you hold an ace or a 2 and must answer the crank", rule="C11")
         raise IllegalMove("you can play a card, so you must: drawing is only for a player who cannot", rule="C8")
-    return [CardsDrawn(seat, count=state.crank or 1)]
+    return [_DREW_ONE[seat] if not state.crank else CardsDrawn(seat, count=state.crank)]
 
 
 def _decide_choose_suit(state: CraitsState, seat: int, move: ChooseSuit) -> list[Event]:
@@ -121,6 +121,14 @@ _PLAYS = {(card, suit, announce): Play(card, suit, announce)
 _DRAW, _ANNOUNCE = Draw(), Announce()
 _CALLS = tuple(Call(target) for target in range(5))
 _CHOICES = {suit: ChooseSuit(suit) for suit in SUITS}
+#: Events are immutable too: every seat's play of every card with each suit it may leave active (an 8 names one,
+#: a 9 its own or its partner, C10), and its draw of one card, the events of almost every decision, are built once
+#: and shared (making a frozen dataclass costs about as much as the rest of deciding the move).
+_PLAYED = {(seat, card, suit, announced): CardPlayed(seat, card=card, suit=suit, announced=announced)
+           for seat in range(5) for card in DECK
+           for suit in (SUITS if card[0] == "8" else nine_suits(card) if card[0] == "9" else (None,))
+           for announced in (False, True)}
+_DREW_ONE = tuple(CardsDrawn(seat, count=1) for seat in range(5))
 
 
 def _suits_named(card: str) -> tuple[str | None, ...]:
