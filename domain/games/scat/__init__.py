@@ -29,6 +29,7 @@ stand beside their rules in ``docs/rules/scat.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from domain.cards import DECK
@@ -58,6 +59,16 @@ from domain.options import OptionSpec, first_dealer
 __all__ = ["GAME", "CappedScat", "Scat", "ScatState", "hand_value"]
 
 
+#: Requests are immutable, so each is made once (a frozen dataclass costs as much to make as a decision's events).
+_DEALER_DRAW = ChanceRequest("dealer_draw", DECK, DealerDrawShuffled)
+
+
+@cache
+def _deal(number: int) -> ChanceRequest:
+    """The request for the shuffle of deal ``number``."""
+    return ChanceRequest("deal", DECK, DeckShuffled, deal=number)
+
+
 class Scat(Game):
     """Scat (31, Blitz): draw and discard towards 31 in one suit; the lowest hand loses a life."""
 
@@ -85,9 +96,9 @@ class Scat(Game):
     def chance(self, state: ScatState) -> ChanceRequest | None:
         """The dealer draw or the next deal, when the game waits for one."""
         if state.phase == DEALER_DRAW:
-            return ChanceRequest("dealer_draw", DECK, DealerDrawShuffled)
+            return _DEALER_DRAW
         if state.phase == DEAL:
-            return ChanceRequest("deal", DECK, DeckShuffled, deal=state.hand_number)
+            return _deal(state.hand_number)
         return None
 
     def to_act(self, state: ScatState) -> tuple[int, ...]:

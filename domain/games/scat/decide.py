@@ -52,10 +52,13 @@ _DRAWS = {source: Draw(source) for source in (STOCK, DISCARD_PILE)}
 _DISCARDS = {card: Discard(card) for card in DECK}
 _KNOCK, _THROW_DOWN, _DECLARE_31 = Knock(), ThrowDown(), Declare31()
 #: Events are immutable too: every seat's draw of every card and discard of it, the events of almost every
-#: decision, are built once and shared (making a frozen dataclass costs as much as a hand's value).
+#: decision, and its knock and the void hand, those of almost every hand, are built once and shared (making a
+#: frozen dataclass costs as much as a hand's value).
 _DRAWN = {(seat, source, card): CardDrawn(seat, source=source, card=card)
           for seat in range(MAX_PLAYERS) for source in (STOCK, DISCARD_PILE) for card in DECK}
 _DISCARDED = {(seat, card): CardDiscarded(seat, card=card) for seat in range(MAX_PLAYERS) for card in DECK}
+_KNOCKED = tuple(Knocked(seat) for seat in range(MAX_PLAYERS))
+_VOIDED = HandVoided(None)
 
 
 def to_act(state: ScatState) -> tuple[int, ...]:
@@ -142,7 +145,7 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
     if phase == SHOWDOWN:
         return [discarded, _showdown(evolve(state, discarded), "showdown")]
     if phase not in PLAYING:
-        return [discarded, HandVoided(None)]
+        return [discarded, _VOIDED]
     return [discarded]
 
 
@@ -154,7 +157,7 @@ def _knock(state: ScatState, seat: int) -> list[Event]:
     value = value_of(state, state.hands[seat])
     if value < state.rules.min_knock:
         raise IllegalMove(f"a knock needs a hand worth {state.rules.min_knock}; yours is {value}", rule="S9")
-    return [Knocked(seat)]
+    return [_KNOCKED[seat]]
 
 
 def _throw_down(state: ScatState, seat: int) -> list[Event]:
