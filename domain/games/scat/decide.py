@@ -81,7 +81,7 @@ def legal_moves(state: ScatState, seat: int) -> list[Move]:
         if _may_throw_down(state):
             moves.append(_THROW_DOWN)
     elif state.phase == DISCARD:
-        moves.extend(_DISCARDS[card] for card in state.hands[seat] if card != state.taken)
+        moves = [_DISCARDS[card] for card in state.hands[seat] if card != state.taken]
     if _may_declare(state, seat):
         moves.append(_DECLARE_31)
     return moves
