@@ -228,8 +228,9 @@ def _dealer_drawn(draft: _Draft, event: DealerDrawShuffled) -> None:
 
 def _card_played(draft: _Draft, event: CardPlayed) -> None:
     seat, card = event.seat, event.card
-    hand = tuple(c for c in draft.hands[seat] if c != card)
-    draft.hands[seat] = hand
+    hand = list(draft.hands[seat])  # (one deck: the card is in the hand once)
+    hand.remove(card)
+    draft.hands[seat] = hand = tuple(hand)
     draft.discard += (card,)
     draft.active_suit = event.suit or card[1]
     draft.passes = 0
