@@ -274,15 +274,11 @@ class Match:
         if self.status != tables.ACTIVE:
             return
         game, state, bots = self.game, self.state, self._bots
-        to_act = game.to_act(state)
-        for seat, bot in enumerate(bots):
-            if bot or seat in to_act or seat in self.declined:
-                continue
-            moves = game.legal_moves(state, seat)
-            if moves:
-                self.seat, self.moves, self.may_pass = seat, moves, True
+        for seat in game.out_of_turn(state, len(bots)):  # (almost always none: the game answers from its state)
+            if not bots[seat] and seat not in self.declined:
+                self.seat, self.moves, self.may_pass = seat, game.legal_moves(state, seat), True
                 return
-        for seat in to_act:
+        for seat in game.to_act(state):
             if not bots[seat]:
                 self.seat, self.moves = seat, game.legal_moves(state, seat)
                 return

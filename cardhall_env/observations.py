@@ -10,11 +10,12 @@ is its index in ``AC 2C … KS`` (suits ``CDHS``, ranks ``A23456789TJQK``).
 A vector is written into a copy of a zero ``array('f')`` and handed out as a NumPy
 view of it (writing a Python array's items costs a third of writing a NumPy
 array's). The cards under the discard pile's top, the most slots to write, come
-from :func:`below_top`, which remembers the last pile it was asked for. Slots in a
-row — the per-seat blocks of numbers and the closing scalars — are written by one
-``struct`` pack each (five slots packed cost ~60 % of the instructions of five
-written one by one), and a card's 1 is written as ``1.0`` (an int is converted
-first).
+from :func:`below_top`, which remembers the last pile it was asked for. The per-seat
+blocks of numbers are written seat by seat in the observer's order (``SEATS_FROM``),
+two slots a seat; the closing scalars by one ``struct`` pack (five slots packed cost
+~60 % of the instructions of five written one by one, but a pack of rotated blocks
+costs more in building its arguments than writing them); a card's 1 is written as
+``1.0`` (an int is converted first).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import struct
 from array import array
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -103,15 +103,15 @@ _C = _offsets(CRAITS_LAYOUT)
 _C_ZEROS = array("f", bytes(4 * _C["size"]))
 _C_TOP, _C_DISCARD, _C_SUIT = _C["top_card"], _C["discard"], _C["active_suit"]
 _C_SIZES, _C_TURN, _C_DEALER = _C["hand_sizes"], _C["turn"], _C["dealer"]
-_C_SEATS = (("unannounced", _C["unannounced"]), ("announced", _C["announced"]), ("skip_next", _C["skip_next"]))
+_C_SCORES, _C_UNANNOUNCED, _C_ANNOUNCED, _C_SKIP = _C["scores"], _C["unannounced"], _C["announced"], _C["skip_next"]
 #: The closing scalars, in a row: choosing_suit, crank, direction, draw_pile, round, rounds.
 _C_CLOSING, _C_CLOSING_AT = struct.Struct("6f"), 4 * _C["choosing_suit"]
 
 
-@cache
-def _two_blocks(seats: int, players: int) -> struct.Struct:
-    """Two per-seat blocks of ``seats`` slots one after the other, ``players`` of each written, the rest left 0."""
-    return struct.Struct(f"{players}f{4 * (seats - players)}x{players}f")
+#: By player count and observer: each relative slot with the seat it shows (slot 0 the observer, then the seats to
+#: its left), for tables up to either game's largest.
+SEATS_FROM = {players: tuple(tuple((slot, (seat + slot) % players) for slot in range(players)) for seat in range(players))
+              for players in range(1, 10)}
 
 
 def craits_vector(state: Any, seat: int) -> np.ndarray:
@@ -127,12 +127,16 @@ def craits_vector(state: Any, seat: int) -> np.ndarray:
         obs[_C_DISCARD : _C_DISCARD + 52] = below_top(discard)
     if state.active_suit is not None:
         obs[_C_SUIT + SUIT[state.active_suit]] = 1.0
-    scores = state.scores  # (hand sizes, then scores, from the seat itself on)
-    _two_blocks(CRAITS_SEATS, players).pack_into(obs, 4 * _C_SIZES, *map(len, hands[seat:]), *map(len, hands[:seat]),
-                                            *scores[seat:], *scores[:seat])
-    for name, at in _C_SEATS:
-        for other in getattr(state, name):
-            obs[at + (other - seat) % players] = 1.0
+    scores = state.scores
+    for at, other in SEATS_FROM[players][seat]:
+        obs[_C_SIZES + at] = len(hands[other])
+        obs[_C_SCORES + at] = scores[other]
+    for other in state.unannounced:
+        obs[_C_UNANNOUNCED + (other - seat) % players] = 1.0
+    for other in state.announced:
+        obs[_C_ANNOUNCED + (other - seat) % players] = 1.0
+    for other in state.skip_next:
+        obs[_C_SKIP + (other - seat) % players] = 1.0
     if state.turn is not None:
         obs[_C_TURN + (state.turn - seat) % players] = 1.0
     if state.dealer is not None:
@@ -167,7 +171,7 @@ _S_ZEROS = array("f", bytes(4 * _S["size"]))
 #: By card, its slot in each card block (the offset added once here, not at each decision).
 _S_TOP, _S_DISCARD, _S_TAKEN = ({card: _S[name] + index for card, index in CARD.items()}
                                 for name in ("top_card", "discard", "taken_from_discard"))
-_S_LIVES, _S_TURN, _S_KNOCKER, _S_DEALER = (_S[name] for name in ("lives", "turn", "knocker", "dealer"))
+_S_LIVES, _S_OUT, _S_TURN, _S_KNOCKER, _S_DEALER = (_S[name] for name in ("lives", "out", "turn", "knocker", "dealer"))
 #: The closing scalars, in a row: stock, drawing, discarding, hand_value, hand_number.
 _S_CLOSING, _S_CLOSING_AT = struct.Struct("5f"), 4 * _S["stock"]
 
@@ -186,8 +190,11 @@ def scat_vector(state: Any, seat: int) -> np.ndarray:
             obs[_S_DISCARD[card]] = 1.0
     if state.taken is not None:
         obs[_S_TAKEN[state.taken]] = 1.0
-    lives, out = state.lives, state.out  # (lives, then out, from the seat itself on)
-    _two_blocks(SCAT_SEATS, players).pack_into(obs, 4 * _S_LIVES, *lives[seat:], *lives[:seat], *out[seat:], *out[:seat])
+    lives, out = state.lives, state.out
+    for at, other in SEATS_FROM[players][seat]:
+        obs[_S_LIVES + at] = lives[other]
+        if out[other]:
+            obs[_S_OUT + at] = 1.0
     if state.turn is not None:
         obs[_S_TURN + (state.turn - seat) % players] = 1.0
     if state.knocker is not None:

@@ -8,6 +8,8 @@ interface alone, drawing every chance outcome itself, and checks at every step:
   classes, read back from their stored form equal, and ``evolve`` takes them;
 * **the game goes on**: while it is not over it waits for a chance outcome or for a
   seat with a legal move; ``result`` is None until the end, then names the winners;
+* **out of turn is what legal_moves offers**: ``out_of_turn`` names, in seat order, the seats
+  not to act that ``legal_moves`` offers a move;
 * **default moves are legal**: for each seat to act, the moves a timed-out turn plays
   (``default_moves``) are each listed when played, with no chance outcome between;
 * **house bots move legally**: the game's own bots (``house_bot``) pick a listed move;
@@ -158,6 +160,9 @@ class _Run:
             if moves:
                 self.check_house_bots(seat, to_act, moves)
         others = [seat for seat in range(self.players) if seat not in to_act and offered[seat]]
+        if list(game.out_of_turn(state, self.players)) != others:
+            raise self.fail(f"out_of_turn names seats {list(game.out_of_turn(state, self.players))}, but legal_moves "
+                            f"offers seats {others} not to act a move")
         if not to_act and not others:
             raise self.fail("the game is not over, waits for no chance outcome and offers nobody a move")
         seat = self.rng.choice(others if others and (not to_act or self.rng.random() < OUT_OF_TURN) else to_act)

@@ -11,6 +11,8 @@ is. A game is decided and evolved purely:
 * ``legal_moves(state, seat)`` lists every move the seat may make now,
   out-of-turn moves included; ``decide(state, seat, move)`` returns the events
   a move sets off or raises a typed error naming the rule broken;
+  ``out_of_turn(state, players)`` names the seats offered a move out of turn
+  (by default, from ``legal_moves``);
 * ``evolve(state, event)`` folds one event into the state;
 * ``view(state, seat, reveal_all)`` renders what a seat (or a spectator, seat
   ``None``) may see; ``redact(event, seat, reveal_all)`` likewise for one event;
@@ -195,6 +197,14 @@ class Game(abc.ABC):
         """The result once the game is over (``winners``, a list of seats, and the game's totals), else None."""
 
     # -- defaults a game may override -------------------------------------
+    def out_of_turn(self, state: Any, players: int) -> tuple[int, ...]:
+        """The seats not to act that :meth:`legal_moves` offers a move now (an announce, a call-out, a declared
+        31), in seat order. This asks ``legal_moves`` of each; a game may answer from its state alone, cheaply
+        (the local environment asks at every decision, and the answer is almost always none), as long as it
+        names the same seats (the conformance kit checks it)."""
+        to_act = self.to_act(state)
+        return tuple(seat for seat in range(players) if seat not in to_act and self.legal_moves(state, seat))
+
     def house_bot(self, kind: str) -> HouseBot | None:
         """This game's own play for house bots of ``kind`` (``greedy``; ``random`` is every game's and never
         asked): a :data:`HouseBot`. None, as here, has such a bot play at random (``bots``)."""

@@ -126,6 +126,14 @@ def test_a_listed_move_the_rules_refuse_is_found():
     assert "listed move {'type': 'draw'} is refused" in refusal(craits_but(legal_moves=legal_moves))
 
 
+def test_an_out_of_turn_answer_missing_a_seat_legal_moves_offers_is_found():
+    def out_of_turn(self, state: CraitsState, players: int) -> tuple[int, ...]:
+        return ()  # (a seat may call out one who did not announce a last card, C12)
+
+    message = refusal(craits_but(out_of_turn=out_of_turn))
+    assert re.search(r"out_of_turn names seats \[\], but legal_moves offers seats \[\d", message)
+
+
 def test_a_state_that_does_not_survive_a_snapshot_is_found():
     def decode_state(self, data: Any) -> CraitsState:
         return dataclasses.replace(Craits.decode_state(self, data), crank=0)

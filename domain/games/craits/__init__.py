@@ -140,6 +140,13 @@ class Craits(Game):
         """Every move ``seat`` may make now, announce and call-outs included."""
         return legal_moves(state, seat)
 
+    def out_of_turn(self, state: CraitsState, players: int) -> tuple[int, ...]:
+        """Every seat but the one on turn while a seat may be called out (C12): it may call that seat out, or
+        announce if it is that seat; else none."""
+        if not state.unannounced or state.phase != PLAY or state.pending:
+            return ()
+        return tuple(seat for seat in range(players) if seat != state.turn)
+
     def decide(self, state: CraitsState, seat: int, move: Move) -> list[Event]:
         """The events ``move`` sets off, or the typed error refusing it."""
         return decide(state, seat, move)

@@ -25,11 +25,17 @@ def _must_be_on_turn(state: CraitsState, seat: int, what: str) -> None:
         raise IllegalMove(f"seat {seat} must first choose the suit for the up-card {state.discard[-1]}", rule="C6")
 
 
+#: The cards that may be played on each top card under each active suit outside a crank (C7: ``matches``), so that
+#: a hand's playable cards are found without a call a card.
+_MATCHING = {(top, suit): frozenset(card for card in DECK if matches(card, top, suit))
+             for top in DECK for suit in (*SUITS, None)}
+
+
 def _playable(state: CraitsState, hand: tuple[str, ...]) -> list[str]:
     if state.crank:
         return [card for card in hand if card[0] in CRANK_VALUE]
-    top, suit = state.discard[-1], state.active_suit
-    return [card for card in hand if matches(card, top, suit)]
+    matching = _MATCHING[state.discard[-1], state.active_suit]
+    return [card for card in hand if card in matching]
 
 
 def _check_play_shape(move: Play) -> None:
@@ -60,7 +66,7 @@ def _decide_play(state: CraitsState, seat: int, move: Play) -> list[Event]:
             raise IllegalMove(f"a 9 keeps its suit or switches to the other suit of its colour, not {suit}", rule="C10")
     if move.announce and len(hand) != 2:
         raise IllegalMove("only a play that leaves exactly one card can be announced", rule="C12")
-    return [CardPlayed(seat, card=card, suit=suit, announced=move.announce)]
+    return [_PLAYED[seat, card, suit, move.announce]]
 
 
 def _decide_draw(state: CraitsState, seat: int, move: Draw) -> list[Event]:
@@ -69,7 +75,7 @@ def _decide_draw(state: CraitsState, seat: int, move: Draw) -> list[Event]:
         if state.crank:
             raise IllegalMove("you hold an ace or a 2 and must answer the crank", rule="C11")
         raise IllegalMove("you can play a card, so you must: drawing is only for a player who cannot", rule="C8")
-    return [CardsDrawn(seat, count=state.crank or 1)]
+    return [_DREW_ONE[seat] if not state.crank else CardsDrawn(seat, count=state.crank)]
 
 
 def _decide_choose_suit(state: CraitsState, seat: int, move: ChooseSuit) -> list[Event]:
@@ -115,6 +121,14 @@ _PLAYS = {(card, suit, announce): Play(card, suit, announce)
 _DRAW, _ANNOUNCE = Draw(), Announce()
 _CALLS = tuple(Call(target) for target in range(5))
 _CHOICES = {suit: ChooseSuit(suit) for suit in SUITS}
+#: Events are immutable too: every seat's play of every card with each suit it may leave active (an 8 names one,
+#: a 9 its own or its partner, C10), and its draw of one card, the events of almost every decision, are built once
+#: and shared (making a frozen dataclass costs about as much as the rest of deciding the move).
+_PLAYED = {(seat, card, suit, announced): CardPlayed(seat, card=card, suit=suit, announced=announced)
+           for seat in range(5) for card in DECK
+           for suit in (SUITS if card[0] == "8" else nine_suits(card) if card[0] == "9" else (None,))
+           for announced in (False, True)}
+_DREW_ONE = tuple(CardsDrawn(seat, count=1) for seat in range(5))
 
 
 def _suits_named(card: str) -> tuple[str | None, ...]:
@@ -126,19 +140,20 @@ def _suits_named(card: str) -> tuple[str | None, ...]:
     return (None,)
 
 
-#: Each card's plays, by whether the hand holds two cards (each play announced or not, C12) and whether a
-#: crank runs (no suit named, C11).
-_CARD_PLAYS = {(card, two_left, crank): tuple(_PLAYS[card, suit, announce]
-                                              for suit in ((None,) if crank else _suits_named(card))
-                                              for announce in ((False, True) if two_left else (False,)))
-               for card in DECK for two_left in (False, True) for crank in (False, True)}
+#: By whether the hand holds two cards (each play announced or not, C12) and whether a crank runs (no suit
+#: named, C11): each card's plays.
+_CARD_PLAYS = {(two_left, crank): {card: tuple(_PLAYS[card, suit, announce]
+                                               for suit in ((None,) if crank else _suits_named(card))
+                                               for announce in ((False, True) if two_left else (False,)))
+                                   for card in DECK}
+               for two_left in (False, True) for crank in (False, True)}
 
 
 def _legal_plays(state: CraitsState, hand: tuple[str, ...]) -> list[Move]:
-    two_left, crank = len(hand) == 2, bool(state.crank)
+    plays = _CARD_PLAYS[len(hand) == 2, bool(state.crank)]
     moves: list[Move] = []
     for card in _playable(state, hand):
-        moves += _CARD_PLAYS[card, two_left, crank]
+        moves += plays[card]
     return moves
 
 
@@ -153,9 +168,10 @@ def legal_moves(state: CraitsState, seat: int) -> list[Move]:
             moves.extend(_CHOICES[suit] for suit in (SUITS if up[0] == "8" else nine_suits(up)))
         else:
             moves.extend(_legal_plays(state, state.hands[seat]) or [_DRAW])
-    if seat in state.unannounced:
-        moves.append(_ANNOUNCE)
-    moves.extend(_CALLS[target] for target in state.unannounced if target != seat)
+    if state.unannounced:
+        if seat in state.unannounced:
+            moves.append(_ANNOUNCE)
+        moves.extend(_CALLS[target] for target in state.unannounced if target != seat)
     return moves
 
 

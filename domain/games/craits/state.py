@@ -228,7 +228,10 @@ def _dealer_drawn(draft: _Draft, event: DealerDrawShuffled) -> None:
 
 def _card_played(draft: _Draft, event: CardPlayed) -> None:
     seat, card = event.seat, event.card
-    hand = tuple(c for c in draft.hands[seat] if c != card)
+    hand = draft.hands[seat]
+    if card in hand:  # (one deck: there once; a fold of a log from another world takes a card it does not hold as none)
+        at = hand.index(card)
+        hand = hand[:at] + hand[at + 1 :]
     draft.hands[seat] = hand
     draft.discard += (card,)
     draft.active_suit = event.suit or card[1]

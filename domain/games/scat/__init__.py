@@ -29,6 +29,7 @@ stand beside their rules in ``docs/rules/scat.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from domain.cards import DECK
@@ -36,7 +37,7 @@ from domain.errors import InvalidOptions
 from domain.events import Event, event_data
 from domain.game import ChanceRequest, EventCapReached, Game, HouseBot
 from domain.games.scat import bots
-from domain.games.scat.decide import decide, default_moves, legal_moves, to_act
+from domain.games.scat.decide import decide, default_moves, legal_moves, out_of_turn, to_act
 from domain.games.scat.events import EVENTS, CardDrawn, DealerDrawShuffled, DeckShuffled
 from domain.games.scat.moves import MOVES
 from domain.games.scat.rules import (
@@ -56,6 +57,16 @@ from domain.moves import Move
 from domain.options import OptionSpec, first_dealer
 
 __all__ = ["GAME", "CappedScat", "Scat", "ScatState", "hand_value"]
+
+
+#: Requests are immutable, so each is made once (a frozen dataclass costs as much to make as a decision's events).
+_DEALER_DRAW = ChanceRequest("dealer_draw", DECK, DealerDrawShuffled)
+
+
+@cache
+def _deal(number: int) -> ChanceRequest:
+    """The request for the shuffle of deal ``number``."""
+    return ChanceRequest("deal", DECK, DeckShuffled, deal=number)
 
 
 class Scat(Game):
@@ -85,9 +96,9 @@ class Scat(Game):
     def chance(self, state: ScatState) -> ChanceRequest | None:
         """The dealer draw or the next deal, when the game waits for one."""
         if state.phase == DEALER_DRAW:
-            return ChanceRequest("dealer_draw", DECK, DealerDrawShuffled)
+            return _DEALER_DRAW
         if state.phase == DEAL:
-            return ChanceRequest("deal", DECK, DeckShuffled, deal=state.hand_number)
+            return _deal(state.hand_number)
         return None
 
     def to_act(self, state: ScatState) -> tuple[int, ...]:
@@ -97,6 +108,10 @@ class Scat(Game):
     def legal_moves(self, state: ScatState, seat: int) -> list[Move]:
         """Every move ``seat`` may make now, a declared 31 out of turn included."""
         return legal_moves(state, seat)
+
+    def out_of_turn(self, state: ScatState, players: int) -> tuple[int, ...]:
+        """The seats not on turn holding a 31 they may declare (S11)."""
+        return out_of_turn(state)
 
     def decide(self, state: ScatState, seat: int, move: Move) -> list[Event]:
         """The events ``move`` sets off, or the typed error refusing it."""

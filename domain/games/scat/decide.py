@@ -52,10 +52,13 @@ _DRAWS = {source: Draw(source) for source in (STOCK, DISCARD_PILE)}
 _DISCARDS = {card: Discard(card) for card in DECK}
 _KNOCK, _THROW_DOWN, _DECLARE_31 = Knock(), ThrowDown(), Declare31()
 #: Events are immutable too: every seat's draw of every card and discard of it, the events of almost every
-#: decision, are built once and shared (making a frozen dataclass costs as much as a hand's value).
+#: decision, and its knock and the void hand, those of almost every hand, are built once and shared (making a
+#: frozen dataclass costs as much as a hand's value).
 _DRAWN = {(seat, source, card): CardDrawn(seat, source=source, card=card)
           for seat in range(MAX_PLAYERS) for source in (STOCK, DISCARD_PILE) for card in DECK}
 _DISCARDED = {(seat, card): CardDiscarded(seat, card=card) for seat in range(MAX_PLAYERS) for card in DECK}
+_KNOCKED = tuple(Knocked(seat) for seat in range(MAX_PLAYERS))
+_VOIDED = HandVoided(None)
 
 
 def to_act(state: ScatState) -> tuple[int, ...]:
@@ -78,10 +81,19 @@ def legal_moves(state: ScatState, seat: int) -> list[Move]:
         if _may_throw_down(state):
             moves.append(_THROW_DOWN)
     elif state.phase == DISCARD:
-        moves.extend(_DISCARDS[card] for card in state.hands[seat] if card != state.taken)
+        moves = [_DISCARDS[card] for card in state.hands[seat] if card != state.taken]
     if _may_declare(state, seat):
         moves.append(_DECLARE_31)
     return moves
+
+
+def out_of_turn(state: ScatState) -> tuple[int, ...]:
+    """The seats not on turn that may declare 31 now (S11)."""
+    seats = ()
+    for seat in range(state.rules.players):
+        if seat != state.turn and _may_declare(state, seat):
+            seats += (seat,)
+    return seats
 
 
 def default_moves(state: ScatState, seat: int) -> list[Move]:
@@ -133,7 +145,7 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
     if phase == SHOWDOWN:
         return [discarded, _showdown(evolve(state, discarded), "showdown")]
     if phase not in PLAYING:
-        return [discarded, HandVoided(None)]
+        return [discarded, _VOIDED]
     return [discarded]
 
 
@@ -145,7 +157,7 @@ def _knock(state: ScatState, seat: int) -> list[Event]:
     value = value_of(state, state.hands[seat])
     if value < state.rules.min_knock:
         raise IllegalMove(f"a knock needs a hand worth {state.rules.min_knock}; yours is {value}", rule="S9")
-    return [Knocked(seat)]
+    return [_KNOCKED[seat]]
 
 
 def _throw_down(state: ScatState, seat: int) -> list[Event]:
