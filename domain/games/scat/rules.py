@@ -34,10 +34,6 @@ MAX_EVENTS = 10_000
 SLOW_KNOCKS = ((20, 90), (24, 45), (31, 4))
 
 
-def card_points(card: str) -> int:
-    """A card's points in a suit total (S8)."""
-    return CARD_POINTS[card[0]]
-
 
 def _is_straight_flush(cards: Sequence[str]) -> bool:
     if len({card[1] for card in cards}) != 1:
