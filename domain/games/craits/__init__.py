@@ -52,6 +52,7 @@ from domain.games.craits.rules import (
     DEALER_DRAW,
     HAND_SIZES,
     MAX_EVENTS,
+    MAX_PLAYERS,
     OVER,
     PLAY,
     SHORT_ROUNDS,
@@ -97,7 +98,7 @@ class Craits(Game):
     name = "craits"
     title = "Craits"
     min_players = 2
-    max_players = 5
+    max_players = MAX_PLAYERS
     own_options = (
         first_dealer("C4"),
         OptionSpec("short", "bool", "Play only the first 8 rounds, 8 cards down to 1 (C3).", default=False),

@@ -13,7 +13,7 @@ from domain.games.craits.events import (
     SuitChosen,
 )
 from domain.games.craits.moves import Announce, Call, ChooseSuit, Draw, Play
-from domain.games.craits.rules import CRANK_VALUE, PLAY, matches, nine_suits
+from domain.games.craits.rules import CRANK_VALUE, MAX_PLAYERS, PLAY, matches, nine_suits
 from domain.games.craits.state import CraitsState
 from domain.moves import Move
 
@@ -119,16 +119,16 @@ _DECIDERS = {
 _PLAYS = {(card, suit, announce): Play(card, suit, announce)
           for card in DECK for suit in (None, *SUITS) for announce in (False, True)}
 _DRAW, _ANNOUNCE = Draw(), Announce()
-_CALLS = tuple(Call(target) for target in range(5))
+_CALLS = tuple(Call(target) for target in range(MAX_PLAYERS))
 _CHOICES = {suit: ChooseSuit(suit) for suit in SUITS}
 #: Events are immutable too: every seat's play of every card with each suit it may leave active (an 8 names one,
 #: a 9 its own or its partner, C10), and its draw of one card, the events of almost every decision, are built once
 #: and shared (making a frozen dataclass costs about as much as the rest of deciding the move).
 _PLAYED = {(seat, card, suit, announced): CardPlayed(seat, card=card, suit=suit, announced=announced)
-           for seat in range(5) for card in DECK
+           for seat in range(MAX_PLAYERS) for card in DECK
            for suit in (SUITS if card[0] == "8" else nine_suits(card) if card[0] == "9" else (None,))
            for announced in (False, True)}
-_DREW_ONE = tuple(CardsDrawn(seat, count=1) for seat in range(5))
+_DREW_ONE = tuple(CardsDrawn(seat, count=1) for seat in range(MAX_PLAYERS))
 
 
 def _suits_named(card: str) -> tuple[str | None, ...]:

@@ -7,6 +7,8 @@ from domain.cards import partner_suit
 #: Cards dealt per player in each round (C3); ``short`` plays the first eight.
 HAND_SIZES = (8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8)
 SHORT_ROUNDS = 8
+#: The most seats at a table.
+MAX_PLAYERS = 5
 
 #: Points a card left in hand scores (C14); 3s are settled by C15.
 CARD_POINTS = {"A": 1, "2": 20, "3": 0, "4": 15, "5": 30, "6": 30, "7": 20, "8": 50,
