@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-import secrets
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,7 +29,7 @@ from domain.events import Event
 from persistence.accounts import key_of
 from persistence.ladder import ladder_of
 from persistence.port import EventStore, IdempotencyRecord, Transaction, VersionConflict, as_utc
-from service.accounts import PLAY, AccountService, Caller
+from service.accounts import PLAY, AccountService, Caller, new_seat_token
 from service.chance import server_seed
 from service.errors import Forbidden, IdempotencyConflict, StaleVersion, Unauthorized
 from service.house import House
@@ -64,7 +63,7 @@ class GameService(GameQueries):
         *,
         clock: Callable[[], dt.datetime] = utcnow,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
-        new_token: Callable[[], str] = lambda: secrets.token_urlsafe(32),
+        new_token: Callable[[], str] = new_seat_token,
         max_wait: float = 30.0,
         shuffle_secret: str | None = None,
     ) -> None:

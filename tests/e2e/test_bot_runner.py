@@ -115,6 +115,7 @@ def test_the_runner_says_its_seat_and_token_and_resumes_a_seat_from_its_token(li
     with CardhallClient(live_server) as cardhall:
         game_id = cardhall.create_game("craits", 2, {"short": True, "seed": 3})["id"]
         token = cardhall.join(game_id, "ana")["token"]
+        assert token.startswith("chs_")  # (one token in 64 began with "-", and the runner took it for an option)
         cardhall.seat_bot(game_id, "greedy")
         code = main(["bot", "run", str(EXAMPLES / "random_craits.py"), "--server", live_server, "--game", game_id,
                      "--seat-token", token])
