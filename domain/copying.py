@@ -6,11 +6,14 @@ draft the new frozen state. Replay does this once an event, so its speed hangs o
 the copy: it is compiled once per class into straight-line code, as
 ``dataclasses.replace`` and a frozen dataclass's ``__init__`` slow replay down
 visibly (``bench/engine.py``, old and new in one run). The draft becomes the
-frozen state without a second copy (:func:`freezer`).
+frozen state without a second copy (:func:`freezer`). The values a fold or a
+decision makes often (a settlement, an event) are made the same way (:func:`maker`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -41,3 +44,20 @@ def freezer(draft: type, target: type) -> Callable[[Any], Any]:
         return value
 
     return freeze
+
+
+@functools.cache
+def maker(target: type) -> Callable[..., Any]:
+    """A function making a ``target`` (a frozen dataclass with slots) from all its fields, given in their order:
+    ``maker(target)(*values) == target(*values)``, at a third of the cost. A frozen dataclass's ``__init__`` stores
+    each field through ``object.__setattr__``; here they are plain stores into a subclass of ``target`` that
+    adds no slots and lets them be set, made ``target`` once they are all set (as :func:`freezer` does). Made once
+    per class."""
+    names = tuple(field.name for field in dataclasses.fields(target))
+    draft = type(f"{target.__name__}Draft", (target,),
+                 {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__})
+    stores = "".join(f" new.{name} = {name}\n" for name in names)
+    namespace = {"_new": object.__new__, "_draft": draft, "_target": target}
+    exec(f"def make({', '.join(names)}):\n new = _new(_draft)\n{stores} new.__class__ = _target\n return new\n",
+         namespace)
+    return namespace["make"]
