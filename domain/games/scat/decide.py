@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from domain.cards import DECK
+from domain.copying import maker
 from domain.errors import IllegalMove, NotYourTurn
 from domain.events import Event
 from domain.games.scat.events import (
@@ -27,7 +30,7 @@ from domain.games.scat.rules import (
     showdown_losses,
     thirty_one_losses,
 )
-from domain.games.scat.state import ScatState, after_turn, evolve, in_play, value_of
+from domain.games.scat.state import ScatState, after_turn, in_play, value_of
 from domain.moves import Move
 
 
@@ -59,6 +62,8 @@ _DRAWN = {(seat, source, card): CardDrawn(seat, source=source, card=card)
 _DISCARDED = {(seat, card): CardDiscarded(seat, card=card) for seat in range(MAX_PLAYERS) for card in DECK}
 _KNOCKED = tuple(Knocked(seat) for seat in range(MAX_PLAYERS))
 _VOIDED = HandVoided(None)
+#: A settlement is made at the end of almost every hand, as the class would make it (``maker``).
+_SETTLED = maker(HandSettled)
 
 
 def to_act(state: ScatState) -> tuple[int, ...]:
@@ -141,9 +146,12 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
     if card == state.taken:
         raise IllegalMove(f"{card} was just taken from the discard pile: discard another card", rule="S5")
     discarded = _DISCARDED[seat, card]
-    phase, _ = after_turn(state, seat)  # (the state after the discard is made only for a showdown)
+    phase, _ = after_turn(state, seat)  # (a discard changes no state after_turn reads)
     if phase == SHOWDOWN:
-        return [discarded, _showdown(evolve(state, discarded), "showdown")]
+        hands, kept = list(state.hands), list(state.hands[seat])
+        kept.remove(card)
+        hands[seat] = tuple(kept)
+        return [discarded, _showdown(state, hands, state.knocker, "showdown")]
     if phase not in PLAYING:
         return [discarded, _VOIDED]
     return [discarded]
@@ -154,9 +162,9 @@ def _knock(state: ScatState, seat: int) -> list[Event]:
         raise IllegalMove("you have drawn this turn: discard a card now", rule="S5")
     if state.knocker is not None:
         raise IllegalMove(f"seat {state.knocker} has knocked already this hand", rule="S6")
-    value = value_of(state, state.hands[seat])
-    if value < state.rules.min_knock:
-        raise IllegalMove(f"a knock needs a hand worth {state.rules.min_knock}; yours is {value}", rule="S9")
+    min_knock = state.rules.min_knock  # (with none, S9, any hand knocks: no need to value it)
+    if min_knock and (value := value_of(state, state.hands[seat])) < min_knock:
+        raise IllegalMove(f"a knock needs a hand worth {min_knock}; yours is {value}", rule="S9")
     return [_KNOCKED[seat]]
 
 
@@ -165,8 +173,7 @@ def _throw_down(state: ScatState, seat: int) -> list[Event]:
         raise IllegalMove("this table plays without throw-downs", rule="S9")
     if state.phase != DRAW or not _may_throw_down(state):
         raise IllegalMove("a throw-down is only your first action of a hand nobody has knocked in", rule="S9")
-    event = ThrewDown(seat)
-    return [event, _showdown(evolve(state, event), "throw_down")]
+    return [ThrewDown(seat), _showdown(state, state.hands, seat, "throw_down")]
 
 
 def _declare(state: ScatState, seat: int) -> list[Event]:
@@ -187,9 +194,11 @@ def _declare(state: ScatState, seat: int) -> list[Event]:
     ]
 
 
-def _showdown(state: ScatState, reason: str) -> HandSettled:
-    """Every hand still in is shown and the lowest pays (S10)."""
-    hands = tuple(None if gone else hand for hand, gone in zip(state.hands, state.out))
-    values = tuple(None if hand is None else value_of(state, hand) for hand in hands)
-    lost = showdown_losses(values, state.knocker)
-    return HandSettled(None, reason=reason, knocker=state.knocker, declarer=None, hands=hands, values=values, lost=lost)
+def _showdown(state: ScatState, hands: Sequence[tuple[str, ...]], knocker: int, reason: str) -> HandSettled:
+    """Every hand still in is shown and the lowest pays (S10): ``hands`` and ``knocker`` as the move that ends the
+    hand leaves them (a discard takes a card out of a hand, a throw-down makes a knocker)."""
+    shown, values = [], []
+    for hand, gone in zip(hands, state.out):
+        shown.append(None if gone else hand)
+        values.append(None if gone else value_of(state, hand))
+    return _SETTLED(None, reason, knocker, None, tuple(shown), tuple(values), showdown_losses(values, knocker))

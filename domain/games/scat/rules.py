@@ -79,14 +79,10 @@ def hand_value(cards: Sequence[str], three_of_a_kind: bool = False, straight_flu
 
 def showdown_losses(values: Sequence[int | None], knocker: int) -> tuple[int, ...]:
     """Lives each seat loses at a showdown (S10); ``None`` values are seats out of the game."""
-    lowest = min(value for value in values if value is not None)
-    low = [seat for seat, value in enumerate(values) if value == lowest]
-    lost = [0] * len(values)
-    if low == [knocker]:
-        lost[knocker] = 2
-    for seat in low:
-        if seat != knocker:
-            lost[seat] = 1
+    lowest = min([value for value in values if value is not None])
+    lost = [int(value == lowest) for value in values]
+    if lost[knocker]:  # the knocker loses two alone lowest, none tied
+        lost[knocker] = 2 if lost.count(1) == 1 else 0
     return tuple(lost)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import RANK_NUMBER
-from domain.copying import copier, freezer
+from domain.copying import copier, freezer, maker
 from domain.events import Event
 from domain.game import EventCapReached
 from domain.games.scat.events import (
@@ -176,6 +176,8 @@ class _Draft:
 
 
 _draft, _freeze = copier(_Draft, _FIELDS), freezer(_Draft, ScatState)
+#: A settlement is made at the end of every hand, as the class would make it.
+_settlement = maker(Settlement)
 
 
 def _dealer_draw(draft: _Draft, event: DealerDrawShuffled) -> None:
@@ -186,16 +188,14 @@ def _dealer_draw(draft: _Draft, event: DealerDrawShuffled) -> None:
 
 
 def _deal(draft: _Draft, event: DeckShuffled) -> None:
-    seats = []
-    seat = draft.dealer
-    for _ in range(in_play(draft)):
-        seat = next_in(draft, seat)
-        seats.append(seat)
+    players, dealer = draft.rules.players, draft.dealer
+    # the seats still in, from the dealer's left round to the dealer, each dealt every count-th card of the first 3 x count
+    seats = [seat for seat in (*range(dealer + 1, players), *range(dealer + 1)) if not draft.out[seat]]
     count = len(seats)
     order = event.order
-    hands = [()] * draft.rules.players
+    hands = [()] * players
     for index, seat in enumerate(seats):
-        hands[seat] = (order[index], order[index + count], order[index + 2 * count])
+        hands[seat] = order[index : 3 * count : count]
     draft.phase, draft.hand_number, draft.hands = DRAW, draft.hand_number + 1, tuple(hands)
     draft.discard, draft.stock = (order[3 * count],), order[3 * count + 1 :]
     draft.turn, draft.turns_taken, draft.knocker, draft.taken = seats[0], 0, None, None
@@ -256,21 +256,23 @@ def _next_hand(draft: _Draft, settlement: Settlement, lives: tuple, out: tuple) 
 
 
 def _settled(draft: _Draft, event: HandSettled) -> None:
-    lives, out = [], []
+    lives, out, eliminated = list(draft.lives), list(draft.out), []
     for seat, lost in enumerate(event.lost):
-        left, gone = lose_lives(draft.lives[seat], lost) if lost else (draft.lives[seat], draft.out[seat])
-        lives.append(left)
-        out.append(gone)
-    eliminated = tuple(seat for seat in range(draft.rules.players) if out[seat] and not draft.out[seat])
-    settlement = Settlement(
-        draft.hand_number, event.reason, event.knocker, event.declarer, event.hands, event.values, event.lost, eliminated
+        if lost:
+            lives[seat], out[seat] = lose_lives(lives[seat], lost)
+            if out[seat] and not draft.out[seat]:
+                eliminated.append(seat)
+    settlement = _settlement(
+        draft.hand_number, event.reason, event.knocker, event.declarer, event.hands, event.values, event.lost,
+        tuple(eliminated),
     )
     _next_hand(draft, settlement, tuple(lives), tuple(out))
 
 
 def _voided(draft: _Draft, event: HandVoided) -> None:
     players = draft.rules.players
-    settlement = Settlement(draft.hand_number, "void", None, None, (None,) * players, (None,) * players, (0,) * players, ())
+    settlement = _settlement(draft.hand_number, "void", None, None, (None,) * players, (None,) * players,
+                             (0,) * players, ())
     _next_hand(draft, settlement, draft.lives, draft.out)
 
 
