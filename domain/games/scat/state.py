@@ -34,6 +34,8 @@ from domain.games.scat.rules import (
     DEALER_DRAW,
     DISCARD,
     DRAW,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     OVER,
     SHOWDOWN,
     STOCK,
@@ -131,12 +133,16 @@ def final_result(state: ScatState) -> dict[str, Any]:
     return {"winners": [seat for seat, gone in enumerate(state.out) if not gone], "lives": list(state.lives)}
 
 
+#: For each table size, each seat's neighbours from its left round to the seat itself (S3, S4, S5: play and the deal
+#: pass to the left).
+ROUND = {players: tuple(tuple((seat + step) % players for step in range(1, players + 1)) for seat in range(players))
+         for players in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+
+
 def next_in(state: ScatState, seat: int, out: tuple[bool, ...] | None = None) -> int:
     """The next seat to the left of ``seat`` that is still in the game (S3, S5)."""
     out = state.out if out is None else out
-    players = state.rules.players
-    for step in range(1, players + 1):
-        candidate = (seat + step) % players
+    for candidate in ROUND[state.rules.players][seat]:
         if not out[candidate]:
             return candidate
     raise AssertionError("nobody is left in the game")
@@ -188,9 +194,9 @@ def _dealer_draw(draft: _Draft, event: DealerDrawShuffled) -> None:
 
 
 def _deal(draft: _Draft, event: DeckShuffled) -> None:
-    players, dealer = draft.rules.players, draft.dealer
+    players = draft.rules.players
     # the seats still in, from the dealer's left round to the dealer, each dealt every count-th card of the first 3 x count
-    seats = [seat for seat in (*range(dealer + 1, players), *range(dealer + 1)) if not draft.out[seat]]
+    seats = [seat for seat in ROUND[players][draft.dealer] if not draft.out[seat]]
     count = len(seats)
     order = event.order
     hands = [()] * players
