@@ -168,10 +168,6 @@ def shown(state: ScatState, seat: int) -> bool:
     return state.phase == DEAL and settlement is not None and settlement.hands[seat] is not None
 
 
-def _replace_at(items: tuple, index: int, value: Any) -> tuple:
-    return items[:index] + (value,) + items[index + 1 :]
-
-
 _FIELDS = tuple(field.name for field in dataclasses.fields(ScatState))
 
 
@@ -208,7 +204,9 @@ def _deal(draft: _Draft, event: DeckShuffled) -> None:
 
 
 def _drawn(draft: _Draft, event: CardDrawn) -> None:
-    draft.hands = _replace_at(draft.hands, event.seat, draft.hands[event.seat] + (event.card,))
+    hands = list(draft.hands)
+    hands[event.seat] += (event.card,)
+    draft.hands = tuple(hands)
     draft.phase = DISCARD
     if event.source == STOCK:
         draft.stock = draft.stock[1:]
@@ -230,9 +228,10 @@ def after_turn(state: ScatState, seat: int) -> tuple[str, int | None]:
 
 
 def _discarded(draft: _Draft, event: CardDiscarded) -> None:
-    hand = list(draft.hands[event.seat])
+    hands, hand = list(draft.hands), list(draft.hands[event.seat])
     hand.remove(event.card)
-    draft.hands = _replace_at(draft.hands, event.seat, tuple(hand))
+    hands[event.seat] = tuple(hand)
+    draft.hands = tuple(hands)
     draft.discard += (event.card,)
     draft.taken = None
     draft.turns_taken += 1
