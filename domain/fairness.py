@@ -65,7 +65,7 @@ class Shuffled(Event):
     def committed(cls, order: Sequence[str], salt: str) -> Shuffled:
         """The event recording ``order``, committed under ``salt``."""
         order = tuple(order)
-        return maker(cls)(None, order, salt, commitment(salt, order))  # (a shuffle a deal: made as the class would)
+        return maker(cls)(None, order, salt, commitment(salt, order))  # (cls(...), without its frozen __setattr__s)
 
     @classmethod
     def upcast(cls, data: Mapping[str, Any]) -> dict[str, Any]:
