@@ -85,7 +85,7 @@ class CardhallEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
+        # (PettingZoo clears the acting agent's cumulative reward here; ours are all 0 until the game ends)
         self.match.step(int(action))
         over = self.match.over
         if over:  # (the only rewards: until now every one stayed 0, nothing to clear or add up)
@@ -98,12 +98,14 @@ class CardhallEnv(AECEnv):
     def _select(self) -> None:
         """The agent to act next; its info's legal actions (and none left in the last one asked)."""
         seat = self.match.seat
-        if self._asked is not None:
-            self.infos[self._asked]["legal_actions"] = ()
-            self._asked = None
-        if seat is not None:
-            self.agent_selection = self._asked = self.possible_agents[seat]
-            self.infos[self._asked]["legal_actions"] = self.match.legal_actions()
+        asked = None if seat is None else self.possible_agents[seat]
+        if self._asked != asked:  # (a seat often decides twice in a row: Scat's draw, then its discard)
+            if self._asked is not None:
+                self.infos[self._asked]["legal_actions"] = ()
+            self._asked = asked
+        if asked is not None:
+            self.agent_selection = asked
+            self.infos[asked]["legal_actions"] = self.match.legal_actions()
         elif self.agent_selection not in self.agents or not self.terminations.get(self.agent_selection):
             self.agent_selection = self.agents[0]
 
