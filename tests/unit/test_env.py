@@ -143,6 +143,40 @@ def test_a_seats_vector_shows_nothing_of_the_other_hands_but_their_sizes(game: s
     assert not np.array_equal(vector(changed, 1), vector(state, 1))
 
 
+def test_scat_vectors_show_the_views_seats_and_hand_value_whatever_was_observed_before() -> None:
+    """Each slot of a Scat vector's per-seat blocks (lives, out, turn, knocker, dealer; relative to the observer)
+    and its hand value is what the seat's JSON view shows, for every seat at every decision of tables of 2, 3 and 5
+    seats and 1, 3 and 4 lives, the vectors made in a shuffled order."""
+    from cardhall_env.observations import SCAT_LAYOUT
+
+    at, slots = 0, {}
+    for name, size, _ in SCAT_LAYOUT:
+        slots[name] = slice(at, at + size)
+        at += size
+    envs = [cardhall_env.make("scat", 2, lives=1), cardhall_env.make("scat", 3, lives=1),
+            cardhall_env.make("scat", 5, lives=4), cardhall_env.make("scat", 2, three_of_a_kind=True, straight_flush=True)]
+    rng = random.Random(6)
+    seen = []
+    for env in envs:
+        for seed in range(4):
+            env.reset(seed=seed)
+            while not env.match.over:
+                seen += [(env.match.state, seat, env.players, env.view(agent)["state"])
+                         for seat, agent in enumerate(env.agents)]
+                env.step(rng.choice(env.match.legal_actions()))
+    rng.shuffle(seen)
+    for state, seat, players, view in seen:
+        vector = VECTORS["scat"][0](state, seat)
+        order = [(seat + slot) % players for slot in range(players)]  # slot 0 the observer, then the seats to its left
+        shown = {name: vector[slots[name]][:players].tolist() for name in ("lives", "out", "turn", "knocker", "dealer")}
+        assert shown["lives"] == [view["lives"][other] for other in order]
+        assert shown["out"] == [float(other in view["out"]) for other in order]
+        for name in ("turn", "knocker", "dealer"):
+            assert shown[name] == [float(other == view[name]) for other in order], name
+        assert vector[slots["hand_value"]][0] == (view["hand_values"][seat] or 0)
+    assert len(seen) > 2_000
+
+
 @pytest.mark.parametrize("game", sorted(VECTORS))
 def test_the_single_seat_plays_against_house_bots_until_a_result(game: str) -> None:
     env = cardhall_env.single(game, 3, opponents=["greedy", "random"], short=True) if game == "craits" \
