@@ -12,6 +12,11 @@ an agent would, and choosing among the legal ids its info hands over (as RLCard'
 agent chooses among ``state["legal_actions"]``); ``match`` the same games without
 observations (legal ids only). RLCard's UNO computes its observation at every step;
 OpenSpiel's rows read none.
+
+``--rounds R`` plays every row R times in turn (each time for ``S`` seconds) and prints
+each row's median; the ``× UNO`` column is the median over rounds of the row's decisions/s
+over RLCard's UNO's in the same round (two players against UNO 2p, more against UNO 4p):
+rows measured minutes apart on a shared machine differ by ±10 %, rows taken in turn less.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -115,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds a row (default 5)")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--rounds", type=int, default=1, help="play every row this many times in turn; print medians")
     parser.add_argument("--rows", default="", help="only the rows whose name holds one of these comma-separated words "
                                                    "(e.g. 'env craits 2p,uno 2p'); default every row")
     args = parser.parse_args(argv)
@@ -131,18 +138,25 @@ def main(argv: list[str] | None = None) -> None:
         ("open_spiel crazy_eights 2p", open_spiel_crazy_eights(2)),
         ("open_spiel crazy_eights 4p", open_spiel_crazy_eights(4)),
     ]
-    print(f"Random play, one core, {args.seconds:g} CPU s a row")
-    print(f"{'':<30}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}")
     wanted = [word.strip() for word in args.rows.split(",") if word.strip()]
+    rows = [(name, play) for name, play in rows if not wanted or any(word in name for word in wanted)]
+    measured: dict[str, list[tuple[float, float, float]]] = {name: [] for name, play in rows if play is not None}
+    for _ in range(args.rounds):
+        for name, play in rows:
+            if play is not None:
+                measured[name].append(measure(play, args.seconds, args.seed))
+    rounds = f", {args.rounds} rounds in turn, medians" if args.rounds > 1 else ""
+    print(f"Random play, one core, {args.seconds:g} CPU s a row{rounds}")
+    print(f"{'':<30}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}{'× UNO':>8}")
     for name, play in rows:
-        if wanted and not any(word in name for word in wanted):
-            continue
         if play is None:
             print(f"{name:<30}{'not installed (pip install -e .[bench])':>40}")
             continue
-        games_s, decisions_s, per_game = measure(play, args.seconds, args.seed)
-        print(f"{name:<30}{games_s:>10,.1f}{decisions_s:>14,.0f}{per_game:>16,.1f}")
-
+        runs = measured[name]
+        uno = measured.get("rlcard uno 2p" if " 2p" in name else "rlcard uno 4p")
+        ratio = f"{statistics.median(run[1] / peer[1] for run, peer in zip(runs, uno)):>8.2f}" if uno else ""
+        games_s, decisions_s, per_game = (statistics.median(run[at] for run in runs) for at in range(3))
+        print(f"{name:<30}{games_s:>10,.1f}{decisions_s:>14,.0f}{per_game:>16,.1f}{ratio}")
 
 if __name__ == "__main__":
     main()

@@ -119,8 +119,9 @@ def test_the_followers_benchmark_paces_its_movers_at_the_rate_asked() -> None:
 
 
 def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel() -> None:
-    out = run_script("env.py", "--seconds", "0.05")
-    assert "cardhall env craits 4p" in out and "decisions/s" in out
+    out = run_script("env.py", "--seconds", "0.05", "--rounds", "2")
+    assert "cardhall env craits 4p" in out and "decisions/s" in out and "2 rounds in turn, medians" in out
+    assert re.search(r"rlcard uno 2p .* 1\.00\n", out) and re.search(r"cardhall env scat 5p .* \d+\.\d\d\n", out), out
     assert "rlcard uno 2p" in out and "open_spiel crazy_eights 2p" in out and "not installed" not in out
 
 
