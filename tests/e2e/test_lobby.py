@@ -90,6 +90,22 @@ def test_bot_challenge_offers_a_game_from_the_command_line(live_server: str, cap
     guest.close()
 
 
+def test_bot_challenge_takes_the_key_from_cardhall_key_when_no_key_option_is_given(
+        live_server: str, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An account's key in the environment stays out of the process list and the shell's history; ``--key`` wins."""
+    suffix = uuid.uuid4().hex[:8]
+    host, guest = sign_up(live_server, f"eh{suffix}"), sign_up(live_server, f"eg{suffix}")
+    monkeypatch.setenv("CARDHALL_KEY", str(host.token))
+    assert main(["bot", "challenge", f"eg{suffix}", "--server", live_server, "--new", "craits"]) == 0
+    assert json.loads(capsys.readouterr().out)["challenger"] == f"eh{suffix}"
+    monkeypatch.setenv("CARDHALL_KEY", "chk_000000000000_not-a-key")
+    assert main(["bot", "challenge", f"eh{suffix}", "--server", live_server, "--key", str(guest.token),
+                 "--new", "scat"]) == 0
+    assert json.loads(capsys.readouterr().out)["challenger"] == f"eg{suffix}"
+    host.close()
+    guest.close()
+
+
 def test_the_living_bot_of_the_docs_is_the_example_and_under_30_lines() -> None:
     example = (EXAMPLES / "live_bot.py").read_text()
     assert example in (EXAMPLES.parent / "docs" / "bots.md").read_text()

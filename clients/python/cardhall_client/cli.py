@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from typing import Any
@@ -44,6 +45,10 @@ def pool(text: str) -> tuple[str, list[int] | None]:
         raise argparse.ArgumentTypeError(f"a pool is GAME, GAME:LOW-HIGH or GAME:N,N..., not {text!r}") from None
 
 
+#: The environment variable an account's key may be given in instead of ``--key``.
+KEY_VARIABLE = "CARDHALL_KEY"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The runner's arguments, on ``cardhall-bot`` and on the server's ``cardhall bot`` alike."""
     parser.add_argument("action", choices=["run", "challenge"],
@@ -58,8 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--game", help="join this game (its id)")
     where.add_argument("--new", metavar="GAME",
                        help="create a game of GAME (craits or scat) and take seat 0; challenge: the game offered")
-    parser.add_argument("--key", help="an account's API key: run without --game or --new stays connected, "
-                                      "accepts challenges (--accept) and plays every game the account is seated in")
+    parser.add_argument("--key", default=os.environ.get(KEY_VARIABLE) or None,
+                        help=f"an account's API key (default: the {KEY_VARIABLE} environment variable, which keeps it "
+                             "out of the process list and the shell's history): run without --game or --new stays "
+                             "connected, accepts challenges (--accept) and plays every game the account is seated in")
     parser.add_argument("--accept", default="", metavar="GAMES",
                         help="with --key: the games whose challenges to accept, e.g. craits,scat")
     parser.add_argument("--pool", action="append", type=pool, default=[], metavar="GAME[:COUNTS]",
