@@ -30,7 +30,7 @@ from domain.games.scat.rules import (
     showdown_losses,
     thirty_one_losses,
 )
-from domain.games.scat.state import ScatState, after_turn, in_play, value_of
+from domain.games.scat.state import ScatState, after_turn, in_play, value_of, without
 from domain.moves import Move
 
 
@@ -148,10 +148,7 @@ def _discard(state: ScatState, seat: int, card: str) -> list[Event]:
     discarded = _DISCARDED[seat, card]
     phase, _ = after_turn(state, seat)  # (a discard changes no state after_turn reads)
     if phase == SHOWDOWN:
-        hands, kept = list(state.hands), list(state.hands[seat])
-        kept.remove(card)
-        hands[seat] = tuple(kept)
-        return [discarded, _showdown(state, hands, state.knocker, "showdown")]
+        return [discarded, _showdown(state, without(state.hands, seat, card), state.knocker, "showdown")]
     if phase not in PLAYING:
         return [discarded, _VOIDED]
     return [discarded]

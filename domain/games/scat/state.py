@@ -227,11 +227,16 @@ def after_turn(state: ScatState, seat: int) -> tuple[str, int | None]:
 
 
 
+def without(hands: tuple[tuple[str, ...], ...], seat: int, card: str) -> tuple[tuple[str, ...], ...]:
+    """The hands once ``seat`` has discarded ``card`` (the fold's, and a showdown's decided before it)."""
+    changed, hand = list(hands), list(hands[seat])
+    hand.remove(card)
+    changed[seat] = tuple(hand)
+    return tuple(changed)
+
+
 def _discarded(draft: _Draft, event: CardDiscarded) -> None:
-    hands, hand = list(draft.hands), list(draft.hands[event.seat])
-    hand.remove(event.card)
-    hands[event.seat] = tuple(hand)
-    draft.hands = tuple(hands)
+    draft.hands = without(draft.hands, event.seat, event.card)
     draft.discard += (event.card,)
     draft.taken = None
     draft.turns_taken += 1
