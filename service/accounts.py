@@ -48,14 +48,6 @@ def new_key() -> tuple[str, str]:
     return f"{KEY_START}{prefix}_{secrets.token_urlsafe(32)}", prefix
 
 
-SEAT_TOKEN_START = "chs_"
-
-
-def new_seat_token() -> str:
-    """A new seat token: it begins with letters, so that a command line never takes it for an option."""
-    return f"{SEAT_TOKEN_START}{secrets.token_urlsafe(32)}"
-
-
 def is_account_key(token: str) -> bool:
     """Whether a bearer token has the shape of an account key (else it is a seat token)."""
     return token.startswith(KEY_START) and len(token) > _PREFIX_END and token[_PREFIX_END] == "_"

@@ -29,14 +29,14 @@ from domain.events import Event
 from persistence.accounts import key_of
 from persistence.ladder import ladder_of
 from persistence.port import EventStore, IdempotencyRecord, Transaction, VersionConflict, as_utc
-from service.accounts import PLAY, AccountService, Caller, new_seat_token
+from service.accounts import PLAY, AccountService, Caller
 from service.chance import server_seed
 from service.errors import Forbidden, IdempotencyConflict, StaleVersion, Unauthorized
 from service.house import House
 from service.queries import GameQueries, hash_token, render, with_deadline
 from service.replays import Checkpoints
 from service.tables import TableCache
-from service.tokens import TokenSeats
+from service.tokens import TokenSeats, new_seat_token
 from service.writes import (
     MAX_ATTEMPTS,
     MAX_EVENTS_PER_WRITE,

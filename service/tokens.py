@@ -7,10 +7,19 @@ remembered (a token issued by another process a moment ago is looked up again).
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import OrderedDict
 
 from persistence.port import EventStore
+
+#: How every seat token begins (as an account key begins with ``chk_``).
+SEAT_TOKEN_START = "chs_"
+
+
+def new_seat_token() -> str:
+    """A new seat token: it begins with letters, so that a command line never takes it for an option."""
+    return f"{SEAT_TOKEN_START}{secrets.token_urlsafe(32)}"
 
 
 class TokenSeats:
