@@ -55,6 +55,7 @@ class CardhallEnv(AECEnv):
         self._action_space = spaces.Discrete(self.actions.size)
         self._log, self._history = log, history
         self.match: Match | None = None
+        self._rng: random.Random | None = None  # (made by the first reset, and by every seeded one)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -64,8 +65,12 @@ class CardhallEnv(AECEnv):
 
     # -- the AEC loop ---------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game (the logged one's start, for an environment made from a log), seeded by ``seed``."""
-        rng = random.Random(seed)
+        """A new game (the logged one's start, for an environment made from a log), seeded by ``seed``; without a
+        seed, drawn on from the environment's random source (as Gymnasium's and PettingZoo's environments do), so
+        that a run seeded once at its first reset plays the same games again."""
+        if seed is not None or self._rng is None:
+            self._rng = random.Random(seed)
+        rng = self._rng
         if self._log is not None:
             self.match, _ = from_log(self._log, rng=rng, history=self._history)
         else:

@@ -60,6 +60,26 @@ def test_a_seed_replays_a_game_exactly_and_another_seed_deals_another(game: str,
     assert logs[0][players + 1:players + 3] != logs[2][players + 1:players + 3]  # the first shuffles differ
 
 
+@pytest.mark.parametrize(("game", "players", "options"), [("craits", 2, {"short": True}), ("scat", 3, {})])
+def test_a_run_seeded_at_its_first_reset_plays_the_same_games_again_and_each_reset_after_deals_anew(
+    game: str, players: int, options: dict
+) -> None:
+    """As Gymnasium's and PettingZoo's environments: a reset without a seed draws on from the source the last
+    seeded one made (it used to take fresh entropy, so a training run seeded once was not repeatable)."""
+    runs = []
+    for _ in range(2):
+        env = cardhall_env.make(game, players, **options)
+        logs = []
+        for episode in range(3):
+            env.reset(seed=21 if episode == 0 else None)
+            play_randomly(env, random.Random(episode))
+            logs.append(env.log())
+        runs.append(logs)
+    assert runs[0] == runs[1]
+    deals = [log[players + 1]["data"]["order"] for log in runs[0]]
+    assert len({tuple(order) for order in deals}) == 3  # (each reset after the first deals another game)
+
+
 @pytest.mark.parametrize(("game", "players"), [("craits", 2), ("scat", 5)])
 def test_the_rewards_are_the_games_result_plus_one_to_each_winner_minus_one_to_the_rest(game: str, players: int) -> None:
     env = cardhall_env.make(game, players)
