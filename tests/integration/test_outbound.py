@@ -267,7 +267,7 @@ def test_a_call_ends_at_its_timeout_however_its_answer_trickles_in(local: str) -
     began = time.monotonic()
     with pytest.raises(CallTimeout):  # (its claim's lease, which outlives the timeout, is not outlived)
         real_call(local + "/drip", allow_private=True, timeout=0.5)
-    assert time.monotonic() - began < 1.5
+    assert time.monotonic() - began < 2.5  # (its 0.5 s, not the 3 s the answer takes)
 
 
 def test_the_operator_allows_private_addresses_with_a_serve_option_handed_to_the_workers() -> None:
