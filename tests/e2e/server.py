@@ -46,6 +46,12 @@ class ServerProcess:
         """Stop gracefully (SIGTERM), forcefully if it lingers."""
         _stop(self.process)
 
+    def environment(self) -> dict[str, str]:
+        """The environment its master runs with, the settings it handed its workers included (its own run directory,
+        ``CARDHALL_RUN_DIRECTORY``: a server killed earlier on the same port may have left another)."""
+        given = Path(f"/proc/{self.process.pid}/environ").read_bytes().split(b"\0")
+        return dict(item.decode().split("=", 1) for item in given if b"=" in item)
+
     def json_log(self, until: Callable[[list[dict[str, Any]]], bool], patience: float = 10.0) -> list[dict[str, Any]]:
         """The JSON lines of the log once ``until(lines)`` holds (a worker's lines are written by a
         thread of their own, a moment after they are logged); as they are after ``patience`` seconds."""

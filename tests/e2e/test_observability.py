@@ -56,10 +56,7 @@ def test_metrics_parse_as_prometheus_text_and_their_counters_move_with_the_traff
 def test_a_metrics_file_a_killed_worker_left_empty_does_not_fail_the_scrape(server):
     # A worker creates its file of figures empty and sizes it a moment later; one killed in between leaves it
     # empty for good (a scrape that read it failed whole: a 500 on every scrape from then on).
-    # (its own directory, as its master was started with it: a server killed earlier on the same port left its own)
-    started = dict(item.split(b"=", 1) for item in Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
-                   if b"=" in item)
-    left = Path(started[b"PROMETHEUS_MULTIPROC_DIR"].decode()) / "counter_4194301.db"
+    left = Path(server.environment()["PROMETHEUS_MULTIPROC_DIR"]) / "counter_4194301.db"
     assert not left.exists()
     left.touch()
     try:

@@ -38,13 +38,10 @@ def replaced(master: int, dead: set[int], base: str) -> None:
 
 
 def test_killed_workers_are_replaced_and_their_followers_leave_metrics_and_a_stop_leaves_no_files(tmp_path):
-    begun = time.time()
     server = start_server(tmp_path, workers=2)
-    run_files = f"cardhall-{server.port}-*"
-    # (a server killed on this port before, as a crash ends one, may have left its own: not this one's to remove)
-    others = {path for path in Path(tempfile.gettempdir()).glob(run_files) if path.stat().st_mtime < begun - 1}
+    run = Path(server.environment()["CARDHALL_RUN_DIRECTORY"])  # (its own: another killed on this port may have left one)
     try:
-        assert set(Path(tempfile.gettempdir()).glob(run_files)) - others
+        assert run.is_dir() and run.parent == Path(tempfile.gettempdir())
         game_id, version = waiting_game(server.base_url)
         followers = [open_follower(server.base_url, long_poll(game_id, version)) for _ in range(FOLLOWERS)]
         until_followers(server.base_url, FOLLOWERS, 30)
@@ -57,4 +54,4 @@ def test_killed_workers_are_replaced_and_their_followers_leave_metrics_and_a_sto
             follower.close()
     finally:
         server.stop()
-    assert not set(Path(tempfile.gettempdir()).glob(run_files)) - others
+    assert not run.exists()
