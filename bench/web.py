@@ -2,7 +2,7 @@
 and stepping through its versions, at each of four viewports (a 360 px and a 390 px phone, a tablet,
 a laptop: those tests/e2e/web/test_viewports.py checks the layout at).
 
-Usage: ``python3 bench/web.py [--events 1500] [--steps 100] [--runs 5] [--viewport phone-360 ...]``.
+Usage: ``python3 bench/web.py [--events 1500] [--steps 100] [--runs 5] [--tries 40] [--viewport phone-360 ...]``.
 
 It starts ``cardhall serve`` on 127.0.0.1 over a fresh SQLite database, has house bots play Craits
 (four random bots) until a finished game has about ``--events`` events, then, in Chromium from the
@@ -165,13 +165,15 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=1500, help="about how many events the finished game has")
     parser.add_argument("--steps", type=int, default=100, help="versions to step through")
     parser.add_argument("--runs", type=int, default=5, help="first renders to take the median of")
+    parser.add_argument("--tries", type=int, default=40, help="games played at most to find one of about --events "
+                                                             "events (then the closest is taken)")
     parser.add_argument("--viewport", action="append", choices=list(VIEWPORTS), metavar="NAME",
                         help=f"measure at this viewport only (repeatable; default all: {', '.join(VIEWPORTS)})")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack, sync_playwright() as playwright:
         databases = Databases(stack)
         server = stack.enter_context(running(databases.new("sqlite"), databases.workdir(), threads=8))
-        game_id, version = long_game(server.base_url, args.events)
+        game_id, version = long_game(server.base_url, args.events, args.tries)
         steps = min(args.steps, version - 1)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         rows = [measure(browser, server.base_url, game_id, version, steps, args.runs, VIEWPORTS[name])

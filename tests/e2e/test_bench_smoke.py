@@ -87,7 +87,7 @@ def test_the_soak_prints_memory_and_the_players_moves_alone_and_beside_the_hosti
 
 
 def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_at_two_viewports() -> None:
-    out = run_script("web.py", "--events", "40", "--steps", "5", "--runs", "1", "--viewport", "phone-360",
+    out = run_script("web.py", "--events", "40", "--tries", "1", "--steps", "5", "--runs", "1", "--viewport", "phone-360",
                      "--viewport", "laptop-1440")
     assert "Web pages:" in out and "first render" in out and "5 back" in out and "forward from server" in out
     for viewport in ("360×740", "1440×900"):

@@ -20,6 +20,8 @@ from tests.webhook_bots import Bots, verify
 OPTIONS = ("--webhooks-allow-private", "--webhook-failures-to-open", "2", "--webhook-retry-seconds", "1",
            "--webhook-scan-seconds", "0.2", "--subscription-retry-seconds", "0.3")
 CLOCKED = {"short": True, "move_seconds": 1}
+#: A short game of Scat between webhook bots: tens of calls where Craits makes hundreds (~45 ms each).
+SCAT = {"lives": 1, "move_seconds": 1}
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +95,9 @@ def api(server: ServerProcess) -> Api:
 
 
 def test_two_webhook_bots_play_a_game_to_its_end_each_turn_called_once_and_signed(api: Api, bots: Bots) -> None:
-    ann, bo = api.webhook_bot(bots, "ann"), api.webhook_bot(bots, "bo")
-    game_id = api.challenge(ann, bo, "bo")
+    # (time enough that no turn of a good bot times out on a loaded machine: this test is about calls, not clocks)
+    ann, bo = api.webhook_bot(bots, "ann", timeout_ms=5000), api.webhook_bot(bots, "bo", timeout_ms=5000)
+    game_id = api.challenge(ann, bo, "bo", {"lives": 1, "move_seconds": 10}, game="scat")
     until(lambda: api.finished(game_id))
     moves = [call for call in bots.calls() if call.kind == "move" and call.payload["game_id"] == game_id]
     assert moves and all(call.verified for call in bots.calls())
@@ -117,18 +120,21 @@ def test_a_failing_bot_gets_the_clocks_default_move_goes_offline_and_comes_back_
     good, bad = f"g{mode}", f"b{mode}"
     good_key, bad_key = api.webhook_bot(bots, good), api.webhook_bot(bots, bad)
     bots.modes[bad] = mode
-    game_id = api.challenge(good_key, bad_key, bad)
-    until(lambda: api.finished(game_id))
-    types = [event["type"] for event in api.events(game_id)]
-    assert "TurnTimedOut" in types  # (the default move, recorded as the clock records it)
-    assert "webhookOffline" in api.account_events(bad_key)
+    game_id = api.challenge(good_key, bad_key, bad, {"move_seconds": 1}, game="scat")  # (lives enough to go offline)
+    # (the default move, recorded as the clock records it)
+    until(lambda: "TurnTimedOut" in [event["type"] for event in api.events(game_id)])
+    until(lambda: "webhookOffline" in api.account_events(bad_key))
     assert api.call("GET", f"/v1/accounts/{bad}").json()["webhook"]["online"] is False
+    # Its owner gives up the game: a house bot plays the seat to the end at once, not one clock at a time.
+    resigned = api.call("POST", f"/v1/games/{game_id}/resign", bad_key)
+    assert resigned.status_code == 200 or api.finished(game_id), resigned.text
+    until(lambda: api.finished(game_id))
     bots.modes[bad] = "good"
     time.sleep(1.0)  # (the back-off)
-    again = api.challenge(good_key, bad_key, bad)
+    again = api.challenge(good_key, bad_key, bad, SCAT, game="scat")
     until(lambda: api.finished(again))
-    assert api.account_events(bad_key)[-2:] == ["webhookOnline", "gameFinish"] or \
-        "webhookOnline" in api.account_events(bad_key)
+    heard = api.account_events(bad_key)
+    assert "webhookOnline" in heard[heard.index("webhookOffline"):]
     assert api.call("GET", f"/v1/accounts/{bad}").json()["webhook"]["online"] is True
     outcomes = {call["outcome"] for call in api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()["calls"]
                 if call["kind"] == "move"}
@@ -196,7 +202,7 @@ def test_a_rotated_secret_signs_beside_the_old_one_so_what_the_server_sends_veri
     new = rotated["secret"]
     assert new != old and rotated["previous_expires_at"] > api.call("GET", "/v1/account/webhook", key).json()["created_at"]
     bots.secrets["rotor"] = [new]  # (the bot knows only the new one: each call is verified with it as it comes)
-    game_id = api.challenge(key, api.webhook_bot(bots, "rotee"), "rotee", {"lives": 1, "move_seconds": 1}, game="scat")
+    game_id = api.challenge(key, api.webhook_bot(bots, "rotee"), "rotee", SCAT, game="scat")
     until(lambda: api.finished(game_id))
     sent = bots.calls("rotor")
     assert sent and all(call.verified for call in sent)
@@ -277,8 +283,8 @@ def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sql
                           headers={"Authorization": f"Bearer {key}"})
         assert made.status_code == 200
         bots.secrets[f"ahead{number}"] = [made.json["secret"]]
-    made = client.post("/v1/challenges", json={"game": "craits", "players": 2, "to": ["ahead1"], "options": {
-        "short": True, "move_seconds": 30}}, headers={"Authorization": f"Bearer {keys[0]}"}).json
+    made = client.post("/v1/challenges", json={"game": "scat", "players": 2, "to": ["ahead1"], "options": {
+        "lives": 5, "move_seconds": 30}}, headers={"Authorization": f"Bearer {keys[0]}"}).json
     game_id = client.post(f"/v1/challenges/{made['id']}/accept", headers={"Authorization": f"Bearer {keys[1]}"}).json["game_id"]
 
     transactions: list[str] = []
@@ -306,6 +312,6 @@ def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sql
     assert games.table(game_id).status == tables.FINISHED
     moves = [call for call in webhooks.calls(game_id)["calls"] if call["kind"] == "move"]
     played = len(moves)
-    assert played > 20 and all(call["outcome"] == "played" and call["calls"] == 1 for call in moves)
+    assert played > 15 and all(call["outcome"] == "played" and call["calls"] == 1 for call in moves)
     # (besides: each bot's /start and /end claimed and recorded, the first turn's call claimed: 9)
     assert played < len(transactions) <= played + 9
