@@ -81,7 +81,7 @@ def test_the_clock_benchmark_times_out_a_burst_of_expired_games_and_measures_an_
 
 
 def test_the_soak_prints_memory_and_the_players_moves_alone_and_beside_the_hostile_mix() -> None:
-    out = run_script("soak.py", "--minutes", "0.4", "--sample", "0.1", "--clients", "1", "--hostile")
+    out = run_script("soak.py", "--minutes", "0.15", "--sample", "0.1", "--clients", "1", "--hostile")
     assert "RSS MiB" in out and "hostile mix joins" in out
     assert "soak: moves alone:" in out and "soak: moves beside the hostile mix:" in out
 
