@@ -34,7 +34,7 @@ from domain.cards import DECK
 from domain.events import Event
 from domain.game import ChanceRequest, EventCapReached, Game, HouseBot
 from domain.games.craits import bots
-from domain.games.craits.decide import decide, default_moves, legal_moves
+from domain.games.craits.decide import decide, default_moves, legal_moves, out_of_turn, to_act
 from domain.games.craits.events import (
     CardPlayed,
     CardsDrawn,
@@ -133,20 +133,15 @@ class Craits(Game):
 
     def to_act(self, state: CraitsState) -> tuple[int, ...]:
         """The seat whose turn it is (out-of-turn moves never count)."""
-        if state.phase != PLAY or state.pending:
-            return ()
-        return (state.turn,)
+        return to_act(state)
 
     def legal_moves(self, state: CraitsState, seat: int) -> list[Move]:
         """Every move ``seat`` may make now, announce and call-outs included."""
         return legal_moves(state, seat)
 
     def out_of_turn(self, state: CraitsState, players: int) -> tuple[int, ...]:
-        """Every seat but the one on turn while a seat may be called out (C12): it may call that seat out, or
-        announce if it is that seat; else none."""
-        if not state.unannounced or state.phase != PLAY or state.pending:
-            return ()
-        return tuple(seat for seat in range(players) if seat != state.turn)
+        """Every seat but the one on turn while a seat may be called out (C12)."""
+        return out_of_turn(state, players)
 
     def decide(self, state: CraitsState, seat: int, move: Move) -> list[Event]:
         """The events ``move`` sets off, or the typed error refusing it."""

@@ -157,9 +157,19 @@ def _legal_plays(state: CraitsState, hand: tuple[str, ...]) -> list[Move]:
     return moves
 
 
+def _playing(state: CraitsState) -> bool:
+    """Whether a seat may move now: a round is being played and no chance outcome is awaited."""
+    return state.phase == PLAY and not state.pending
+
+
+def to_act(state: CraitsState) -> tuple[int, ...]:
+    """The seat whose turn it is, while a round is played."""
+    return (state.turn,) if _playing(state) else ()
+
+
 def legal_moves(state: CraitsState, seat: int) -> list[Move]:
     """Every move ``seat`` may make now, announce and call-outs included."""
-    if state.phase != PLAY or state.pending or (seat != state.turn and not state.unannounced):
+    if not _playing(state) or (seat != state.turn and not state.unannounced):
         return []
     moves: list[Move] = []
     if seat == state.turn:
@@ -173,6 +183,14 @@ def legal_moves(state: CraitsState, seat: int) -> list[Move]:
             moves.append(_ANNOUNCE)
         moves.extend(_CALLS[target] for target in state.unannounced if target != seat)
     return moves
+
+
+def out_of_turn(state: CraitsState, players: int) -> tuple[int, ...]:
+    """Every seat but the one on turn while a seat may be called out (C12): it may call that seat out, or
+    announce if it is that seat; else none."""
+    if not state.unannounced or not _playing(state):
+        return ()
+    return tuple(seat for seat in range(players) if seat != state.turn)
 
 
 def default_moves(state: CraitsState, seat: int) -> list[Move]:
