@@ -42,12 +42,12 @@ class Followers:
         self.counted(kind, 1)
         given_back = False
 
-        def give_back() -> None:
+        def give_back() -> None:  # (once: asked and marked under the lock, as the hub's unfollow is)
             nonlocal given_back
-            if given_back:
-                return
-            given_back = True
             with self._lock:
+                if given_back:
+                    return
+                given_back = True
                 self._open -= 1
                 self._by_client[client] -= 1
                 if not self._by_client[client]:
