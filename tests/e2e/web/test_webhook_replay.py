@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.e2e.server import ServerProcess, start_server
-from tests.e2e.test_webhooks import CLOCKED, OPTIONS, Api, until
+from tests.e2e.test_webhooks import OPTIONS, SCAT, Api, until
 from tests.e2e.web.conftest import settled
 from tests.webhook_bots import Bots
 
@@ -28,7 +28,7 @@ def test_the_log_shows_each_webhook_move_with_the_bots_latency(browser: Browser,
     api, bots = Api(webhook_server.base_url), Bots()
     try:
         first, second = api.webhook_bot(bots, "quick1"), api.webhook_bot(bots, "quick2")
-        game_id = api.challenge(first, second, "quick2", options=CLOCKED)
+        game_id = api.challenge(first, second, "quick2", SCAT, game="scat")  # (tens of calls: Craits makes hundreds)
         until(lambda: api.finished(game_id))
     finally:
         bots.close()
