@@ -27,8 +27,9 @@ def test_the_log_shows_each_webhook_move_with_the_bots_latency(browser: Browser,
                                                                tmp_path: Path) -> None:
     api, bots = Api(webhook_server.base_url), Bots()
     try:
-        first, second = api.webhook_bot(bots, "quick1"), api.webhook_bot(bots, "quick2")
-        game_id = api.challenge(first, second, "quick2", SCAT, game="scat")  # (tens of calls: Craits makes hundreds)
+        # (Scat: tens of calls where Craits makes hundreds; time enough that no call is late on a loaded machine)
+        first, second = api.webhook_bot(bots, "quick1", timeout_ms=5000), api.webhook_bot(bots, "quick2", timeout_ms=5000)
+        game_id = api.challenge(first, second, "quick2", {**SCAT, "move_seconds": 10}, game="scat")
         until(lambda: api.finished(game_id))
     finally:
         bots.close()
