@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.e2e.server import ServerProcess, start_server
-from tests.e2e.test_webhooks import OPTIONS, SCAT, Api, until
+from tests.e2e.test_webhooks import OPTIONS, Api, until
 from tests.e2e.web.conftest import settled
 from tests.webhook_bots import Bots
 
@@ -27,9 +27,7 @@ def test_the_log_shows_each_webhook_move_with_the_bots_latency(browser: Browser,
                                                                tmp_path: Path) -> None:
     api, bots = Api(webhook_server.base_url), Bots()
     try:
-        # (Scat: tens of calls where Craits makes hundreds; time enough that no call is late on a loaded machine)
-        first, second = api.webhook_bot(bots, "quick1", timeout_ms=5000), api.webhook_bot(bots, "quick2", timeout_ms=5000)
-        game_id = api.challenge(first, second, "quick2", {**SCAT, "move_seconds": 10}, game="scat")
+        game_id = api.unhurried_game(bots, "quick1", "quick2")  # (Scat: tens of calls where Craits makes hundreds)
         until(lambda: api.finished(game_id))
     finally:
         bots.close()
