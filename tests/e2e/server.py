@@ -69,7 +69,7 @@ def start_server(
     database: str | None = None,
     workers: int = 1,
     port: int | None = None,
-    startup: float = 30.0,
+    startup: float = 90.0,
     log_name: str = "server.log",
     threads: int = 16,
     rate_limit: str | None = "off",
@@ -103,7 +103,7 @@ def start_server(
 
 @contextlib.contextmanager
 def running_server(
-    directory: Path, *, startup: float = 30.0, database: str | None = None, workers: int = 1,
+    directory: Path, *, startup: float = 90.0, database: str | None = None, workers: int = 1,
     rate_limit: str | None = "off",
 ) -> Iterator[str]:
     """Start ``cardhall serve`` with its log (and by default its SQLite database) in ``directory``; its base URL."""

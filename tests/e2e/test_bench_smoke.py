@@ -114,8 +114,11 @@ def test_the_followers_benchmark_paces_its_movers_at_the_rate_asked() -> None:
     out = run_script("followers.py", "--followers", "10", "--databases", "sqlite", "--games", "4", "--movers", "2",
                      "--rate", "20", "--seconds", "2")
     assert "2 movers offering 20 moves/s" in out, out
-    moves_per_second = int(re.search(r"│ sqlite ×1 +│ +10 │ +(\d+) │", out, re.MULTILINE)[1])
-    assert 10 <= moves_per_second <= 22, out  # (at full speed: a hundred and more)
+    row = re.search(r"│ sqlite ×1 +│ +10 │ +(\d+) │(?: +[\d.]+ │){5} +(\d+) │ +(\d+) │ +(\d+) │", out, re.MULTILINE)
+    moves_per_second, deliveries, errors = int(row[1]), int(row[2]), int(row[4])
+    # The pace caps the rate (at full speed: a hundred moves/s and more). How far under it the movers stay is the
+    # machine's: a CI machine with a load average of 16 on two cores once made a move take 800 ms.
+    assert moves_per_second <= 22 and deliveries > 0 and errors == 0, out
 
 
 def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel() -> None:

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(180)
 
 
 def exchange(base_url: str, head: bytes, chunks: list[bytes] = ()) -> tuple[int, dict[str, str], bytes]:  # type: ignore[assignment]

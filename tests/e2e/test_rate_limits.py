@@ -83,7 +83,7 @@ def test_with_limits_off_nothing_is_counted():
     assert "RateLimit-Limit" not in answers[0].headers
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(240)
 def test_cardhall_serve_with_two_workers_limits_a_client_through_the_shared_counter_file(tmp_path):
     server = start_server(tmp_path, workers=2, rate_limit="6/minute")
     try:
