@@ -153,7 +153,7 @@ def test_bot_run_with_a_pool_plays_its_games_from_the_pool_then_leaves_it(live_s
                  if event["type"] == "gameStart"]
     game = bots[0].game(game_id)
     assert game["status"] == "finished" and game["options"]["move_seconds"] == 10  # (a pool's game: on a clock)
-    deadline = time.monotonic() + 10  # (rated: it is in its players' rating history once the projection applied it)
+    deadline = time.monotonic() + 30  # (rated: it is in its players' rating history once the projection applied it)
     while not (rated := bots[0]._call("GET", f"/v1/accounts/pa{suffix}/ratings")["ratings"]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [change["game_id"] for rating in rated for change in rating["history"]] == [game_id]

@@ -42,7 +42,7 @@ def counting_reads(service: GameService) -> list[str]:
 
 
 def heard(service: GameService, game_id: str, version: int) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while service.store.announcements.latest(game_id) != version:
         assert time.monotonic() < deadline, "the LISTEN connection never heard of the append"
         time.sleep(0.01)

@@ -68,7 +68,7 @@ def test_a_process_that_has_not_heard_another_processes_move_still_accepts_the_v
         game_id = here.create_game("craits", 2, {"seed": 3})["id"]
         tokens = [here.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
         table = here.table(game_id)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while here.store.announcements.latest(game_id) is None:  # (once its poller runs: it idles, nobody follows)
             assert time.monotonic() < deadline, "the store never heard its own appends"
             time.sleep(0.01)
