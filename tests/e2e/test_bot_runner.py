@@ -102,10 +102,10 @@ def test_the_runner_warns_when_its_bot_takes_more_than_half_its_clock(live_serve
                     "SLEPT = []\n"
                     "def choose(view):\n"
                     "    if not SLEPT:\n"
-                    "        SLEPT.append(time.sleep(1.3))\n"
+                    "        SLEPT.append(time.sleep(2.3))\n"
                     "    return view['legal_moves'][0]\n")
     code = main(["bot", "run", f"{slow}:choose", "--server", live_server, "--new", "scat", "--players", "2",
-                 "--option", "seed=3", "--option", "move_seconds=2", "--name", "slow"])
+                 "--option", "seed=3", "--option", "move_seconds=4", "--name", "slow"])
     warnings = [record for record in caplog.records if record.name == "cardhall.bot"]
     assert code == 0 and len(warnings) == 1
     assert "of the" in warnings[0].getMessage() and "clock had left" in warnings[0].getMessage()
