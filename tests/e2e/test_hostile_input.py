@@ -37,6 +37,7 @@ from service.sweeper import Sweeper
 from service.writes import MAX_EVENTS_PER_WRITE
 from tests.e2e.conftest import AsgiClient, Http, _store_url
 from tests.e2e.server import ROOT, ServerProcess, start_server
+from tests.waiting import until
 
 BACKENDS = [pytest.param("sqlite", id="sqlite"), pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres)]
 
@@ -313,9 +314,7 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 def test_a_path_with_an_encoded_newline_cannot_forge_a_line_of_the_text_log(plain: ServerProcess) -> None:
     answer = httpx.get(f"{plain.base_url}/v1/games/x%0D%0A2026-01-01 00:00:00 INFO cardhall.access [x] GET%E2%80%A8/ 200")
     assert answer.status_code == 404
-    deadline = time.monotonic() + 30
-    while answer.headers["x-request-id"] not in plain.log_path.read_text() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    until(lambda: answer.headers["x-request-id"] in plain.log_path.read_text(), "the access line is written", every=0.05)
     lines = plain.log_path.read_text().splitlines()
     assert not any(line.startswith("2026-01-01") for line in lines)
     line = next(line for line in lines if answer.headers["x-request-id"] in line)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from cardhall_cli import main
 from cardhall_client import CardhallClient
 from cardhall_client.errors import NotFound
 from cardhall_client.lobby import Lobby
+from tests.waiting import until
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -153,9 +153,9 @@ def test_bot_run_with_a_pool_plays_its_games_from_the_pool_then_leaves_it(live_s
                  if event["type"] == "gameStart"]
     game = bots[0].game(game_id)
     assert game["status"] == "finished" and game["options"]["move_seconds"] == 10  # (a pool's game: on a clock)
-    deadline = time.monotonic() + 30  # (rated: it is in its players' rating history once the projection applied it)
-    while not (rated := bots[0]._call("GET", f"/v1/accounts/pa{suffix}/ratings")["ratings"]) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # (rated: it is in its players' rating history once the projection applied it)
+    rated = until(lambda: bots[0]._call("GET", f"/v1/accounts/pa{suffix}/ratings")["ratings"], "the game is rated",
+                  every=0.05)
     assert [change["game_id"] for rating in rated for change in rating["history"]] == [game_id]
     assert sorted(seat["account"] for seat in game["seats"]) == [f"pa{suffix}", f"pb{suffix}"]
     for bot in bots:

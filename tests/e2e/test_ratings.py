@@ -3,7 +3,6 @@ rebuild from the games' events gives the same table to the last bit."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from api import metrics
@@ -14,6 +13,7 @@ from service.periodic import Periodic
 from service.ratings import MODEL, Ratings
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import bearer, sign_up
+from tests.waiting import until
 
 
 def rated_game(http: Http, keys: list[str], rated: bool = True, **options: Any) -> str:
@@ -128,9 +128,8 @@ def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Htt
         keys = [sign_up(http, name) for name in ("ana", "bo")]
         game_id = rated_game(http, keys)
         play_out(games, game_id, keys)
-        deadline = time.monotonic() + 30
-        while not (mine := http.client.get("/v1/accounts/ana/ratings").json["ratings"]) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        mine = until(lambda: http.client.get("/v1/accounts/ana/ratings").json["ratings"], "ana's ratings change",
+                     every=0.02)
         assert [change["game_id"] for rating in mine for change in rating["history"]] == [game_id]
     finally:
         ratings.stop()

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from service import outbound, signing
+from tests import waiting
 from tests.e2e.server import ServerProcess, start_server
 from tests.webhook_bots import Bots, verify
 
@@ -39,13 +40,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def until(check: Callable[[], Any], patience: float = 120.0) -> Any:
-    """``check()``'s first true answer, waited for (a bounded wait)."""
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
-        if answer := check():
-            return answer
-        time.sleep(0.1)
-    raise AssertionError(f"not within {patience} s")
+    """``check()``'s first true answer (:func:`tests.waiting.until`), given the time a game between webhook bots
+    on clocks may take to play out."""
+    return waiting.until(check, seconds=patience, every=0.1)
 
 
 class Api:
@@ -108,8 +105,11 @@ def test_two_webhook_bots_play_a_game_to_its_end_each_turn_called_once_and_signe
     keys = [(call.payload["version"], call.payload["seat"]) for call in moves]
     assert len(keys) == len(set(keys))  # (every turn called once)
     assert not [event for event in api.events(game_id) if event["type"] == "TurnTimedOut"]
-    calls = until(lambda: next((page for page in [api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()]
-                                if any(call["kind"] == "end" for call in page["calls"])), None))
+    def with_the_end() -> dict[str, Any] | None:
+        page = api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()
+        return page if any(call["kind"] == "end" for call in page["calls"]) else None
+
+    calls = until(with_the_end)
     played = [call for call in calls["calls"] if call["kind"] == "move"]
     assert {call["outcome"] for call in played} == {"played"} and all(call["latency_ms"] >= 0 for call in played)
     first = moves[0].payload

@@ -3,7 +3,6 @@ nothing newer than skips the version read; a table that is stale all the same is
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from domain import table as tables
 from persistence import open_store
 from service.games import GameService
+from tests.waiting import until
 
 pytestmark = pytest.mark.postgres
 
@@ -42,10 +42,7 @@ def counting_reads(service: GameService) -> list[str]:
 
 
 def heard(service: GameService, game_id: str, version: int) -> None:
-    deadline = time.monotonic() + 30
-    while service.store.announcements.latest(game_id) != version:
-        assert time.monotonic() < deadline, "the LISTEN connection never heard of the append"
-        time.sleep(0.01)
+    until(lambda: service.store.announcements.latest(game_id) == version, "the LISTEN connection hears of the append")
 
 
 def next_move(service: GameService, game_id: str, tokens: list[str]) -> tuple[str, dict]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-import time
 
 import persistence
 from domain import table as tables
@@ -13,6 +12,7 @@ from domain.errors import SeatUnavailable
 from persistence.memory import MemoryEventStore
 from persistence.port import EventStore
 from service.games import GameService
+from tests.waiting import until
 
 
 def test_a_move_refused_on_a_table_another_writer_has_moved_on_is_decided_again_and_accepted():
@@ -68,10 +68,8 @@ def test_a_process_that_has_not_heard_another_processes_move_still_accepts_the_v
         game_id = here.create_game("craits", 2, {"seed": 3})["id"]
         tokens = [here.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
         table = here.table(game_id)
-        deadline = time.monotonic() + 30
-        while here.store.announcements.latest(game_id) is None:  # (once its poller runs: it idles, nobody follows)
-            assert time.monotonic() < deadline, "the store never heard its own appends"
-            time.sleep(0.01)
+        # (once its poller runs: it idles, nobody follows)
+        until(lambda: here.store.announcements.latest(game_id) is not None, "the store hears its own appends")
         assert here.store.announcements.latest(game_id) == table.version  # (its own appends: heard at commit)
         seat = tables.to_act(table)[0]
         moved = there.move(game_id, tokens[seat], tables.legal_moves(table, seat)[0])

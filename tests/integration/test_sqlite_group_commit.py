@@ -11,23 +11,16 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 
 from persistence import open_store
 from persistence.port import NewEvent, VersionConflict
 from persistence.sqlite import SqliteEventStore
+from tests.waiting import until
 
 NOW = dt.datetime(2025, 1, 2, tzinfo=dt.UTC)
 TICK = [NewEvent("Tick", None, {})]
-
-
-def until(condition: Callable[[], bool], what: str, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.005)
 
 
 def store_with_two_games(url: str) -> SqliteEventStore:
