@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 from flask import Flask
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.routing import Route, request_response
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.account_stream import AccountFollowing
@@ -42,6 +42,11 @@ def create_asgi(flask: Flask, threads: int = 32) -> Starlette:
     ])
     # Whatever else comes (any path, any method, a slash more or less) is the Flask app's to answer.
     app.router.default, app.router.redirect_slashes = wsgi, False
+    # Requests go straight to the router: Starlette's error middlewares would answer what neither app does
+    # answer (the Flask app answers its own errors, problem+json; the waiting handlers theirs; an error past
+    # them is uvicorn's to answer 500 and log, as those middlewares would leave it), and wrap every send of
+    # every follower in two more calls (docs/deploy.md, "Serving model").
+    app.middleware_stack = app.router
     app.state.waiting = waiting
     return app
 
@@ -69,12 +74,15 @@ class Either:
     for anything else at its path (a plain read of the log, another method, a CORS preflight)."""
 
     def __init__(self, handler: Callable[[Request], Awaitable[ASGIApp]], flask: ASGIApp, asked: str | None = None) -> None:
-        self.handler, self.flask, self.asked = request_response(handler), flask, asked
+        self.handler, self.flask, self.asked = handler, flask, asked
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         names = {name for name, _ in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)}
-        taken = scope["method"] in ("GET", "HEAD") and (self.asked is None or self.asked in names)
-        await (self.handler if taken else self.flask)(scope, receive, send)
+        if scope["method"] in ("GET", "HEAD") and (self.asked is None or self.asked in names):
+            answer = await self.handler(Request(scope, receive))
+            await answer(scope, receive, send)
+        else:
+            await self.flask(scope, receive, send)
 
 
 #: How long a thread that wants the GIL waits for the one holding it before asking it to let go (CPython's

@@ -47,6 +47,7 @@ from api.schemas import EventsQuerySchema, EventsSchema, StreamHeadersSchema, St
 from service.errors import Unavailable
 from service.following import Hub
 from service.games import GameService
+from service.queries import MAX_LIMIT_EVENTS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,14 +88,15 @@ Wait = Callable[[int, float, "asyncio.Future[None] | None", Page], Awaitable["in
 @dataclasses.dataclass
 class Follow:
     """A checked follower, holding its slot until ``release()``: ``read(after, woken)`` what is new (in a thread;
-    ``woken``: up to the version this process heard of), shared by the followers with the same ``share``;
+    ``woken``: up to the version this process heard of), shared by the followers with the same ``share``, and
+    made the follower's page by ``shape`` (on the loop; by default the read is the page);
     ``wait(since, timeout, gone, page)`` for news past ``since``: the version heard, 0 (none: the time is up)
     or None (the client left). ``first``: the read its check made, if any (then it waits first). ``headers``:
     those the app gave its answer (request id, rate limits, CORS); ``answered(status)`` writes a long-poll's
     access line and count once it is answered."""
 
     share: Hashable
-    read: Callable[[int, bool], Page]
+    read: Callable[[int, bool], Any]
     wait: Wait
     after: int
     timeout: float
@@ -103,6 +105,7 @@ class Follow:
     answered: Callable[[int], None] = lambda status: None
     first: Page | None = None
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    shape: Callable[[Any], Page] = lambda page: page
 
 
 def in_flask(app: Flask, scope: Scope, check: Callable[[], Follow | Any]) -> Follow | responses.Response:
@@ -159,24 +162,48 @@ def json_body(data: Any) -> bytes:
     return (json.dumps(data, separators=(",", ":")) + "\n").encode()
 
 
-def long_poll_page(games: GameService, game_id: str, token: str | None, limit: int, after: int, woken: bool) -> Page:
-    """The page of the log after ``after`` a long-poll answers (``woken``: up to the newest version heard)."""
-    page = games.events(game_id, token, after=after, limit=limit, as_heard=woken)
-    headers = final_headers(page["last_version"], token) if page["over"] else {}
-    return Page(json_body(EVENTS_PAGE.dump(page)), after, bool(page["events"]) or page["over"],
-                page["over"], headers=headers)
+@dataclasses.dataclass(eq=False)
+class Found:
+    """One read of a game's log after ``after``, as ``games.events`` gives it (at most ``MAX_LIMIT_EVENTS``
+    events), shared by every follower of the game woken alike, its streams and long-polls of any limit: each
+    kind of page is made from it once (:meth:`page`, on the loop)."""
+
+    after: int
+    events: list[dict[str, Any]]
+    last_version: int
+    over: bool
+    pages: dict[Hashable, Page] = dataclasses.field(default_factory=dict)
+
+    def page(self, kind: Hashable, make: Callable[[Found], Page]) -> Page:
+        """The page of ``kind`` (a long-poll's of a limit, a stream's), made by ``make`` the first time."""
+        if (page := self.pages.get(kind)) is None:
+            page = self.pages[kind] = make(self)
+        return page
 
 
-def stream_batch(games: GameService, game_id: str, token: str | None, after: int, woken: bool = False) -> Page:
-    """The SSE frames of the events after ``after`` (id = version, event = type, data = the event), read as a
-    long-poll's page is; over once the game is finished and every event sent, more when the limit cut it."""
-    page = games.events(game_id, token, after=after, limit=1000, as_heard=woken)
-    frames = []
-    for event in page["events"]:
+def read_events(games: GameService, game_id: str, token: str | None, after: int, woken: bool) -> Found:
+    """The log after ``after`` as ``token`` may see it (``woken``: up to the newest version heard), in a thread."""
+    page = games.events(game_id, token, after=after, limit=MAX_LIMIT_EVENTS, as_heard=woken)
+    return Found(after, page["events"], page["last_version"], page["over"])
+
+
+def long_poll_page(token: str | None, limit: int, found: Found) -> Page:
+    """The page of at most ``limit`` events a long-poll answers from what a read ``found``."""
+    events = found.events[:limit]
+    headers = final_headers(found.last_version, token) if found.over else {}
+    return Page(json_body(EVENTS_PAGE.dump({"events": events, "last_version": found.last_version})), found.after,
+                bool(events) or found.over, found.over, headers=headers)
+
+
+def stream_batch(found: Found) -> Page:
+    """The SSE frames of the events a read ``found`` (id = version, event = type, data = the event); over once
+    the game is finished and every event sent, more when the read's limit cut it."""
+    after, frames = found.after, []
+    for event in found.events:
         after = event["version"]
         frames.append(f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n")
-    last = page["last_version"]
-    return Page("".join(frames).encode(), after, bool(frames), page["over"] and after >= last, after < last)
+    last = found.last_version
+    return Page("".join(frames).encode(), after, bool(frames), found.over and after >= last, after < last)
 
 
 class Waiting:
@@ -230,7 +257,7 @@ class Waiting:
         after, deadline, woken, page = follow.after, loop.time() + follow.timeout, 0, follow.first
         while True:  # (woken: the version a wake-up heard)
             if page is None:
-                page = await self.shared((follow.share, after, woken), partial(follow.read, after, bool(woken)))
+                page = follow.shape(await self.shared((follow.share, after, woken), partial(follow.read, after, bool(woken))))
             remaining = deadline - loop.time()
             if page.news or page.over or remaining <= 0:
                 yield page
@@ -315,7 +342,8 @@ class Waiting:
         query = PARSER.parse(EVENTS_QUERY, location="query")
         game_id, token, after, wait, limit = (request.view_args["game_id"], bearer_token(), query["after"],
                                               query["wait"], query["limit"])
-        page = long_poll_page(self.games, game_id, token, limit, after, wait > 0)
+        page = long_poll_page(token, limit, Found(after, **self.games.events(game_id, token, after=after, limit=limit,
+                                                                          as_heard=wait > 0)))
         if page.news or wait <= 0:
             return Response(page.body, headers=page.headers, mimetype="application/json")
         return self._page_follow(game_id, token, limit, after, wait, self.followers.take("long_poll", request.remote_addr),
@@ -355,8 +383,9 @@ class Waiting:
     def _page_follow(self, game_id: str, token: str | None, limit: int, after: int, wait: float,
                      release: Callable[[], None], **more: Any) -> Follow:
         """A long-poll of a game's log, holding the slot ``release`` gives back."""
-        return Follow(("page", game_id, token, limit), partial(long_poll_page, self.games, game_id, token, limit),
-                      self._game_wait(game_id), after, min(wait, self.games.max_wait), release, **more)
+        return Follow(("game", game_id, token), partial(read_events, self.games, game_id, token), self._game_wait(game_id),
+                      after, min(wait, self.games.max_wait), release, **more,
+                      shape=lambda found: found.page(limit, partial(long_poll_page, token, limit)))
 
     def check_stream(self) -> Follow:
         """The stream to follow (in the app's request)."""
@@ -366,8 +395,9 @@ class Waiting:
         self.games.events(game_id, token, after=0, limit=1)  # checks the game and the token before streaming
         after = query.get("after", headers.get("last_event_id", 0))
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
-        return Follow(("stream", game_id, token), partial(stream_batch, self.games, game_id, token),
-                      self._game_wait(game_id), after, timeout, self.followers.take("stream", request.remote_addr))
+        return Follow(("game", game_id, token), partial(read_events, self.games, game_id, token), self._game_wait(game_id),
+                      after, timeout, self.followers.take("stream", request.remote_addr),
+                      shape=lambda found: found.page("stream", stream_batch))
 
 
 def _plain_query(text: str) -> dict[str, Any] | None:

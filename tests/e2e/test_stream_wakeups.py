@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,10 +15,11 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 
+import api.waiting
 import persistence
 from api import create_app
 from api.asgi import create_asgi
-from api.waiting import Page
+from api.waiting import Found
 from service.games import GameService
 from service.sweeper import Sweeper
 from tests import aio
@@ -70,11 +72,11 @@ def test_a_stream_woken_to_nothing_it_can_read_waits_for_news_past_it_instead_of
     app = asgi_app(games)
     reads: list[int] = []
 
-    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Page:
+    def read(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Found:
         reads.append(after)
-        return Page(b"", after, False)  # (nothing new, whatever the announcement said)
+        return Found(after, [], after, False)  # (nothing new, whatever the announcement said)
 
-    monkeypatch.setattr("api.waiting.stream_batch", batch)
+    monkeypatch.setattr("api.waiting.read_events", read)
     sent: list[tuple[float, dict]] = []
 
     async def follow_for_a_second() -> None:
@@ -100,11 +102,11 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
     app = asgi_app(games)
     reads: list[float] = []
 
-    def read(*_args: Any) -> Page:
+    def read(*_args: Any) -> Found:
         reads.append(time.monotonic())
-        return Page(b'{"events": []}', 1, False)
+        return Found(1, [], 1, False)
 
-    monkeypatch.setattr("api.waiting.long_poll_page", read)
+    monkeypatch.setattr("api.waiting.read_events", read)
     sent: list[tuple[float, dict]] = []
 
     async def poll_for_a_second() -> None:
@@ -121,7 +123,7 @@ def test_a_long_poll_woken_to_nothing_it_can_read_waits_out_its_time_reading_sel
     assert 2 <= len(reads) <= 12, f"{len(reads)} reads in one second"
     assert [message["type"] for _, message in sent] == ["http.response.start", "http.response.body"]
     assert sent[0][0] - started >= 0.95  # (answered when its wait was over, not at the wake-up)
-    assert bodies(sent) == [b'{"events": []}']
+    assert bodies(sent) == [b'{"events":[],"last_version":1}\n']
 
 
 def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it(monkeypatch):
@@ -133,16 +135,16 @@ def test_a_stream_woken_by_an_append_never_joins_a_read_begun_before_it(monkeypa
     calls: list[int] = []
     committed = threading.Event()
 
-    def batch(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Page:
+    def read(_games: Any, _game_id: str, _token: Any, after: int, woken: bool = False) -> Found:
         calls.append(after)
         if len(calls) == 2:  # (the second stream's first read: begun before the append, and slow)
             time.sleep(0.4)
-            return Page(b"", after, False)
+            return Found(after, [], after, False)
         if committed.is_set() and after < 2:
-            return Page(b"id: 2\n\n", 2, True)
-        return Page(b"", after, False)
+            return Found(after, [{"version": 2, "type": "CardDrawn"}], 2, False)
+        return Found(after, [], after, False)
 
-    monkeypatch.setattr("api.waiting.stream_batch", batch)
+    monkeypatch.setattr("api.waiting.read_events", read)
     sent: dict[str, list[tuple[float, dict]]] = {"first": [], "second": []}
 
     async def follow_both() -> float:
@@ -300,6 +302,50 @@ def test_a_stream_woken_by_each_move_reads_the_log_without_the_version_and_then_
     # table it wrote, the table is brought up to date from the log first; but no read finds nothing)
     assert [name for name, _ in reads] == ["read"] * len(reads), reads
     assert 5 <= len(reads) <= 10 and all(found for _, found in reads), [len(found) for _, found in reads]
+
+
+def test_a_stream_and_a_long_poll_of_one_game_woken_by_a_move_share_one_read(sqlite_games: GameService, monkeypatch):
+    """A game's followers woken by its move all need the same events: its streams and its long-polls (of any
+    limit) share one read of them, each given its own kind of page made from it. They used to read once per
+    kind, twice the reads, and twice the crossings to the readers' threads, of every delivery."""
+    games = sqlite_games
+    game_id, tokens = _scat_of_two(games)
+    app = asgi_app(games)
+    reads: list[tuple[int, bool]] = []
+    reading = api.waiting.read_events
+
+    def counted(*args: Any) -> Found:
+        reads.append(args[-2:])
+        return reading(*args)
+
+    monkeypatch.setattr("api.waiting.read_events", counted)
+    streamed: list[tuple[float, dict]] = []
+    polled: list[tuple[float, dict]] = []
+    move = partial(_draw_or_discard, games, game_id, tokens)
+
+    start = games.table(game_id).version
+
+    async def follow_five_moves() -> list[int]:
+        loop = asyncio.get_running_loop()
+        version, gone = start, asyncio.Event()
+        stream = get(app, f"/v1/games/{game_id}/events/stream", f"after={version}&timeout=30", streamed, gone)
+        answered = []
+        for _ in range(5):
+            poll = get(app, f"/v1/games/{game_id}/events", f"after={version}&wait=10&limit=7", polled)
+            await asyncio.sleep(0.2)  # (both wait)
+            version = await loop.run_in_executor(None, move)
+            await poll
+            answered.append(json.loads(bodies(polled)[-1])["events"][-1]["version"])
+            while not any(f"id: {version}\n".encode() in body for body in bodies(streamed)):
+                await asyncio.sleep(0.005)
+        gone.set()
+        await stream
+        return answered
+
+    answered = aio.run(follow_five_moves())
+    assert reads[0] == (start, False)  # (the stream's first, before it waits)
+    # One read a move, the stream's and the long-poll's, each after the version both had:
+    assert reads[1:] == [(after, True) for after in [start, *answered[:-1]]], reads
 
 
 def test_a_stream_of_a_finished_game_longer_than_a_page_sends_every_event_once_in_order_and_ends(
