@@ -77,12 +77,19 @@ class Either:
         self.handler, self.flask, self.asked = handler, flask, asked
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        names = {name for name, _ in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)}
-        if scope["method"] in ("GET", "HEAD") and (self.asked is None or self.asked in names):
+        if scope["method"] in ("GET", "HEAD") and (self.asked is None or self.asked in _names(scope["query_string"])):
             answer = await self.handler(Request(scope, receive))
             await answer(scope, receive, send)
         else:
             await self.flask(scope, receive, send)
+
+
+def _names(query: bytes) -> set[str]:
+    """The names in a query string, decoded as the Flask app decodes them (split at ``&`` alone where
+    nothing in it is encoded: every follower's query)."""
+    if b"%" in query or b"+" in query or b";" in query:
+        return {name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True)}
+    return {pair.partition("=")[0] for pair in query.decode("latin-1").split("&") if pair}
 
 
 #: How long a thread that wants the GIL waits for the one holding it before asking it to let go (CPython's

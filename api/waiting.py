@@ -19,13 +19,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import io
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import anyio
@@ -400,9 +402,12 @@ class Waiting:
                       shape=lambda found: found.page("stream", stream_batch))
 
 
-def _plain_query(text: str) -> dict[str, Any] | None:
+@functools.lru_cache(maxsize=4096)
+def _plain_query(text: str) -> Mapping[str, Any] | None:
     """A long-poll's query (with its defaults) if it is plainly one the app takes: each of its parameters
-    once, as plain decimal digits, valid by their fields of its schema; else None (the app decides)."""
+    once, as plain decimal digits, valid by their fields of its schema; else None (the app decides). The
+    followers of a game ask alike (the same ``after`` and ``wait``): each text is checked once, while it
+    is among the last few thousand asked (a query's text is at most a request line)."""
     query: dict[str, Any] = {}
     for pair in text.split("&") if text else ():
         name, _, value = pair.partition("=")
@@ -412,7 +417,7 @@ def _plain_query(text: str) -> dict[str, Any] | None:
             query[name] = field.deserialize(value)
         except ValidationError:
             return None
-    return {**PLAIN_DEFAULTS, **query}
+    return MappingProxyType({**PLAIN_DEFAULTS, **query})
 
 
 def _plain_bearer(heads: list[tuple[bytes, bytes]]) -> str | bool | None:
