@@ -91,7 +91,7 @@ Wait = Callable[[int, float, "asyncio.Future[None] | None", Page], Awaitable["in
 class Follow:
     """A checked follower, holding its slot until ``release()``: ``read(after, woken)`` what is new (in a thread;
     ``woken``: up to the version this process heard of), shared by the followers with the same ``share``, and
-    made the follower's page by ``shape`` (on the loop; by default the read is the page);
+    made the follower's page by ``shape`` (by default the read is the page);
     ``wait(since, timeout, gone, page)`` for news past ``since``: the version heard, 0 (none: the time is up)
     or None (the client left). ``first``: the read its check made, if any (then it waits first). ``headers``:
     those the app gave its answer (request id, rate limits, CORS); ``answered(status)`` writes a long-poll's
@@ -168,7 +168,7 @@ def json_body(data: Any) -> bytes:
 class Found:
     """One read of a game's log after ``after``, as ``games.events`` gives it (at most ``MAX_LIMIT_EVENTS``
     events), shared by every follower of the game woken alike, its streams and long-polls of any limit: each
-    kind of page is made from it once (:meth:`page`, on the loop)."""
+    kind of page is made from it once (:meth:`page`)."""
 
     after: int
     events: list[dict[str, Any]]
@@ -259,7 +259,7 @@ class Waiting:
         after, deadline, woken, page = follow.after, loop.time() + follow.timeout, 0, follow.first
         while True:  # (woken: the version a wake-up heard)
             if page is None:
-                page = follow.shape(await self.shared((follow.share, after, woken), partial(follow.read, after, bool(woken))))
+                page = follow.shape(await self.shared((follow.share, after, woken), partial(_read, follow, after, bool(woken))))
             remaining = deadline - loop.time()
             if page.news or page.over or remaining <= 0:
                 yield page
@@ -400,6 +400,14 @@ class Waiting:
         return Follow(("game", game_id, token), partial(read_events, self.games, game_id, token), self._game_wait(game_id),
                       after, timeout, self.followers.take("stream", request.remote_addr),
                       shape=lambda found: found.page("stream", stream_batch))
+
+
+def _read(follow: Follow, after: int, woken: bool) -> Any:
+    """What ``follow`` reads after ``after``, with its own kind of page made from it (in the pool: the follower
+    that begins a read shapes it there; a follower of another kind sharing it, on the loop)."""
+    found = follow.read(after, woken)
+    follow.shape(found)
+    return found
 
 
 @functools.lru_cache(maxsize=4096)

@@ -122,6 +122,13 @@ def test_the_followers_benchmark_paces_its_movers_at_the_rate_asked() -> None:
     assert moves_per_second <= 22 and deliveries > 0 and errors == 0, out
 
 
+def test_the_deliveries_benchmark_measures_a_long_poll_and_a_stream_frame_in_one_process() -> None:
+    out = run_script("deliveries.py", "--followers", "5", "--rounds", "2", "--repeat", "2")
+    assert "Deliveries: CPU per delivery in one process" in out
+    assert re.search(r"│ long-poll +│ +5 │ +2 │ +-?\d+ │ +-?\d+ -?\d+ │", out), out
+    assert re.search(r"│ stream +│ +5 │ +2 │ +-?\d+ │ +-?\d+ -?\d+ │", out), out
+
+
 def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel() -> None:
     out = run_script("env.py", "--seconds", "0.05", "--rounds", "2")
     assert "cardhall env craits 4p" in out and "decisions/s" in out and "2 rounds in turn, medians" in out
