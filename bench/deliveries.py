@@ -40,16 +40,10 @@ from api.asgi import create_asgi
 from api.guard import Limits, guarded
 from bench import _common
 from service.games import GameService
+from tests import asgi_calls
 
 Message = dict[str, Any]
-
-
-def scope(path: str, query: str) -> dict[str, Any]:
-    """A GET as uvicorn hands it to the app, with a browser's few headers."""
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-            "path": path, "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
-            "headers": [(b"host", b"127.0.0.1"), (b"user-agent", b"bench"), (b"accept", b"*/*")],
-            "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 8000)}
+HEADERS = ((b"host", b"127.0.0.1"), (b"user-agent", b"bench"), (b"accept", b"*/*"))
 
 
 class Table:
@@ -75,21 +69,9 @@ class Table:
         raise RuntimeError("nobody to act")
 
     async def call(self, path: str, query: str, sent: Callable[[Message], None], gone: asyncio.Event) -> None:
-        """The app's answer to one GET, each message given to ``sent``; the client leaves once ``gone`` is set."""
-        asked = False
-
-        async def receive() -> Message:
-            nonlocal asked
-            if not asked:
-                asked = True
-                return {"type": "http.request", "body": b"", "more_body": False}
-            await gone.wait()
-            return {"type": "http.disconnect"}
-
-        async def send(message: Message) -> None:
-            sent(message)
-
-        await self.app(scope(path, query), receive, send)
+        """The app's answer to one GET with a browser's few headers, as uvicorn hands it over, each message
+        given to ``sent``; the client leaves once ``gone`` is set."""
+        await asgi_calls.get(self.app, path, query, sent, gone, HEADERS)
 
 
 async def cpu_of_rounds(table: Table, kind: str, followers: int, rounds: int) -> float:

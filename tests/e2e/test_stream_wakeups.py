@@ -22,7 +22,7 @@ from api.asgi import create_asgi
 from api.waiting import Found
 from service.games import GameService
 from service.sweeper import Sweeper
-from tests import aio
+from tests import aio, asgi_calls
 
 
 def asgi_app(games: GameService, threads: int = 8) -> Starlette:
@@ -34,24 +34,8 @@ def get(app: Starlette, path: str, query: str, sent: list[tuple[float, dict]],
         gone: asyncio.Event | None = None) -> asyncio.Task:
     """``GET path?query`` called on the app as a server calls it; what it sends, with when, goes to ``sent``. The
     client leaves once ``gone`` is set (never without it)."""
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
-             "headers": [(b"host", b"test")], "client": ("127.0.0.1", 5000), "server": ("test", 80)}
-    asked = False
-    left = gone or asyncio.Event()
-
-    async def receive() -> dict:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await left.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        sent.append((time.monotonic(), message))
-
-    return asyncio.create_task(app(scope, receive, send))
+    return asyncio.create_task(asgi_calls.get(app, path, query, lambda message: sent.append((time.monotonic(), message)),
+                                              gone or asyncio.Event()))
 
 
 def bodies(sent: list[tuple[float, dict]]) -> list[bytes]:
