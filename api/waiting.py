@@ -362,7 +362,7 @@ class Waiting:
         head's limits, the query's schema, a follower slot) and gives it what the app gives every answer:
         its request id, access line and count. Whether the game is quiet is known without a read."""
         scope, started = request.scope, time.perf_counter()
-        text, heads, client = scope["query_string"].decode("latin-1"), scope["headers"], request.client and request.client.host
+        text, heads, client = scope["query_string"].decode("latin-1"), scope["headers"], (scope.get("client") or (None,))[0]
         if not self.hooks_idle or scope["method"] != "GET" or not line_fits("GET", f"{scope['path']}?{text}") \
                 or not headers_fit(heads):
             return None
@@ -373,12 +373,12 @@ class Waiting:
             release = self.followers.take("long_poll", client)
         except Unavailable:
             return None
-        asked = ",".join(value.decode("latin-1") for name, value in heads if name == b"x-request-id")
+        asked, tags = _joined(heads, b"x-request-id"), _joined(heads, b"if-none-match")  # (as the app reads them)
         identity = requestlog.request_id_for(asked)
         answered = _all(requestlog.access_line("GET", scope["path"], self.events_route, client, identity, started),
                         metrics.request_count(self.events_route, "GET", self.games))
         return self._page_follow(game_id, token, query["limit"], query["after"], query["wait"], release,
-                                 if_none_match=request.headers.get("if-none-match"), answered=answered,
+                                 if_none_match=tags or None, answered=answered,
                                  first=Page(b"", query["after"], news=False),  # (nothing new to read: it waits first)
                                  headers={requestlog.HEADER: identity})
 
@@ -426,6 +426,12 @@ def _plain_query(text: str) -> Mapping[str, Any] | None:
         except ValidationError:
             return None
     return MappingProxyType({**PLAIN_DEFAULTS, **query})
+
+
+def _joined(heads: list[tuple[bytes, bytes]], name: bytes) -> str:
+    """The values of a request's headers named ``name`` (lower case), joined by commas as its WSGI environ joins
+    them for the app; "" for none. (Read from the scope: Starlette's ``request.headers`` builds a mapping first.)"""
+    return ",".join(value.decode("latin-1") for key, value in heads if key == name)
 
 
 def _plain_bearer(heads: list[tuple[bytes, bytes]]) -> str | bool | None:
