@@ -332,9 +332,6 @@ class Waiting:
         except Exception:  # (the answer has begun: all that is left is to end it)
             log.exception("the stream of %s ended on an error", follow.share)
 
-    def _game_wait(self, game_id: str) -> Wait:
-        return lambda since, timeout, gone, page: self.hub.wait(game_id, since, timeout, gone)
-
     def check_long_poll(self) -> Follow | dict[str, Any] | Response:
         """The page at once if it has news (or ``wait`` is 0), else the follower to wait (in the app's request).
 
@@ -385,9 +382,16 @@ class Waiting:
     def _page_follow(self, game_id: str, token: str | None, limit: int, after: int, wait: float,
                      release: Callable[[], None], **more: Any) -> Follow:
         """A long-poll of a game's log, holding the slot ``release`` gives back."""
-        return Follow(("game", game_id, token), partial(read_events, self.games, game_id, token), self._game_wait(game_id),
-                      after, min(wait, self.games.max_wait), release, **more,
-                      shape=lambda found: found.page(limit, partial(long_poll_page, token, limit)))
+        return self._game_follow(game_id, token, after, min(wait, self.games.max_wait), release,
+                                 lambda found: found.page(limit, partial(long_poll_page, token, limit)), **more)
+
+    def _game_follow(self, game_id: str, token: str | None, after: int, timeout: float, release: Callable[[], None],
+                     shape: Callable[[Found], Page], **more: Any) -> Follow:
+        """A follower of a game's log (a long-poll or a stream: ``shape`` makes its kind of page), sharing the reads
+        of every follower of the game with the same token, woken by the hub."""
+        return Follow(("game", game_id, token), partial(read_events, self.games, game_id, token),
+                      lambda since, timeout, gone, page: self.hub.wait(game_id, since, timeout, gone), after, timeout,
+                      release, shape=shape, **more)
 
     def check_stream(self) -> Follow:
         """The stream to follow (in the app's request)."""
@@ -397,9 +401,8 @@ class Waiting:
         self.games.events(game_id, token, after=0, limit=1)  # checks the game and the token before streaming
         after = query.get("after", headers.get("last_event_id", 0))
         timeout = min(query["timeout"], current_app.config["CARDHALL_STREAM_MAX"])
-        return Follow(("game", game_id, token), partial(read_events, self.games, game_id, token), self._game_wait(game_id),
-                      after, timeout, self.followers.take("stream", request.remote_addr),
-                      shape=lambda found: found.page("stream", stream_batch))
+        return self._game_follow(game_id, token, after, timeout, self.followers.take("stream", request.remote_addr),
+                                 lambda found: found.page("stream", stream_batch))
 
 
 def _read(follow: Follow, after: int, woken: bool) -> Any:
