@@ -6,10 +6,10 @@ Every answer under a limit carries ``RateLimit-Limit``, ``RateLimit-Remaining`` 
 
 - ``CARDHALL_RATE_LIMIT``: each client's requests, all routes together (a flask-limiter
   string, e.g. ``50/second;1500/minute``), or ``off`` (benchmarks, tests). A token this
-  server gave out is a client of its own, so that several bots behind one address each get
-  the limit; any other token (invented, mistyped) counts as no token, against its address,
-  so that inventing tokens buys nothing; and each address also has :data:`ADDRESS_FACTOR`
-  times the limit across all its tokens.
+  server gave out (a seat's token, or an account's key not revoked) is a client of its own,
+  so that several bots behind one address each get the limit; any other token (invented,
+  mistyped) counts as no token, against its address, so that inventing tokens buys nothing;
+  and each address also has :data:`ADDRESS_FACTOR` times the limit across all its tokens.
 - ``CARDHALL_CREATE_RATE_LIMIT``: games a client may create.
 - ``CARDHALL_READ_RATE_LIMIT``: the events a client may read of games' logs, apart from its
   count of requests: a page of events and a game's record are charged the events they hold, a

@@ -124,7 +124,12 @@ class GameQueries:
         }
 
     def is_token(self, token: str) -> bool:
-        """Whether this server gave out ``token`` (for any seat of any game)."""
+        """Whether this server gave out ``token``: a seat's token of any game, or an account's key not revoked."""
+        if is_account_key(token):
+            try:
+                return self.accounts.caller(token) is not None
+            except Unauthorized:
+                return False
         return self.token_seats.get(hash_token(token)) is not None
 
     def seat_of(self, game_id: str, token: str | None, *, required: bool) -> int | None:

@@ -47,6 +47,19 @@ def test_each_token_given_out_is_a_client_of_its_own_and_liveness_is_never_limit
     assert [http.get("/healthz").status_code for _ in range(10)] == [200] * 10
 
 
+def test_each_account_key_is_a_client_of_its_own_and_a_revoked_one_counts_against_its_address():
+    app = limited_app("2/minute")
+    http, accounts = app.test_client(), app.extensions["cardhall"].accounts
+    keys = [accounts.create_account(f"bot-{n}", "bot")["key"] for n in range(3)]  # (made without requests)
+    accounts.revoke_key(accounts.caller(keys[2]), keys[2][4:16])
+    for key in keys[:2]:  # (two bots behind one address: each has the whole limit)
+        codes = [http.get("/v1/game-types", headers={"Authorization": f"Bearer {key}"}).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+    revoked = [http.get("/v1/game-types", headers={"Authorization": f"Bearer {keys[2]}"}) for _ in range(3)]
+    assert [answer.status_code for answer in revoked] == [200, 200, 429]  # (the address's budget: it is no client)
+    assert http.get("/v1/game-types").status_code == 429
+
+
 def test_invented_tokens_share_their_addresss_budget():
     http = limited_app("2/minute").test_client()
     codes = [http.get("/v1/game-types", headers={"Authorization": f"Bearer token-{n}"}).status_code for n in range(4)]
