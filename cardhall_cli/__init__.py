@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 
@@ -41,8 +42,17 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cardhall`` command."""
+    from cardhall_client.loading import BadBot
+
     args = parser().parse_args(argv)
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except BadBot as error:  # (a mistyped bot path or function: said in a line, as every other mistake)
+        print(f"cardhall {args.command}: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # (whoever read the output stopped, as `| head` does: no traceback for it)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (Python's own advice: the exit's flush)
+        return 1
 
 
 if __name__ == "__main__":

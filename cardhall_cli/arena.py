@@ -13,7 +13,7 @@ from typing import Any
 
 import bots
 from cardhall_client.arena import Entrant, Played, seating
-from cardhall_client.loading import Choose
+from cardhall_client.loading import Choose, NoMove, ask
 from domain.errors import DomainError
 from service.local import LocalGame
 
@@ -29,8 +29,8 @@ def play_local(game: str, players: int, entrants: list[Entrant], number: int, se
         seat = local.view(None)["to_act"][0]
         view = local.view(seat)
         try:
-            local.move(seat, chooser[seat](view))
-        except DomainError:
+            local.move(seat, ask(chooser[seat], view))
+        except (NoMove, DomainError):
             illegal[seat] += 1
             local.move(seat, view["legal_moves"][0])
     return Played(number, seed, seats, local.view(None)["result"], illegal)

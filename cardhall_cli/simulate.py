@@ -23,6 +23,7 @@ from typing import Any
 
 from cardhall_cli import command
 from cardhall_client.cli import option
+from cardhall_client.loading import NoMove, ask
 from domain.errors import DomainError
 
 Z95 = 1.959963984540054
@@ -64,8 +65,8 @@ def play_one(game: str, players: int, number: int, seed: int, options: dict[str,
             continue
         view = match.view(match.seat)
         try:
-            match.play(sitting[match.seat].choose(view))
-        except (DomainError, ValueError, KeyError, TypeError):
+            match.play(ask(sitting[match.seat].choose, view))
+        except (NoMove, DomainError, ValueError, KeyError, TypeError):
             illegal[match.seat] += 1
             match.play(view["legal_moves"][0])
     return Finished(seats, match.view(None)["result"]["winners"], illegal)

@@ -81,6 +81,33 @@ def test_a_move_the_rules_refuse_is_reported_and_replaced_by_a_legal_one(live_se
     assert "was refused" in capsys.readouterr().out
 
 
+def test_a_bot_that_raises_or_answers_no_move_is_reported_and_replaced_by_a_legal_one(live_server, capsys, tmp_path):
+    buggy = tmp_path / "buggy.py"
+    buggy.write_text("def choose(view):\n"
+                     "    if view['state']['phase'] == 'draw':\n"
+                     "        raise RuntimeError('boom')\n"
+                     "    if view['version'] % 2:\n"
+                     "        return 'discard'\n")  # (then None)
+    code = main(["bot", "run", f"{buggy}:choose", "--server", live_server, "--new", "scat", "--players", "2",
+                 "--option", "seed=4"])
+    out = capsys.readouterr().out
+    assert code == 0 and "game over:" in out
+    assert "the bot raised RuntimeError: boom; playing {'type': 'draw'" in out
+    assert "the bot returned 'discard', which is no move object" in out
+    assert "the bot returned None, which is no move object" in out
+
+
+def test_a_mistyped_bot_file_or_function_is_said_in_one_line(live_server, capsys):
+    for spec, said in ((f"{EXAMPLES / 'nope.py'}:choose", "no bot file"), (f"{EXAMPLES / 'greedy_craits.py'}:chose",
+                                                                            "has no function 'chose'"),
+                       ("no_such_package.bot:choose", "no bot file or module no_such_package.bot")):
+        assert main(["bot", "run", spec, "--server", live_server, "--new", "craits"]) == 2
+        assert runner(["run", spec, "--server", live_server, "--new", "craits"]) == 2
+        assert main(["simulate", "--game", "craits", "--bot", spec, "--games", "2"]) == 2
+        err = capsys.readouterr().err
+        assert err.count(said) == 3 and "Traceback" not in err and len(err.splitlines()) == 3
+
+
 def test_with_no_fill_the_runner_waits_for_the_other_seats_to_be_taken(live_server, capsys):
     with CardhallClient(live_server) as cardhall:
         game_id = cardhall.create_game("scat", 2, {"seed": 6})["id"]

@@ -93,3 +93,29 @@ def test_ratings_rebuild_remakes_the_table_the_server_applied(tmp_path):
         assert "from 1 rated games" in rebuilt.stdout and ratings.ladder.table() == live and len(live[1]) == 2
     finally:
         games.store.close()
+
+
+def test_output_cut_short_by_its_reader_ends_the_command_quietly(tmp_path):
+    import fcntl
+    import json
+    import random
+
+    import cardhall_env
+
+    env = cardhall_env.make("craits", 2)
+    env.reset(seed=1)
+    choices = random.Random(1)
+    while not env.match.over:
+        env.step(choices.choice(env.last()[4]["legal_actions"]))
+    (tmp_path / "game.json").write_text(json.dumps(env.record()))
+    read, write = os.pipe()
+    fcntl.fcntl(write, 1031, 4096)  # (F_SETPIPE_SZ: the command fills the pipe long before it has said all)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "cardhall_cli", "record", "show", "game.json"], cwd=tmp_path,
+                               env=environment, stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    with os.fdopen(read, "rb") as out:  # (read a line, then stop reading, as `| head -1` does)
+        first = out.readline()
+    _, err = process.communicate(timeout=120)
+    assert first.startswith(b"craits (craits/2), 2 players")
+    assert process.returncode == 1 and b"Traceback" not in err, err.decode()

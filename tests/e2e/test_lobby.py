@@ -163,3 +163,18 @@ def test_bot_run_with_a_pool_plays_its_games_from_the_pool_then_leaves_it(live_s
         with pytest.raises(NotFound):  # (it left the pool)
             bot.leave_pool("scat")
         bot.close()
+
+
+def test_a_living_bot_says_why_its_player_stopped_on_an_error_that_is_no_problem_of_the_server(
+        live_server: str, monkeypatch: Any) -> None:
+    said: list[str] = []
+    lobby = Lobby(sign_up(live_server, f"crash{uuid.uuid4().hex[:8]}"), first_move, say=said.append)
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise OSError("the network went away")
+
+    monkeypatch.setattr("cardhall_client.lobby.play", broken)
+    lobby._play("g" * 32)
+    lobby._pool.shutdown(wait=True)
+    assert said == ["playing game " + "g" * 32, f"game {'g' * 32}: its player stopped on OSError: the network went away"]
+    lobby.client.close()

@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cardhall_client.loading import Choose, load_bot
+from cardhall_client.loading import Choose, NoMove, ask, load_bot
 from cardhall_client.types import Result
 
 HOUSE_BOTS = ("random", "greedy")
@@ -88,8 +88,8 @@ def play_remote(client: Any, game: str, players: int, entrants: list[Entrant], n
         mover = mine[seat]
         own = mover.state(game_id)
         try:
-            mover.move(game_id, entrants[seats[seat]].choose(own), expected_version=own["version"])
-        except (IllegalMove, ValidationError):
+            mover.move(game_id, ask(entrants[seats[seat]].choose, own), expected_version=own["version"])
+        except (NoMove, IllegalMove, ValidationError):
             illegal[seat] += 1
             mover.move(game_id, own["legal_moves"][0], expected_version=own["version"])
         view = client.state(game_id)

@@ -17,7 +17,7 @@ from typing import Any
 
 from cardhall_client.errors import CardhallError
 from cardhall_client.http import CardhallClient
-from cardhall_client.loading import load_bot
+from cardhall_client.loading import BadBot, load_bot
 
 
 def option(text: str) -> tuple[str, Any]:
@@ -101,15 +101,18 @@ def run(args: argparse.Namespace, prog: str = "cardhall-bot") -> int:
     """
     if args.action == "challenge":
         return _challenge(args, prog)
-    if args.key and not (args.game or args.new) and len(args.subject) <= 1:
-        args.bot = args.subject[0] if args.subject else None
-        return _live(args, prog)
-    if len(args.subject) != 1:
-        return _usage(f"{prog} run takes one bot: path/to/file.py:function")
-    args.bot = args.subject[0]
-    if not (args.game or args.new):
-        return _usage(f"{prog} run needs --game ID, --new GAME, or --key KEY (to live on the server)")
-    return _run_one(args, prog)
+    try:
+        if args.key and not (args.game or args.new) and len(args.subject) <= 1:
+            args.bot = args.subject[0] if args.subject else None
+            return _live(args, prog)
+        if len(args.subject) != 1:
+            return _usage(f"{prog} run takes one bot: path/to/file.py:function")
+        args.bot = args.subject[0]
+        if not (args.game or args.new):
+            return _usage(f"{prog} run needs --game ID, --new GAME, or --key KEY (to live on the server)")
+        return _run_one(args, prog)
+    except BadBot as error:  # (a mistyped path or function: said in a line, as every other mistake)
+        return _usage(f"{prog}: {error}")
 
 
 def main(argv: list[str] | None = None) -> int:

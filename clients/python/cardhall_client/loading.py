@@ -1,14 +1,34 @@
-"""Loading a bot: ``path/to/file.py:function`` (or ``package.module:function``) to a callable."""
+"""Loading a bot: ``path/to/file.py:function`` (or ``package.module:function``) to a callable; and asking it."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import pathlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Choose = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class BadBot(ValueError):
+    """A bot spec that names no bot: no such file or module, or no such function in it."""
+
+
+class NoMove(Exception):
+    """A bot's answer that is no move: it raised, or returned something other than a move object."""
+
+
+def ask(choose: Choose, view: dict[str, Any]) -> Mapping[str, Any]:
+    """The move ``choose`` makes of ``view``; :class:`NoMove` if it raises or returns no move object (a dict).
+    Whoever asks plays the first legal move instead, so that a game never stalls on a bot's bug."""
+    try:
+        move = choose(view)
+    except Exception as error:
+        raise NoMove(f"the bot raised {type(error).__name__}: {error}") from error
+    if not isinstance(move, Mapping):
+        raise NoMove(f"the bot returned {move!r}, which is no move object (a dict such as {view['legal_moves'][0]!r})")
+    return move
 
 
 def load_bot(spec: str) -> Choose:
@@ -18,9 +38,9 @@ def load_bot(spec: str) -> Choose:
     try:
         found = getattr(module, function or "choose")
     except AttributeError:
-        raise ValueError(f"{source} has no function {function!r}") from None
+        raise BadBot(f"{source} has no function {function!r}") from None
     if not callable(found):
-        raise TypeError(f"{spec} is not a function")
+        raise BadBot(f"{spec} is not a function")
     return found
 
 
@@ -28,10 +48,15 @@ def _load_module(source: str) -> Any:
     path = pathlib.Path(source)
     if source.endswith(".py") or path.exists():
         if not path.is_file():
-            raise ValueError(f"no bot file {source}")
+            raise BadBot(f"no bot file {source}")
         module_spec = importlib.util.spec_from_file_location(f"cardhall_bot_{path.stem}", path)
         assert module_spec is not None and module_spec.loader is not None
         module = importlib.util.module_from_spec(module_spec)
         module_spec.loader.exec_module(module)
         return module
-    return importlib.import_module(source)
+    try:
+        return importlib.import_module(source)
+    except ModuleNotFoundError as error:
+        if error.name is None or not f"{source}.".startswith(f"{error.name}."):  # (one the bot's module imports)
+            raise
+        raise BadBot(f"no bot file or module {source}") from None

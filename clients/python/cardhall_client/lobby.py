@@ -12,6 +12,7 @@ they are over.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent import futures
@@ -22,6 +23,8 @@ from cardhall_client.errors import CardhallError
 from cardhall_client.http import CardhallClient
 from cardhall_client.loading import Choose
 from cardhall_client.runner import Say, play
+
+log = logging.getLogger("cardhall.bot")
 
 
 class Lobby:
@@ -124,6 +127,9 @@ class Lobby:
             play(self.client, game_id, self.choose, lambda line: self.say(f"[{game_id[:8]}] {line}"))
         except CardhallError as error:
             self.say(f"game {game_id}: {error}")
+        except Exception as error:  # (said, not left unread in the game's future: the game would stall unexplained)
+            log.exception("game %s: its player stopped", game_id)
+            self.say(f"game {game_id}: its player stopped on {type(error).__name__}: {error}")
 
     def _newest(self) -> int:
         """The id of the account's newest event: what happened before the bot started is not acted on

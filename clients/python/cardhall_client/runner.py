@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cardhall_client.errors import IllegalMove, NotYourTurn, ValidationError, VersionConflict
 from cardhall_client.http import OVER, CardhallClient
-from cardhall_client.loading import Choose
+from cardhall_client.loading import Choose, NoMove, ask
 from cardhall_client.types import View
 from cardhall_client.witness import Witness
 
@@ -59,30 +60,38 @@ def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, 
 
 
 def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say) -> None:
-    """Ask the bot and move; an illegal answer is reported and replaced by the first legal move."""
+    """Ask the bot and move; an answer that is no move (the bot raised, or returned no move object) or a move
+    the rules refuse is reported and replaced by the first legal move, so that a game never stalls on a bug."""
     try:
         move = _timed(choose, view)
         me.move(game_id, move, expected_version=view["version"])
+        return
+    except NoMove as failed:
+        log.warning("%s at version %s", failed, view["version"], exc_info=failed.__cause__)
+        why = str(failed)
     except (IllegalMove, ValidationError) as refused:
-        say(f"  the bot's move {move!r} was refused ({refused.code} {refused.rule or ''}: {refused.detail}); "
-            f"playing {view['legal_moves'][0]!r} instead")
-        me.move(game_id, view["legal_moves"][0], expected_version=view["version"])
+        why = f"the bot's move {move!r} was refused ({refused.code} {refused.rule or ''}: {refused.detail})"
     except (VersionConflict, NotYourTurn):
-        pass  # someone moved first (an out-of-turn call or 31): look again
+        return  # someone moved first (an out-of-turn call or 31): look again
+    say(f"  {why}; playing {view['legal_moves'][0]!r} instead")
+    with contextlib.suppress(VersionConflict, NotYourTurn):
+        me.move(game_id, view["legal_moves"][0], expected_version=view["version"])
 
 
-def _timed(choose: Choose, view: View) -> dict[str, Any]:
-    """The bot's move; a warning when it took more than half the time its clock had left."""
+def _timed(choose: Choose, view: View) -> Mapping[str, Any]:
+    """The bot's move (:func:`~cardhall_client.loading.ask`); a warning when it took more than half the time its
+    clock had left."""
     left = None
     if view.get("deadline"):
         left = (dt.datetime.fromisoformat(view["deadline"]) - dt.datetime.now(dt.UTC)).total_seconds()
     began = time.monotonic()
-    move = choose(view)
-    took = time.monotonic() - began
-    if left is not None and took > left / 2:
-        log.warning("the bot took %.2f s of the %.2f s its clock had left at version %s: past the deadline "
-                    "the server plays the turn for it", took, max(left, 0.0), view["version"])
-    return move
+    try:
+        return ask(choose, view)
+    finally:
+        took = time.monotonic() - began
+        if left is not None and took > left / 2:
+            log.warning("the bot took %.2f s of the %.2f s its clock had left at version %s: past the deadline "
+                        "the server plays the turn for it", took, max(left, 0.0), view["version"])
 
 
 class Reporter:
