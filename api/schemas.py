@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -38,6 +38,9 @@ _ENTITY_TAG = re.compile(r'(W/)?"([0-9]{1,10})"')
 
 class QueryInteger(fields.Integer):
     """An integer in a query or header: ASCII digits only (``int()`` also takes ``١٢``, ``1_0`` and `` 7 ``)."""
+
+    default_error_messages: ClassVar[dict[str, str]] = {
+        "invalid": "Not a whole number written in the digits 0-9 alone (no sign, no spaces, at most 10 digits)."}
 
     def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> int:
         if not isinstance(value, str) or not _ASCII_INTEGER.fullmatch(value):

@@ -138,6 +138,9 @@ class MoveRequest:
     def check_version(self, version: int) -> None:
         """PreconditionFailed or StaleVersion unless the preconditions hold of the game at ``version``."""
         if self.if_match is not None and self.if_match != "*" and version not in self.if_match:
+            if not self.if_match:
+                raise PreconditionFailed(f'If-Match names no version: an entity tag is quoted, as the ETag header '
+                                         f'gives it ("{version}" or W/"{version}"); the game is at version {version}')
             raise PreconditionFailed(f"If-Match names versions {list(self.if_match)}; the game is at version {version}")
         if self.expected_version is not None and self.expected_version != version:
             raise StaleVersion(f"expected version {self.expected_version}; the game is at {version}")

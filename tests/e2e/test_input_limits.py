@@ -20,6 +20,12 @@ def test_query_numbers_are_ascii_digits_within_the_32_bit_version_range(http, af
     assert http.events(game_id, after="2147483647").status_code == 200
 
 
+def test_a_negative_number_in_a_query_is_refused_saying_what_a_number_there_is(http):
+    game_id = http.create()
+    refused = assert_problem(http.client.get(f"/v1/games/{game_id}/state?at=-1"), 422, "validation_error")
+    assert "at: Not a whole number written in the digits 0-9 alone (no sign" in refused["detail"]
+
+
 @pytest.mark.parametrize("last_event_id", ["²", "١", "-1", "2147483648", "x"])
 def test_a_bad_last_event_id_is_refused_before_the_stream_answers_200(asgi_http, last_event_id):
     game_id = asgi_http.create()

@@ -93,6 +93,9 @@ def test_if_match_names_the_version_a_move_expects(http):
     assert_problem(http.move(game_id, token, move, **{"If-Match": f'"{view["version"] + 7}"'}),
                    412, "precondition_failed")
     assert_problem(http.move(game_id, token, move, **{"If-Match": "*x"}), 412, "precondition_failed")
+    unquoted = assert_problem(http.move(game_id, token, move, **{"If-Match": str(view["version"])}), 412,
+                              "precondition_failed")
+    assert f'an entity tag is quoted, as the ETag header gives it ("{view["version"]}"' in unquoted["detail"]
     assert http.version(game_id) == view["version"]
     etag = http.state(game_id, token).headers["ETag"]
     assert http.move(game_id, token, move, **{"If-Match": etag}).status_code == 201
