@@ -51,11 +51,13 @@ function copyInvite(game) {
   return button;
 }
 
+const NAMED = ["Seats", "Status"]; // the cells holding players' names (a status says who won)
+
 /** A game's name as its rules write it ("Craits"), from the game types the server lists. */
 const gameTitle = (game) => (types.find((type) => type.game === game) || { title: game }).title;
 
 function labelled(label, text) {
-  const cell = element("td", text);
+  const cell = element("td", text, { className: NAMED.includes(label) ? "names" : "" });
   cell.dataset.label = label;
   return cell;
 }

@@ -110,3 +110,25 @@ def test_a_waiting_table_with_its_join_and_invite_link_fits_every_screen(sized, 
     settled(page)
     assert page.locator("#seating .invite-link").count() == 1
     assert (problems := checked("table-waiting")) == [], "\n".join(problems)
+
+
+LONG_NAMES = ("x" * 64, "y" * 64)  # (a name may be 64 characters, none of them a space)
+
+
+def test_long_names_wrap_in_the_lobby_and_at_a_table_on_every_screen(sized, api):
+    page, checked = sized
+    game_id = api.create("scat", 2)
+    for name in LONG_NAMES:
+        api.join(game_id, name)
+    page.goto("/")
+    settled(page)
+    page.wait_for_selector(f"#game-rows tr[data-game='{game_id}']")
+    assert (problems := checked("lobby-long-names")) == [], "\n".join(problems)
+    row = page.locator(f"#game-rows tr[data-game='{game_id}']")
+    panel = page.locator(".panel").first.bounding_box()
+    watch = row.get_by_role("link").bounding_box()
+    assert watch["x"] + watch["width"] <= panel["x"] + panel["width"]
+    page.goto(f"/games/{game_id}")
+    settled(page)
+    assert page.locator(".dealer-draw").count() == 1 and "to act: " in page.inner_text(".table-facts")
+    assert (problems := checked("table-long-names")) == [], "\n".join(problems)
