@@ -133,12 +133,14 @@ function results(state, name, settled) {
     box.append(element("h2", "results-title", `Hand ${settlement.hand_number}: ${REASONS[settlement.reason] || settlement.reason}`));
     list.append(...settlement.lost.map((lost, seat) => {
       const item = element("li", "");
-      const hand = settlement.hands[seat];
-      if (hand) item.append(faceUp(hand, `${name(seat)}'s hand`));
       const worth = settlement.values[seat] === null ? "" : ` worth ${settlement.values[seat]}`;
       const left = (state.out || []).includes(seat) ? "out of the game"
         : (state.county || []).includes(seat) ? "on the county, still in" : `${plural(state.lives[seat], "life", "lives")} left`;
-      item.append(element("span", "", ` ${name(seat)}${worth}: ${lost ? `lost ${plural(lost, "life", "lives")}` : "lost nothing"}, ${left}`));
+      item.append(element("span", "", `${name(seat)}${worth}: ${lost ? `lost ${plural(lost, "life", "lives")}` : "lost nothing"}, ${left}`));
+      // The words lead and the cards follow (beside them, or below on a narrow screen): a line wrapped never
+      // leaves a player's cards looking like the end of the line above.
+      const hand = settlement.hands[seat];
+      if (hand) item.append(faceUp(hand, `${name(seat)}'s hand`));
       return item;
     }));
   }

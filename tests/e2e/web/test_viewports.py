@@ -101,6 +101,10 @@ def test_a_table_between_two_hands_with_its_results_fits_every_screen(sized, api
     settled(page, settled_at)
     assert page.locator(".results li").count() == 4
     assert (problems := checked("table-results")) == [], "\n".join(problems)
+    for line in page.locator(".results li").all():  # each player's words first, then their cards, on their line
+        if line.locator(".cards").count():  # (a player out of the game shows none)
+            words, cards = line.locator(":scope > span").bounding_box(), line.locator(".cards").bounding_box()
+            assert words["y"] + words["height"] <= cards["y"] + 1 or words["x"] + words["width"] <= cards["x"] + 1
 
 
 def test_a_waiting_table_with_its_join_and_invite_link_fits_every_screen(sized, api):
