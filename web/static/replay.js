@@ -2,7 +2,7 @@
 // server (POST /v1/records/replay, which stores nothing), then stepped through version by version as the
 // table steps through a stored game.
 
-import { Problem, showProblem } from "./api.js";
+import { Notice, Problem, showProblem } from "./api.js";
 import { showChanceFixed } from "./extras.js";
 import { drawView } from "./render.js";
 
@@ -44,11 +44,19 @@ function show(version) {
   document.body.dataset.version = String(shown.version);
 }
 
-async function open(text) {
+/** The record's text: the file chosen, else the text pasted (pasting drops the file chosen before). */
+async function chosen() {
+  const file = $("record-file").files[0];
+  if (file) return file.text();
+  if (!$("record-text").value.trim()) throw new Notice("choose a record file or paste a record");
+  return $("record-text").value;
+}
+
+async function open() {
   document.body.dataset.busy = "true";
   try {
     showProblem($("problem"), null);
-    const record = parse(text);
+    const record = parse(await chosen());
     const views = await replay(record);
     Object.assign(shown, { record, views });
     $("slider").max = String(views.length);
@@ -65,12 +73,12 @@ async function open(text) {
 
 $("open-record").addEventListener("submit", (submitted) => {
   submitted.preventDefault();
-  open($("record-text").value);
+  open();
 });
-$("record-file").addEventListener("change", async () => {
-  const file = $("record-file").files[0];
-  if (file) open(await file.text());
+$("record-file").addEventListener("change", () => {
+  if ($("record-file").files[0]) open();
 });
+$("record-text").addEventListener("input", () => { $("record-file").value = ""; });
 const steps = { "to-start": () => 1, back: () => shown.version - 1, forward: () => shown.version + 1, "to-end": () => shown.views.length };
 for (const [id, to] of Object.entries(steps)) $(id).addEventListener("click", () => show(to()));
 $("slider").addEventListener("input", () => show(Number($("slider").value)));

@@ -46,3 +46,23 @@ def test_a_record_file_opens_and_a_tampered_one_is_refused_with_what_is_wrong(pa
     page.click("#open")
     page.wait_for_selector("#problem:not([hidden])")
     assert "does not hold" in page.inner_text("#problem") and "'result'" in page.inner_text("#problem")
+
+
+def test_open_opens_the_chosen_file_and_with_nothing_chosen_says_what_to_do(page, api, tmp_path):
+    game_id = api.finished("craits", 2, short=True)
+    record = api.client.get(f"/games/{game_id}/record").json()
+    file = tmp_path / "game.json"
+    file.write_text(json.dumps(record))
+    page.goto("/replay")
+    settled(page)
+    page.click("#open")
+    page.wait_for_selector("#problem:not([hidden])")
+    assert page.inner_text("#problem") == "choose a record file or paste a record"
+    page.set_input_files("#record-file", str(file))
+    settled(page, 1)
+    page.keyboard.press("End")
+    settled(page, record["version"])
+    page.click("#open")  # (as the form invites, after choosing the file)
+    settled(page, 1)
+    assert page.is_hidden("#problem")
+    assert f"version 1 of {record['version']}" in page.inner_text("#position")
