@@ -15,8 +15,11 @@ function element(tag, text, attributes = {}) {
   return node;
 }
 
-function cell(row, content) {
-  const td = element("td");
+/** Each cell says what it is, as its column's head does: on a narrow screen the rows are shown as cards
+ * without the table's head (as the lobby's are). */
+function cell(row, content, className = "") {
+  const td = element("td", undefined, { className });
+  td.dataset.label = $("board-rows").closest("table").tHead.rows[0].cells[row.cells.length].textContent;
   td.append(content);
   row.append(td);
 }
@@ -34,7 +37,7 @@ async function showBoard(root, cursors) {
   const rows = board.entries.map((entry) => {
     const row = element("tr");
     cell(row, String(entry.rank));
-    cell(row, accountLink(entry.account));
+    cell(row, accountLink(entry.account), "names");
     cell(row, entry.ordinal.toFixed(2));
     cell(row, entry.mu.toFixed(2));
     cell(row, entry.sigma.toFixed(2));

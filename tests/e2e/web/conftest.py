@@ -83,6 +83,17 @@ def page(browser: Browser, live_server: str, artifacts: Path, request: pytest.Fi
     context.close()
 
 
+@pytest.fixture
+def phone(browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh page as an iPhone 13 shows it: 390 by 844, touch."""
+    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844}, has_touch=True)
+    context.set_default_timeout(10_000)
+    opened = context.new_page()
+    opened.watched = Watched(opened, live_server)  # type: ignore[attr-defined]
+    yield opened
+    context.close()
+
+
 class Api:
     """The live server's API, for setting games up and checking what pages show."""
 

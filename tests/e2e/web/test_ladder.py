@@ -8,6 +8,7 @@ import uuid
 import httpx
 
 from tests.e2e.web.conftest import settled
+from tests.e2e.web.layout import audit
 
 GAMES = 10  # (the server's default minimum of rated games to be listed)
 
@@ -47,3 +48,17 @@ def test_the_leaderboard_links_accounts_whose_page_draws_their_rating_history(pa
     page.locator(".recent li a").first.click()
     page.wait_for_url("**/games/*")
     assert page.watched.errors == [] and page.watched.outside == []
+
+
+LABELS = """[...document.querySelectorAll("#board-rows td")].map((td) => [td.dataset.label,
+  getComputedStyle(td, "::before").content, td.closest("table").tHead.rows[0].cells[td.cellIndex].textContent])"""
+
+
+def test_on_a_phone_each_value_of_the_leaderboard_says_what_it_is(phone, live_server):
+    rated_games(live_server, GAMES)
+    phone.goto("/leaderboards/scat")
+    settled(phone)
+    labels = phone.evaluate(LABELS)  # (the table's head is hidden on a narrow screen)
+    assert labels and all(label == head and shown != "none" for label, shown, head in labels), labels
+    assert audit(phone) == []
+    assert phone.watched.errors == []
