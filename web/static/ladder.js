@@ -60,12 +60,12 @@ async function leaderboard(root) {
   $("first-page").addEventListener("click", async () => { cursors.length = 1; next = await showBoard(root, cursors); });
 }
 
-function ratingSection(rating) {
+function ratingSection(rating, room) {
   const section = element("section", undefined, { className: "rating" });
   section.append(element("h3", `${rating.game}: ordinal ${rating.ordinal.toFixed(2)}`));
   section.append(element("p", `μ ${rating.mu.toFixed(2)}, σ ${rating.sigma.toFixed(2)}; ${rating.games} rated games, `
     + `${rating.wins} won`, { className: "muted" }));
-  section.append(ratingChart(rating.history, `${rating.game} rating after each rated game`));
+  section.append(ratingChart(rating.history, `${rating.game} rating after each rated game`, room));
   const board = element("a", `${rating.game} leaderboard`, { href: `/leaderboards/${encodeURIComponent(rating.game)}` });
   const boardLine = element("p");
   boardLine.append(board);
@@ -83,7 +83,7 @@ function ratingSection(rating) {
 
 async function account(root) {
   const ratings = await call(`/accounts/${encodeURIComponent(root.dataset.name)}/ratings`);
-  root.replaceChildren(...ratings.ratings.map(ratingSection));
+  root.replaceChildren(...ratings.ratings.map((rating) => ratingSection(rating, root.clientWidth)));
   $("no-ratings").hidden = ratings.ratings.length > 0;
   root.dataset.loaded = "true";
 }

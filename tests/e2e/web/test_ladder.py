@@ -62,3 +62,21 @@ def test_on_a_phone_each_value_of_the_leaderboard_says_what_it_is(phone, live_se
     assert labels and all(label == head and shown != "none" for label, shown, head in labels), labels
     assert audit(phone) == []
     assert phone.watched.errors == []
+
+
+AXIS_TEXT = """[...document.querySelectorAll(".rating-chart .axis")].map((text) => {
+  const chart = text.ownerSVGElement;
+  return parseFloat(getComputedStyle(text).fontSize) * chart.getBoundingClientRect().width / chart.viewBox.baseVal.width;
+})"""
+
+
+def test_on_a_phone_the_rating_charts_text_is_shown_at_its_size(phone, live_server):
+    names = rated_games(live_server, GAMES)
+    phone.goto(f"/accounts/{names[0]}")
+    settled(phone)
+    phone.wait_for_selector("#account-ratings[data-loaded=true]", state="attached")
+    assert phone.locator("svg.rating-chart circle").count() == GAMES
+    sizes = phone.evaluate(AXIS_TEXT)  # (CSS px as shown: 11 px text, not a 640 px wide chart's scaled to 6 px)
+    assert sizes and min(sizes) >= 10, sizes
+    assert audit(phone) == []
+    assert phone.watched.errors == []
