@@ -1,6 +1,7 @@
 // The layout audit run in the page by layout.py: a list of problems in words (empty: none).
 () => {
   const width = document.documentElement.clientWidth;
+  const TAPPED = "button, input, select, textarea, summary, nav a, .row-actions a, .log a, .rules-link";
   const problems = [];
   const name = (el) => {
     const text = (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 40);
@@ -31,6 +32,14 @@
     }
   }
   window.scrollTo(0, 0);
+  // On a touch screen each control is a finger's size: 40 px tall at least, itself or the label it sits in (a
+  // checkbox's). Links in running text are exempt, as WCAG 2.5.8 exempts them; links standing alone are not.
+  if (matchMedia("(pointer: coarse)").matches) {
+    for (const el of [...document.querySelectorAll(TAPPED)].filter(shown)) {
+      const tall = Math.max(el.getBoundingClientRect().height, ...[...(el.labels || [])].map((l) => l.getBoundingClientRect().height));
+      if (tall < 40) problems.push(`${name(el)} is ${Math.round(tall)} px tall: under 40 px to tap`);
+    }
+  }
 
   const rgba = (css) => {
     const m = css.match(/rgba?\(([^)]+)\)/);

@@ -1,10 +1,12 @@
 """Every page works from a 360 px phone to a wide screen: no sideways scrolling, every control inside the
-viewport and not covered, text contrast at least WCAG AA (see layout.py). Each page at each size is
-screenshotted into the artifacts directory (CARDHALL_ARTIFACTS, else the session's temporary directory;
-the test prints where), failing or not, for people to look at."""
+viewport and not covered (and on the touch screens, the phones and the tablet, tall enough to tap), text
+contrast at least WCAG AA (see layout.py). Each page at each size is screenshotted into the artifacts
+directory (CARDHALL_ARTIFACTS, else the session's temporary directory; the test prints where), failing or
+not, for people to look at."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,13 +17,15 @@ from tests.e2e.web.layout import audit
 from tests.e2e.web.test_play import eight_in_hand
 
 VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "tablet-768": (768, 1024), "laptop-1440": (1440, 900)}
+TOUCH = {"phone-360", "phone-390", "tablet-768"}  # (their controls are tapped: the audit wants them 40 px tall)
 
 
 @pytest.fixture(params=list(VIEWPORTS))
 def sized(request: pytest.FixtureRequest, browser: Browser, live_server: str, artifacts: Path):  # type: ignore[no-untyped-def]
     """A page at one of the four viewports, and a function that audits it and keeps its screenshot."""
     width, height = VIEWPORTS[request.param]
-    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height})
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height},
+                                  has_touch=request.param in TOUCH)
     context.set_default_timeout(10_000)
     opened = context.new_page()
     opened.watched = Watched(opened, live_server)  # type: ignore[attr-defined]
@@ -114,6 +118,17 @@ def test_a_waiting_table_with_its_join_and_invite_link_fits_every_screen(sized, 
     settled(page)
     assert page.locator("#seating .invite-link").count() == 1
     assert (problems := checked("table-waiting")) == [], "\n".join(problems)
+
+
+def test_the_record_viewer_with_a_record_open_fits_every_screen(sized, api):
+    page, checked = sized
+    game_id = api.finished("craits", 2, short=True)
+    page.goto("/replay")
+    settled(page)
+    page.fill("#record-text", json.dumps(api.client.get(f"/games/{game_id}/record").json()))
+    page.click("#open")
+    settled(page, 1)
+    assert (problems := checked("replay")) == [], "\n".join(problems)
 
 
 LONG_NAMES = ("x" * 64, "y" * 64)  # (a name may be 64 characters, none of them a space)
