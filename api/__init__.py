@@ -163,7 +163,10 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.register_blueprint(assets.blp)
     limits.install(app)
     metrics.install(app)
-    app.config["CARDHALL_GAME_EXISTS"] = games.exists  # (the table page of an unknown game is a 404)
+    # (the page of an unknown game, game type or account is a 404 page)
+    app.config["CARDHALL_GAME_EXISTS"] = games.exists
+    app.config["CARDHALL_GAME_TYPE_EXISTS"] = games.is_game_type
+    app.config["CARDHALL_ACCOUNT_EXISTS"] = games.accounts.exists
     app.register_blueprint(web.blueprint)
     _allow_origins(app, app.config.get("CARDHALL_CORS_ORIGINS") or [])
     return app

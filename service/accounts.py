@@ -163,6 +163,10 @@ class AccountService:
         caller.require(scope)
         return caller
 
+    def exists(self, name: str) -> bool:
+        """Whether there is an account ``name``."""
+        return self.store.account(name) is not None
+
     def account(self, name: str) -> dict[str, Any]:
         """An account's public page data."""
         account = self.store.account(name)

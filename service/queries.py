@@ -47,6 +47,10 @@ class GameQueries:
         """Every game offered, with its player range and options."""
         return [game.describe() for game in all_games().values()]
 
+    def is_game_type(self, game: str) -> bool:
+        """Whether ``game`` names a game offered."""
+        return game in all_games()
+
     def table(self, game_id: str) -> tables.Table:
         """The game's table now; NotFound if there is no such game."""
         table = self.cache.get(game_id)

@@ -1,5 +1,8 @@
 """The web pages: the lobby (``/``), the table (``/games/{id}``), the record viewer (``/replay``),
-a game's leaderboard (``/leaderboards/{game}``) and an account's page (``/accounts/{name}``).
+a game's leaderboard (``/leaderboards/{game}``) and an account's page (``/accounts/{name}``). A page of
+a game, game type or account the server does not have is a 404 page, the app saying which exist (its
+settings ``CARDHALL_GAME_EXISTS``, ``CARDHALL_GAME_TYPE_EXISTS`` and ``CARDHALL_ACCOUNT_EXISTS``: each a
+function of a name).
 
 The pages are shells; their scripts (plain ES modules under ``static/``, no build
 step) talk to the public API like any other client. No rule lives here or in the
@@ -8,7 +11,7 @@ scripts: a page offers only the moves the server listed in ``legal_moves``.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request
 
 from web import rules
 
@@ -34,6 +37,17 @@ def _page_headers(response: Response) -> Response:
     return response
 
 
+def _unknown(setting: str, name: str) -> bool:
+    """Whether the app says it has no ``name`` (``setting``: which of its functions saying so to ask)."""
+    exists = current_app.config.get(setting)
+    return exists is not None and not exists(name)
+
+
+def _missing(what: str, name: str) -> tuple[str, int]:
+    """The 404 page of a ``what`` (game, game type, account) named ``name`` that the server does not have."""
+    return render_template("missing.html", what=what, name=name), 404
+
+
 @blueprint.get("/")
 def lobby() -> str:
     """Games to watch and join, and a form to start one."""
@@ -42,11 +56,9 @@ def lobby() -> str:
 
 @blueprint.get("/games/<string:game_id>")
 def table(game_id: str) -> str | tuple[str, int]:
-    """One game's table, turn by turn; ``?embed=1`` shows the table alone, for an iframe. An unknown game
-    is a 404 page (the app says which games exist: ``CARDHALL_GAME_EXISTS``, a function of an id)."""
-    exists = current_app.config.get("CARDHALL_GAME_EXISTS")
-    if exists is not None and not exists(game_id):
-        return render_template("missing.html", game_id=game_id), 404
+    """One game's table, turn by turn; ``?embed=1`` shows the table alone, for an iframe."""
+    if _unknown("CARDHALL_GAME_EXISTS", game_id):
+        return _missing("game", game_id)
     return render_template("table.html", game_id=game_id, embed=request.args.get("embed") == "1",
                            rule_games=rules.games())
 
@@ -58,23 +70,27 @@ def replay() -> str:
 
 
 @blueprint.get("/rules/<string:game>")
-def rules_page(game: str) -> str:
+def rules_page(game: str) -> str | tuple[str, int]:
     """A game's rules, rendered from its rules document in the repository."""
     found = rules.page(game)
     if found is None:
-        abort(404)
+        return _missing("game type", game)
     title, body = found
     return render_template("rules.html", title=title, body=body, games=rules.games())
 
 
 @blueprint.get("/leaderboards/<string:game>")
-def leaderboard(game: str) -> str:
+def leaderboard(game: str) -> str | tuple[str, int]:
     """A game's leaderboard: rated accounts by ordinal, paged."""
+    if _unknown("CARDHALL_GAME_TYPE_EXISTS", game):
+        return _missing("game type", game)
     return render_template("leaderboard.html", game=game)
 
 
 @blueprint.get("/accounts/<string:name>")
-def account(name: str) -> str:
+def account(name: str) -> str | tuple[str, int]:
     """An account's page: its kind, since when, the games it played and plays, and its ratings, each
     with its history drawn and its recent rated games."""
+    if _unknown("CARDHALL_ACCOUNT_EXISTS", name):
+        return _missing("account", name)
     return render_template("account.html", name=name)

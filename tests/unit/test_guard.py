@@ -72,7 +72,8 @@ def test_every_cardhall_variable_the_server_reads_is_a_setting_in_the_deploy_tab
                      for path in (ROOT / package).rglob("*.py"))
     named = set(re.findall(r"CARDHALL_[A-Z_]+[A-Z]", code))
     flask_only = {"CARDHALL_SSE_HEARTBEAT", "CARDHALL_ACCOUNT_HEARTBEAT", "CARDHALL_STREAM_MAX",
-                  "CARDHALL_GAME_EXISTS", "CARDHALL_WEBHOOK_OPTIONS"}  # (app config keys alone)
+                  "CARDHALL_GAME_EXISTS", "CARDHALL_GAME_TYPE_EXISTS", "CARDHALL_ACCOUNT_EXISTS",
+                  "CARDHALL_WEBHOOK_OPTIONS"}  # (app config keys alone)
     assert named - flask_only <= set(VARIABLES)
     deploy = (ROOT / "docs" / "deploy.md").read_text()
     table = deploy[deploy.index("## Settings"):]

@@ -5,6 +5,7 @@ table, the first dealer is picked from the seats; replay speed, a bad ?v= and an
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.e2e.web.conftest import settled
 from tests.e2e.web.test_play import seated_page
@@ -121,3 +122,18 @@ def test_an_unknown_game_is_a_404_page(live_server):
     answer = httpx.get(f"{live_server}/games/{'0' * 32}")
     assert answer.status_code == 404
     assert "No such game" in answer.text and "/assets/cardhall.css" in answer.text
+
+
+@pytest.mark.parametrize(("path", "api_path", "heading"), [
+    ("/rules/nope", "/v1/leaderboards/nope", "No such game type"),
+    ("/leaderboards/nogame", "/v1/leaderboards/nogame", "No such game type"),
+    ("/accounts/nobody", "/v1/accounts/nobody", "No such account"),
+])
+def test_an_unknown_game_type_or_account_is_a_404_page_as_an_unknown_game_is(page, live_server, path, api_path, heading):
+    answer = httpx.get(f"{live_server}{path}", headers={"Accept": "text/html"})
+    assert (answer.status_code, answer.headers["content-type"].split(";")[0]) == (404, "text/html")
+    page.goto(path)
+    assert page.locator("h2").all_inner_texts() == [heading]
+    assert page.locator(".problem").count() == 0  # (an account's page said "no account 'nobody'" twice)
+    api_answer = httpx.get(f"{live_server}{api_path}")  # (the API answers as it always has)
+    assert (api_answer.status_code, api_answer.json()["code"]) == (404, "not_found")
