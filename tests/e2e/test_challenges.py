@@ -7,6 +7,7 @@ import datetime as dt
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from domain.cards import DECK
 from service.games import GameService
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, sign_up
@@ -101,8 +102,29 @@ def test_bad_challenges_are_refused_clearly(http: Http) -> None:
     ana = sign_up(http, "ana")
     for body, status in ((dict(to=["nobody"]), 404), (dict(to=["ana"]), 422), (dict(players=9), 422),
                          (dict(to=[]), 422), (dict(expires_in=24 * 3600 + 1), 422), (dict(game="chess"), 422),
-                         (dict(options={"nope": 1}), 422)):
+                         (dict(options={"nope": 1}), 422), (dict(rated=True, options={"seed": 5}), 422),
+                         (dict(rated=True, options={"decks": [DECK]}), 422)):
         assert challenge(http, ana, **body).status_code == status, body
+    refused = challenge(http, ana, rated=True, options={"seed": 5, "short": True}).json
+    assert refused["code"] == "validation_error" and "no seed in a rated challenge" in refused["detail"]
+
+
+def test_a_challenge_hides_the_chance_its_challenger_fixed_from_everyone_as_its_game_does(http: Http) -> None:
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    deck = DECK[::-1]
+    offered = challenge(http, ana, to=["bo"], options={"decks": [deck], "first_dealer": 0, "short": True})
+    assert offered.status_code == 201
+    seen = [offered.json, http.client.get(f"/v1/challenges/{offered.json['id']}").json,
+            account_events(http, bo)[0]["data"]]
+    for shown in seen:
+        assert shown["options"] == {"first_dealer": 0, "short": True} and (shown["stacked"], shown["seeded"]) == (True, False)
+    started = http.client.post(f"/v1/challenges/{offered.json['id']}/accept", headers=bearer(bo)).json
+    assert "decks" not in started["options"] and "decks" not in http.client.get(
+        f"/v1/challenges/{offered.json['id']}").json["options"]
+    assert http.client.get(f"/v1/games/{started['game_id']}").json["stacked"] is True
+    seeded = challenge(http, ana, options={"seed": 7}).json
+    assert seeded["options"] == {} and (seeded["stacked"], seeded["seeded"]) == (False, True)
+    assert deck[0] not in str(http.client.get("/v1/challenges").json)
     assert http.client.post("/v1/challenges/nope/accept", headers=bearer(ana)).status_code == 404
 
 
