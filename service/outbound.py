@@ -54,14 +54,29 @@ async def system_resolver(host: str, port: int) -> list[str]:
     return [str(sockaddr[0]) for *_, sockaddr in found]
 
 
+#: Why an address is refused even where private addresses are allowed (an operator's flag, for bots on loopback).
+METADATA = "a cloud metadata address"
+#: IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits: IPv4-compatible (deprecated) and
+#: the NAT64 well-known prefix (IPv4-mapped and 6to4 ones ``ipaddress`` tells itself).
+_CARRYING_IPV4 = (ipaddress.ip_network("::/96"), ipaddress.ip_network("64:ff9b::/96"))
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address stands for (mapped, 6to4, NAT64's, compatible), if any."""
+    if (embedded := address.ipv4_mapped or address.sixtofour) is not None:
+        return embedded
+    if any(address in prefix for prefix in _CARRYING_IPV4) and int(address) > 1:  # (not :: nor ::1)
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def address_problem(address: IPAddress) -> str | None:
-    """Why ``address`` is not a public address (None if it is one)."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is not None:
-            return address_problem(embedded)
+    """Why ``address`` is not a public address (None if it is one). An IPv6 address that stands for an IPv4
+    one is judged as that one."""
+    if isinstance(address, ipaddress.IPv6Address) and (embedded := _embedded_ipv4(address)) is not None:
+        return address_problem(embedded)
     if address in METADATA_ADDRESSES:
-        return "a cloud metadata address"
+        return METADATA
     for test, what in (("is_unspecified", "unspecified"), ("is_loopback", "loopback"),
                        ("is_link_local", "link-local"), ("is_multicast", "multicast"),
                        ("is_reserved", "reserved"), ("is_private", "private")):
@@ -114,7 +129,7 @@ async def checked_address(url: str, resolver: Resolver, allow_private: bool = Fa
         problem = address_problem(address)
         if problem is None:
             continue
-        if address in METADATA_ADDRESSES or not allow_private:
+        if problem == METADATA or not allow_private:
             raise Refused(f"{host} resolves to {address}, {problem}")
     return addresses[0]
 

@@ -124,11 +124,16 @@ def test_urls_that_are_not_plain_https_are_refused(url: str, why: str) -> None:
         call(url, answering([PUBLIC]))
 
 
-def test_a_metadata_address_is_refused_even_where_private_addresses_are_allowed() -> None:
+@pytest.mark.parametrize("address", ["169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254",
+                                     "::ffff:a9fe:a9fe", "2002:a9fe:a9fe::1", "64:ff9b::169.254.169.254",
+                                     "::169.254.169.254"])
+def test_a_metadata_address_is_refused_even_where_private_addresses_are_allowed(address: str) -> None:
+    """(in every IPv6 form that stands for it: mapped, 6to4, NAT64's, IPv4-compatible)"""
     with pytest.raises(Refused, match="metadata"):
-        call("http://metadata.example/", answering(["169.254.169.254"]), allow_private=True)
+        call("http://metadata.example/", answering([address]), allow_private=True)
     with pytest.raises(Refused, match="metadata"):
-        call("http://169.254.169.254/latest", answering([]), allow_private=True)
+        call(f"http://[{address}]/latest" if ":" in address else f"http://{address}/latest", answering([]),
+             allow_private=True)
 
 
 def test_a_name_that_does_not_resolve_is_refused() -> None:
