@@ -34,6 +34,7 @@ import hmac
 import json
 import re
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -50,15 +51,26 @@ class Unverifiable(Exception):
     """The game cannot be checked: not over yet, or not to be read."""
 
 
+#: The longest a refusal's ``Retry-After`` is waited out (a rate limit's or a busy server's), and how often.
+MAX_RETRY_AFTER, RETRIES = 60.0, 5
+
+
 def http_getter(base_url: str) -> Get:
-    """GET ``base_url + path`` as JSON."""
+    """GET ``base_url + path`` as JSON; a 429 or 503 is asked again after its ``Retry-After``."""
 
     def get(path: str) -> Any:
-        try:
-            with urllib.request.urlopen(base_url.rstrip("/") + path, timeout=30) as answer:
-                return json.load(answer)
-        except (urllib.error.URLError, ValueError) as error:
-            raise Unverifiable(f"GET {path}: {error}") from error
+        for attempt in range(RETRIES + 1):
+            try:
+                with urllib.request.urlopen(base_url.rstrip("/") + path, timeout=30) as answer:
+                    return json.load(answer)
+            except urllib.error.HTTPError as error:
+                wait = error.headers.get("Retry-After", "")
+                if error.code not in (429, 503) or not wait.isdigit() or int(wait) > MAX_RETRY_AFTER or attempt == RETRIES:
+                    raise Unverifiable(f"GET {path}: {error}") from error
+                time.sleep(int(wait))
+            except (urllib.error.URLError, ValueError) as error:
+                raise Unverifiable(f"GET {path}: {error}") from error
+        raise AssertionError("not reached")
 
     return get
 

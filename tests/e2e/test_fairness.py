@@ -188,3 +188,33 @@ def test_the_audit_of_an_unknown_game_is_a_404_problem(http):
     answer = http.client.get("/v1/games/nosuchgame/audit")
     assert answer.status_code == 404 and answer.json["code"] == "not_found"
     assert answer.mimetype == "application/problem+json"
+
+
+def test_the_example_script_waits_out_a_rate_limit_and_asks_again():
+    import http.server
+    import threading
+
+    answers = [(429, "1"), (503, "0"), (200, None)]
+    asked: list[str] = []
+
+    class Limited(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, wait = answers.pop(0)
+            asked.append(self.path)
+            self.send_response(status)
+            if wait is not None:
+                self.send_header("Retry-After", wait)
+            self.end_headers()
+            self.wfile.write(b'{"answered": true}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Limited)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        get = verify_game.http_getter(f"http://127.0.0.1:{server.server_address[1]}")
+        assert get("/v1/games/g/audit") == {"answered": True}
+        assert asked == ["/v1/games/g/audit"] * 3 and answers == []
+    finally:
+        server.shutdown()

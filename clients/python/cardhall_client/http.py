@@ -167,9 +167,11 @@ class CardhallClient:
             if not reconnect or self._caught_up(game_id, last):
                 return
 
-    def wait_for_turn(self, game_id: str, *, sse: bool = False, deadline: float | None = None) -> View:
-        """Block until the game waits for this client's seat, or is over; the view then."""
-        view = self.state(game_id)
+    def wait_for_turn(self, game_id: str, *, sse: bool = False, deadline: float | None = None,
+                      view: View | None = None) -> View:
+        """Block until the game waits for this client's seat, or is over; the view then. ``view``: the seat's
+        view as this client last saw it (a move's answer holds it), read again only once something happened."""
+        view = self.state(game_id) if view is None else view
         stream = self.stream_events(game_id, view["version"]) if sse else None
         try:
             while not _my_turn_or_over(view):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import logging
@@ -49,33 +48,36 @@ def play(me: CardhallClient, game_id: str, choose: Choose, say: Say = print, *, 
     """Play the seat ``me`` acts for until the game ends; report each round or hand; the final view.
     A ``witness`` saves every commitment the game shows as play goes on."""
     reporter = Reporter(say, me, game_id)
+    view: View | None = None
     while True:
-        view = me.wait_for_turn(game_id, sse=sse)
+        view = me.wait_for_turn(game_id, sse=sse, view=view)
         reporter.update(view)
         if witness is not None:
             witness.update()
         if view["status"] in OVER:
             return view
-        _move(me, game_id, view, choose, say)
+        view = _move(me, game_id, view, choose, say)
 
 
-def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say) -> None:
+def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say) -> View | None:
     """Ask the bot and move; an answer that is no move (the bot raised, or returned no move object) or a move
-    the rules refuse is reported and replaced by the first legal move, so that a game never stalls on a bug."""
+    the rules refuse is reported and replaced by the first legal move, so that a game never stalls on a bug.
+    The seat's view after the move, as its answer holds it (None: someone moved first; look again)."""
     try:
         move = _timed(choose, view)
-        me.move(game_id, move, expected_version=view["version"])
-        return
+        return me.move(game_id, move, expected_version=view["version"])
     except NoMove as failed:
         log.warning("%s at version %s", failed, view["version"], exc_info=failed.__cause__)
         why = str(failed)
     except (IllegalMove, ValidationError) as refused:
         why = f"the bot's move {move!r} was refused ({refused.code} {refused.rule or ''}: {refused.detail})"
     except (VersionConflict, NotYourTurn):
-        return  # someone moved first (an out-of-turn call or 31): look again
+        return None  # someone moved first (an out-of-turn call or 31): look again
     say(f"  {why}; playing {view['legal_moves'][0]!r} instead")
-    with contextlib.suppress(VersionConflict, NotYourTurn):
-        me.move(game_id, view["legal_moves"][0], expected_version=view["version"])
+    try:
+        return me.move(game_id, view["legal_moves"][0], expected_version=view["version"])
+    except (VersionConflict, NotYourTurn):
+        return None
 
 
 def _timed(choose: Choose, view: View) -> Mapping[str, Any]:
