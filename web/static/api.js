@@ -45,8 +45,15 @@ export const seats = {
 };
 
 /** A seat's name for people: the player's name, or which house bot sits there; a seat a house bot took
- * over (its player resigned, timed out or went idle) says so from that version on: "Ana → random bot since #14". */
+ * over (its player resigned, timed out or went idle) says so from that version on: "Ana → random bot since #14".
+ * Two players may sit under one name: then each says its seat too, "bea (seat 2)". */
 export function seatName(summary, seat, version = Infinity) {
+  const named = sitterName(summary, seat, version);
+  const twin = summary.seats.some((other, at) => at !== seat && other && other.taken && sitterName(summary, at, version) === named);
+  return twin ? `${named} (seat ${seat})` : named;
+}
+
+function sitterName(summary, seat, version) {
   const sitter = summary.seats[seat];
   if (!sitter || !sitter.taken) return `seat ${seat} (open)`;
   if (sitter.name && sitter.bot_since && version >= sitter.bot_since) return `${sitter.name} → ${sitter.bot} bot since #${sitter.bot_since}`;

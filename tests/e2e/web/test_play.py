@@ -199,3 +199,13 @@ def test_a_player_who_forgot_to_announce_can_be_called_out_from_the_button_besid
     settled(page)
     assert api.view(game_id)["state"]["hand_sizes"][0] == 3  # the one card and two drawn (C12)
     assert "Bo called out Ana" in page.inner_text("#headline")
+
+
+def test_two_players_under_one_name_are_told_apart_by_their_seats(page, api):
+    game_id = api.create("craits", 2, short=True)
+    token = api.join(game_id, "bea")
+    api.join(game_id, "bea")
+    seated_page(page, api, game_id, token)
+    names = page.locator(".seat-name").all_inner_texts()
+    assert names == ["bea (seat 0) (you)", "bea (seat 1)"]
+    assert "bea (seat" in page.locator(".table-facts").inner_text()
