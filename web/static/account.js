@@ -1,7 +1,7 @@
 // Accounts in the pages: sign in by pasting an API key (kept in this browser, never in a URL),
 // the lobby's open challenges with an Accept button, and an account's page.
 
-import { call, seats, showProblem } from "./api.js";
+import { Notice, Problem, call, seats, showProblem } from "./api.js";
 
 const KEY = "cardhall.account";
 const $ = (id) => document.getElementById(id);
@@ -52,7 +52,9 @@ async function signIn(submitted) {
     showAccount();
     await showChallenges();
   } catch (error) {
-    showProblem($("account-problem"), error);
+    showProblem($("account-problem"), error instanceof Problem && error.status === 401
+      ? new Notice("That key is not valid: it was revoked, or never given out. Paste an account's API key (chk_…).")
+      : error);
   }
 }
 
@@ -96,7 +98,9 @@ async function showChallenges() {
     list.replaceChildren(...challenges.map(challengeRow));
     $("no-challenges").hidden = challenges.length > 0;
   } catch (error) {
-    showProblem($("account-problem"), error);
+    showProblem($("account-problem"), error instanceof Problem && error.status === 401
+      ? new Notice("That key is not valid: it was revoked, or never given out. Paste an account's API key (chk_…).")
+      : error);
   }
 }
 

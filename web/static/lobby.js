@@ -245,6 +245,8 @@ async function start() {
   $("new-game-type").addEventListener("change", showOptions);
   $("new-players").addEventListener("input", showSeats);
   $("new-game").addEventListener("submit", startGame);
+  // (a problem said of the form's last submission is gone once the form is changed: it no longer says what is wrong)
+  $("new-game").addEventListener("input", () => showProblem($("problem"), null));
   $("filters").addEventListener("change", () => run($("list-problem"), () => { cursors = [null]; return showGames(0); }));
   $("next-page").addEventListener("click", () => run($("list-problem"), () => showGames(cursors.length - 1)));
   $("first-page").addEventListener("click", () => run($("list-problem"), () => showGames(0)));

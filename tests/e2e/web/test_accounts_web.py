@@ -44,3 +44,7 @@ def test_a_key_the_server_refuses_is_said_so(page):
     page.wait_for_selector("#account-problem:not([hidden])")
     assert "not valid" in page.inner_text("#account-problem")
     assert page.is_hidden("#signed-in")
+    page.fill("#account-key", "my password")  # (no key at all: said in the same words, not the API's)
+    page.click("#sign-in button")
+    page.wait_for_function("() => !document.querySelector('#account-problem').textContent.includes('Authorization')")
+    assert page.inner_text("#account-problem").startswith("That key is not valid: it was revoked, or never given out.")

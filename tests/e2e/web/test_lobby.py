@@ -56,6 +56,8 @@ def test_open_seats_before_a_bot_are_refused_by_the_form_and_nothing_is_created(
     page.click("text=Start the game")
     assert "open seats must come last" in page.inner_text("#problem")
     assert api.client.get("/games", params={"limit": 100}).json()["games"][:1] == before[:1]
+    page.select_option("select[name='seat.0']", "me")  # (mended: what was said of the form no longer stands)
+    assert page.locator("#problem").is_hidden()
 
 
 def test_the_games_are_paged_and_filtered(page, api):
