@@ -122,25 +122,26 @@ class Parser(FlaskParser):
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
             return core.missing
-        data = req.get_data(cache=True)
-        if _cut_short(req, data):
-            raise RequestEntityTooLarge()
+        data = whole_body(req)
         try:
             return loads(data)
         except BodyRefused as error:
             abort(400, exc=error, messages={"json": [str(error)]})
 
 
-def _cut_short(req: Request, data: bytes) -> bool:
-    """Whether a body sent without a length (chunked) went on past ``MAX_CONTENT_LENGTH``.
+def whole_body(req: Request) -> bytes:
+    """The request's body; 413 for one sent without a length (chunked) that went on past ``max_content_length``.
 
     Werkzeug stops reading such a body at the limit and hands over what it read, cut
     short (it raises 413 up front only for a ``Content-Length`` over the limit): then one
     more byte of the server's input tells a body of exactly the limit from a longer one.
     """
+    data = req.get_data(cache=True)
     limit = req.max_content_length
-    return (limit is not None and req.content_length is None and len(data) >= limit
-            and bool(req.environ["wsgi.input"].read(1)))
+    if (limit is not None and req.content_length is None and len(data) >= limit
+            and req.environ["wsgi.input"].read(1)):
+        raise RequestEntityTooLarge()
+    return data
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -15,7 +15,7 @@ from werkzeug.exceptions import BadRequest as NotJson
 from api.context import bearer_token, service
 from api.games import OPTIONAL_BEARER, problems, ready
 from api.limits import charge_read
-from api.parsing import Blueprint
+from api.parsing import Blueprint, whole_body
 from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Strict
 from domain import records as formats
 from service import records
@@ -87,6 +87,9 @@ class Records(MethodView):
 
 @blp.route("/v1/records/replay")
 class Replay(MethodView):
+    #: Larger than the app's MAX_CONTENT_LENGTH: the ASGI mount reads a body this far for this route (api/mount.py).
+    max_content_length = MAX_RECORD_BYTES
+
     @blp.doc(operationId="replayRecord", requestBody={
         "required": True, "content": {"application/json": {"schema": RECORD}}})
     @blp.response(200, ReplaySchema)
@@ -95,7 +98,8 @@ class Replay(MethodView):
         """Check a record (its schema, its rules replay, its commitments) and, when it is sound, the
         spectator's view after every event: what the /replay page steps through. Nothing is stored.
         A record may be up to 8 MiB."""
-        request.max_content_length = MAX_RECORD_BYTES
+        request.max_content_length = self.max_content_length
+        whole_body(request)  # (413 for a chunked record past the limit, not a record cut short)
         document = request.get_json(silent=True)
         if document is None:
             raise NotJson("send the record as the body, JSON with the header Content-Type: application/json")

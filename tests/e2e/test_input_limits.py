@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
+from api.mount import ThreadedWsgi
 from tests.e2e.test_moves import assert_problem
 
 
@@ -96,3 +98,37 @@ def test_a_move_of_the_other_game_is_a_validation_error_as_the_document_says(htt
         "requestBody"]["content"]["application/json"]["schema"]["anyOf"]
     assert "scat: throw_down" in {branch["title"] for branch in branches}
     assert "craits: throw_down" not in {branch["title"] for branch in branches}
+
+
+def test_a_body_past_64_kib_to_an_ordinary_route_is_413_through_the_app_as_served(asgi_http):
+    body = json.dumps({"game": "craits", "players": 2}).encode() + b" " * (64 << 10)
+    answer = asgi_http.client.open("/v1/games", "POST", headers={"Content-Type": "application/json"}, data=body)
+    assert_problem(answer, 413, "payload_too_large")
+
+
+def test_the_mount_reads_a_body_no_further_than_the_limit_of_its_route(app):
+    """An endless chunked body is read to the app's 64 KiB for an ordinary route and to 8 MiB for the replay
+    (one message past either); a body declared longer than its route's limit is not read at all. Each is 413."""
+    def read(path: str, header: tuple[bytes, bytes]) -> int:
+        received, statuses = [], []
+
+        async def receive() -> dict:
+            received.append(65536)
+            return {"type": "http.request", "body": b" " * 65536, "more_body": True}
+
+        async def send(message: dict) -> None:
+            statuses.extend([message["status"]] if "status" in message else [])
+
+        scope = {"type": "http", "method": "POST", "path": path, "query_string": b"", "http_version": "1.1",
+                 "headers": [(b"content-type", b"application/json"), header]}
+        mount = ThreadedWsgi(app, 1)
+        asyncio.run(mount(scope, receive, send))
+        mount.executor.shutdown()
+        assert statuses == [413]
+        return sum(received)
+
+    chunked = (b"transfer-encoding", b"chunked")
+    assert read("/v1/games", chunked) == 2 * 65536
+    assert read("/v1/records/replay", chunked) == (8 << 20) + 65536
+    assert read("/v1/records/replay", (b"content-length", b"%d" % ((8 << 20) + 1))) == 0
+    assert read("/v1/games", (b"content-length", b"%d" % ((64 << 10) + 1))) == 0

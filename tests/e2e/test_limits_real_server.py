@@ -41,9 +41,9 @@ def _length(answer: bytes) -> int:
     return 0
 
 
-def post_chunked(base_url: str, chunks: list[bytes]) -> tuple[int, dict[str, str], bytes]:
-    head = (b"POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+def post_chunked(base_url: str, chunks: list[bytes], path: bytes = b"/v1/games") -> tuple[int, dict[str, str], bytes]:
+    head = (b"POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" % path)
     return exchange(base_url, head, chunks)
 
 
@@ -57,6 +57,19 @@ def test_a_chunked_body_under_the_limit_is_read_whole(live_server):
     body = json.dumps({"game": "craits", "players": 2}).encode() + b" " * 60_000
     status, _, answer = post_chunked(live_server, [body[:30_000], body[30_000:]])
     assert status == 201, answer
+
+
+def test_a_chunked_record_past_64_kib_is_read_whole_by_the_replay(live_server):
+    record = b'{"format": ' + b" " * (200 << 10) + b'"cardhall-record/1"}'
+    status, _, answer = post_chunked(live_server, [record[:100_000], record[100_000:]], b"/v1/records/replay")
+    assert status == 200, answer
+    assert json.loads(answer)["valid"] is False and json.loads(answer)["problems"]
+
+
+def test_a_chunked_record_past_8_mib_is_413_payload_too_large(live_server):
+    status, headers, body = post_chunked(live_server, [b" " * 65536] * 130, b"/v1/records/replay")
+    assert status == 413 and headers["content-type"] == "application/problem+json"
+    assert json.loads(body)["code"] == "payload_too_large"
 
 
 @pytest.mark.parametrize(("request_head", "expected", "code"), [

@@ -234,3 +234,25 @@ def test_the_export_keeps_the_games_an_account_sat_in(http):
     seat = json.loads(lines[0])["seats"][0]
     assert seat["account"] == "Robo" and seat["entropy"] == "ab" * 32 and seat["bot_since"] is not None
     assert records.problems(json.loads(lines[0])) == []
+
+
+def test_a_full_games_record_of_200_kb_is_replayed_by_the_app_as_served(asgi_http, games):
+    """The app's 64 KiB limit on bodies is not the replay's (8 MiB): the ASGI mount reads the record whole."""
+    game_id = asgi_http.create("craits", 5, seed=7)
+    for _ in range(5):
+        assert asgi_http.client.post(f"/v1/games/{game_id}/seats", json={"bot": "random"}).status_code == 201
+    while asgi_http.client.get(f"/v1/games/{game_id}").json["status"] != "finished":
+        games.act_when_due(game_id, asgi_http.version(game_id))
+    record = asgi_http.client.get(f"/v1/games/{game_id}/record").get_data()
+    assert len(record) > 150_000
+    answer = asgi_http.client.open("/v1/records/replay", "POST", headers={"Content-Type": "application/json"},
+                                   data=record)
+    assert answer.status_code == 200 and answer.json["valid"] is True
+    assert len(answer.json["views"]) == json.loads(record)["version"]
+
+
+def test_a_record_past_8_mib_is_refused_413_by_the_app_as_served(asgi_http):
+    body = b'{"format": "cardhall-record/1"}' + b" " * (8 << 20)
+    answer = asgi_http.client.open("/v1/records/replay", "POST", headers={"Content-Type": "application/json"}, data=body)
+    assert answer.status_code == 413 and answer.mimetype == "application/problem+json"
+    assert answer.json["code"] == "payload_too_large"
