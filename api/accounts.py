@@ -108,13 +108,24 @@ class AccountGamesSchema(ma.Schema):
     current = fields.List(fields.String(), metadata={"description": "Ids of the games it sits in now"})
 
 
+class FiguresSchema(ma.Schema):
+    ordinal = fields.Float(metadata={"description": "μ − 3σ: what the leaderboard ranks by"})
+    mu = fields.Float(metadata={"description": "openskill's μ (Plackett-Luce; 25 to begin with)"})
+    sigma = fields.Float(metadata={"description": "openskill's σ (25/3 to begin with)"})
+    games = fields.Integer(metadata={"description": "rated games finished"})
+    wins = fields.Integer(metadata={"description": "rated games won (a game left is never won)"})
+    last_played = Timestamp(metadata={"description": "when its last rated game finished"})
+    last_game_id = fields.String()
+
+
 class AccountSchema(ma.Schema):
     name = fields.String()
     kind = fields.String(validate=validate.OneOf(KINDS))
     description = fields.String()
     created_at = Timestamp()
     games = fields.Nested(AccountGamesSchema)
-    ratings = fields.Dict()
+    ratings = fields.Dict(keys=fields.String(), values=fields.Nested(FiguresSchema), metadata={
+        "description": "Its current rating in each game it played rated, by game (history: /v1/accounts/{name}/ratings)"})
     webhook = fields.Dict(allow_none=True, metadata={
         "description": "A webhook bot's circuit: {online, offline_since, retry_at, failures_in_a_row}; absent "
                        "for other accounts"})

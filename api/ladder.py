@@ -10,7 +10,7 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 
 from api import examples
-from api.accounts import ACCOUNT_NAME, BEARER, _bodies_are_json, caller
+from api.accounts import ACCOUNT_NAME, BEARER, FiguresSchema, _bodies_are_json, caller
 from api.context import service
 from api.parsing import Blueprint
 from api.schemas import GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict, Timestamp
@@ -42,16 +42,6 @@ class LeaderboardQuerySchema(Strict):
     limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
     cursor = fields.String(validate=validate.Regexp(CURSOR),
                            metadata={"description": "next of the previous page", "pattern": CURSOR})
-
-
-class FiguresSchema(ma.Schema):
-    ordinal = fields.Float(metadata={"description": "μ − 3σ: what the leaderboard ranks by"})
-    mu = fields.Float(metadata={"description": "openskill's μ (Plackett-Luce; 25 to begin with)"})
-    sigma = fields.Float(metadata={"description": "openskill's σ (25/3 to begin with)"})
-    games = fields.Integer(metadata={"description": "rated games finished"})
-    wins = fields.Integer(metadata={"description": "rated games won (a game left is never won)"})
-    last_played = Timestamp(metadata={"description": "when its last rated game finished"})
-    last_game_id = fields.String()
 
 
 class EntrySchema(FiguresSchema):

@@ -25,9 +25,11 @@ from domain import table as tables
 from domain.errors import InvalidOptions
 from persistence.accounts import Account, AccountEvent, AccountStore, AccountWrites, ApiKey, accounts_of, key_of
 from persistence.accounts import NameTaken as NameInUse
+from persistence.ladder import ladder_of
 from persistence.port import EventStore, Transaction
 from service.errors import Forbidden, InsufficientScope, NameTaken, NotFound, Unauthorized
 from service.hub import AccountHub
+from service.ratings import figures
 
 PLAY, CREATE, READ, ADMIN = "play", "create", "read", "admin"
 SCOPES = (PLAY, CREATE, READ)
@@ -173,8 +175,9 @@ class AccountService:
         if account is None:
             raise NotFound(f"no account {name!r}")
         played, current = self.store.games_of(key_of(name))
+        ratings = {rating.game: figures(rating) for rating in ladder_of(self.events_store).ratings_of(key_of(name))}
         return {"name": account.name, "kind": account.kind, "description": account.description,
-                "created_at": account.created_at, "games": {"played": played, "current": current}, "ratings": {}}
+                "created_at": account.created_at, "games": {"played": played, "current": current}, "ratings": ratings}
 
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
         """The account's (its key's) events after ``after``, at most ``limit``, oldest first."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openskill.models import PlackettLuce
 
@@ -26,7 +26,9 @@ from domain.ladder import WON, places
 from persistence.accounts import key_of
 from persistence.ladder import Finish, LadderStore, LadderWrites, Rating, RatingChange, ladder_of
 from service.errors import NotFound
-from service.games import GameService
+
+if TYPE_CHECKING:  # (service.games makes the accounts, which show their ratings: figures)
+    from service.games import GameService
 
 MODEL = PlackettLuce()  # mu 25, sigma 25/3: openskill's defaults
 BATCH = 100  # finishes applied per transaction
@@ -87,7 +89,7 @@ class Ratings:
             raise NotFound(f"no game {game!r}")
         offset = int(cursor or 0)
         found = self.ladder.leaderboard(game, min_games, offset, limit + 1)
-        entries = [{"rank": offset + index + 1, "account": rating.name, **_figures(rating)}
+        entries = [{"rank": offset + index + 1, "account": rating.name, **figures(rating)}
                    for index, rating in enumerate(found[:limit])]
         return {"entries": entries, "next": str(offset + limit) if len(found) > limit else None,
                 "min_games": min_games}
@@ -96,7 +98,7 @@ class Ratings:
         """The account's rating in each game it played rated, with its last ``history`` changes."""
         key = key_of(name)
         return {"ratings": [
-            {"game": rating.game, **_figures(rating),
+            {"game": rating.game, **figures(rating),
              "history": [{"game_id": change.game_id, "place": change.place, "mu": change.mu, "sigma": change.sigma,
                           "ordinal": ordinal(change.mu, change.sigma), "at": change.at}
                          for change in self.ladder.history(key, rating.game, history)]}
@@ -134,7 +136,8 @@ def _apply(writes: LadderWrites, outcomes: Sequence[_Outcome]) -> None:
         writes.apply(finish.seq, changed, history)
 
 
-def _figures(rating: Rating) -> dict[str, Any]:
+def figures(rating: Rating) -> dict[str, Any]:
+    """One account's current rating in one game, as the leaderboards, the ratings page and the account show it."""
     return {"ordinal": ordinal(rating.mu, rating.sigma), "mu": rating.mu, "sigma": rating.sigma,
             "games": rating.games, "wins": rating.wins, "last_played": rating.last_played,
             "last_game_id": rating.last_game_id}

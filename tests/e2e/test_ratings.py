@@ -137,3 +137,16 @@ def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Htt
     assert [finish.game_id for finish in seen] == [game_id]
     lagged = metrics.RATING_LAG_SECONDS.collect()[0].samples
     assert next(sample.value for sample in lagged if sample.name.endswith("_count")) == before + 1
+
+
+def test_an_account_shows_its_current_rating_in_each_game_it_played_rated(http: Http, games: GameService) -> None:
+    keys = [sign_up(http, name) for name in ("Ana", "bo")]
+    assert http.client.get("/v1/accounts/ana").json["ratings"] == {}
+    game_id = rated_game(http, keys)
+    play_out(games, game_id, keys)
+    Ratings(games).catch_up()
+    shown = http.client.get("/v1/accounts/ana").json["ratings"]
+    [rating] = http.client.get("/v1/accounts/ana/ratings").json["ratings"]
+    assert shown == {"craits": {key: value for key, value in rating.items() if key not in ("game", "history")}}
+    assert shown["craits"]["games"] == 1 and shown["craits"]["last_game_id"] == game_id
+    assert http.client.get("/v1/account", headers=bearer(keys[0])).json["ratings"] == shown
