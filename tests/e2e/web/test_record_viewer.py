@@ -30,14 +30,20 @@ def test_a_pasted_record_replays_to_the_end_as_the_stored_game_shows_it(page, ap
     assert f"version {last} of {last}" in page.inner_text("#position")
 
 
-def test_a_record_file_opens_and_a_tampered_one_is_refused_with_what_is_wrong(page, api, tmp_path):
+def record_file(api, tmp_path) -> tuple[dict, str]:  # type: ignore[no-untyped-def]
+    """A finished game's record, and the file holding it."""
     game_id = api.finished("craits", 2, short=True)
     record = api.client.get(f"/games/{game_id}/record").json()
     file = tmp_path / "game.json"
     file.write_text(json.dumps(record))
+    return record, str(file)
+
+
+def test_a_record_file_opens_and_a_tampered_one_is_refused_with_what_is_wrong(page, api, tmp_path):
+    record, file = record_file(api, tmp_path)
     page.goto("/replay")
     settled(page)
-    page.set_input_files("#record-file", str(file))
+    page.set_input_files("#record-file", file)
     settled(page, 1)
     page.keyboard.press("End")
     settled(page, record["version"])
@@ -49,16 +55,13 @@ def test_a_record_file_opens_and_a_tampered_one_is_refused_with_what_is_wrong(pa
 
 
 def test_open_opens_the_chosen_file_and_with_nothing_chosen_says_what_to_do(page, api, tmp_path):
-    game_id = api.finished("craits", 2, short=True)
-    record = api.client.get(f"/games/{game_id}/record").json()
-    file = tmp_path / "game.json"
-    file.write_text(json.dumps(record))
+    record, file = record_file(api, tmp_path)
     page.goto("/replay")
     settled(page)
     page.click("#open")
     page.wait_for_selector("#problem:not([hidden])")
     assert page.inner_text("#problem") == "choose a record file or paste a record"
-    page.set_input_files("#record-file", str(file))
+    page.set_input_files("#record-file", file)
     settled(page, 1)
     page.keyboard.press("End")
     settled(page, record["version"])
