@@ -40,7 +40,7 @@ from persistence.port import Transaction
 from service.accounts import CREATE, Caller
 from service.challenges import AccountsGame
 from service.chance import tournament_decks
-from service.errors import NotFound
+from service.errors import Forbidden, NotFound
 from service.games import GameService
 
 ROUND_ROBIN, SWISS = "round_robin", "swiss"
@@ -71,7 +71,7 @@ class Tournaments:
         caller.require(CREATE)
         if format not in FORMATS:
             raise InvalidOptions(f"format is one of {', '.join(FORMATS)}")
-        names = self._accounts(accounts)
+        names = self._accounts(caller, accounts)
         kind = all_games().get(game)
         if kind is None:
             raise NotFound(f"no game {game!r}")
@@ -228,8 +228,10 @@ class Tournaments:
                                                "round": number, "games": mine, "bye": name in sitting_out}, now)
         AccountsGame.write_all(tx, writes, [started for _, started in made])
 
-    def _accounts(self, accounts: Any) -> list[str]:
-        """The named accounts' names as given at sign-up, each once."""
+    def _accounts(self, caller: Caller, accounts: Any) -> list[str]:
+        """The named accounts' names as given at sign-up, each once: bots, and the caller itself (a person is
+        entered in a tournament by nobody but itself: its games would otherwise wait on it, and a seat it left
+        takes it out of every pool)."""
         if not isinstance(accounts, list) or not 2 <= len(accounts) <= 16:
             raise InvalidOptions("accounts names 2 to 16 accounts")
         found = []
@@ -237,6 +239,9 @@ class Tournaments:
             account = self.games.accounts.store.account(name)
             if account is None:
                 raise NotFound(f"no account {name!r}")
+            if account.kind != "bot" and key_of(account.name) != caller.key:
+                raise Forbidden(f"{account.name} is a person's account: a person enters a tournament only by making "
+                                "it (name bot accounts, or your own)")
             found.append(account.name)
         if len({key_of(name) for name in found}) != len(found):
             raise InvalidOptions("name each account once")

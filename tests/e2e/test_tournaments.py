@@ -90,6 +90,11 @@ def test_bad_tournaments_are_told_why(http: Http) -> None:
     assert create(http, key, accounts=["ana", "nobody"]).status_code == 404
     assert create(http, key, accounts=["ana", "ANA"]).status_code == 422
     assert create(http, key, game="poker").status_code == 404
+    sign_up(http, "dee", kind="person")  # (a person is entered by nobody but itself)
+    refused = create(http, key, accounts=["ana", "dee"])
+    assert refused.status_code == 403 and "dee is a person's account" in refused.json["detail"]
+    eve = sign_up(http, "eve", kind="person")  # (a person enters its own tournament among bots)
+    assert create(http, eve, accounts=["eve", "bo"]).status_code == 201
     assert http.client.post("/v1/tournaments", json={"game": "craits", "accounts": ["ana", "bo"]}).status_code == 401
     assert http.client.get("/v1/tournaments/nope").status_code == 404
 
