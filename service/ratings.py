@@ -78,10 +78,12 @@ class Ratings:
             applied += len(outcomes)
 
     def rebuild(self, batch: int = BATCH) -> int:
-        """Every rating recomputed from the games' events; how many games were applied."""
+        """Every rating recomputed from the games' events; how many rated games the table holds then (a server
+        running meanwhile may have applied some of them itself, as it would have from the log)."""
         with self.games.store.transaction() as tx, self.ladder.within(tx) as writes:
             writes.reset()
-        return self.catch_up(batch, from_log=True)
+        self.catch_up(batch, from_log=True)
+        return self.ladder.applied()  # (finishes are counted from 1 in the order they committed)
 
     def leaderboard(self, game: str, min_games: int, limit: int, cursor: str | None = None) -> dict[str, Any]:
         """A page of ``game``'s leaderboard: accounts with ``min_games`` rated games or more, by ordinal."""
