@@ -526,8 +526,20 @@ def view(table: Table, seat: int | None, *, reveal_all: bool | None = None, with
 def chance_fixed(table: Table) -> dict[str, bool]:
     """Whether the game's creator fixed its chance, as everyone is shown from its creation on:
     ``seeded`` (a ``seed``, or a replay of another game's deal) and ``stacked`` (``decks``)."""
-    return {"seeded": "seed" in table.options or (table.seeds is not None and table.seeds.replay_of is not None),
-            "stacked": "decks" in table.options}
+    fixed = options_fixing_chance(table.options)
+    fixed["seeded"] = fixed["seeded"] or (table.seeds is not None and table.seeds.replay_of is not None)
+    return fixed
+
+
+def options_fixing_chance(options: Mapping[str, Any]) -> dict[str, bool]:
+    """Whether ``options`` fix chance, as everyone is told: ``seeded`` (a ``seed``) and ``stacked`` (``decks``)."""
+    return {"seeded": "seed" in options, "stacked": "decks" in options}
+
+
+def shown_options(game: Game, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` of ``game`` without those that fix chance (``seed``, ``decks``): what anyone is shown of them
+    before the game is over."""
+    return {name: value for name, value in options.items() if not game.options[name].hidden}
 
 
 def public_seeds(table: Table, reveal_all: bool | None = None) -> dict[str, Any]:
@@ -546,11 +558,7 @@ def public_options(table: Table, reveal_all: bool | None = None) -> dict[str, An
     """The options, with those that fix chance hidden until the game is over."""
     if reveal_all is None:
         reveal_all = reveal(table)
-    return {
-        name: value
-        for name, value in table.options.items()
-        if reveal_all or not table.game.options[name].hidden
-    }
+    return dict(table.options) if reveal_all else shown_options(table.game, table.options)
 
 
 def redact(table: Table, event: Event, seat: int | None, reveal_all: bool | None = None) -> dict[str, Any] | None:

@@ -50,7 +50,7 @@ class Challenges:
         """Offer a game to the accounts named in ``to`` (every other seat), or to anyone (``to`` None)."""
         caller.require(CREATE)
         created = tables.create(game, players, options)  # (checks the game, players and options)
-        if rated and (fixed := sorted(name for name in created.options if all_games()[game].options[name].hidden)):
+        if rated and (fixed := sorted(set(created.options) - set(tables.shown_options(all_games()[game], created.options)))):
             raise InvalidOptions(f"a rated game's chance is nobody's to fix: no {', '.join(fixed)} in a rated challenge")
         for check in self.games.seat_checks:
             check(caller.account.name, created.options)
@@ -275,12 +275,10 @@ def rendered(challenge: Challenge, now: dt.datetime) -> dict[str, Any]:
     """A challenge as the API shows it: its options without those that fix chance (``seed``, ``decks``), which
     its game hides until it is over, and whether it has them, as the game's summary says (``seeded``,
     ``stacked``)."""
-    rules = all_games()[challenge.game]
-    options = {name: value for name, value in challenge.options.items()
-               if name not in rules.options or not rules.options[name].hidden}
     return {"id": challenge.id, "status": status_of(challenge, now), "challenger": challenge.challenger,
-            "game": challenge.game, "players": challenge.players, "options": options,
-            "seeded": "seed" in challenge.options, "stacked": "decks" in challenge.options, "rated": challenge.rated,
+            "game": challenge.game, "players": challenge.players,
+            "options": tables.shown_options(all_games()[challenge.game], challenge.options),
+            **tables.options_fixing_chance(challenge.options), "rated": challenge.rated,
             "to": None if challenge.invited is None else list(challenge.invited),
             "accepted": list(challenge.accepted), "game_id": challenge.game_id, "reason": challenge.reason,
             "created_at": timestamp(challenge.created_at), "expires_at": timestamp(challenge.expires_at)}
