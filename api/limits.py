@@ -70,28 +70,28 @@ def client_key() -> str:
     return "address:" + get_remote_address()
 
 
-#: Tokens found not to be this server's, a while: asking again for each request of one who invents
-#: tokens would be a read of the database each (a token given out since is a client of its own once
-#: its entry is past UNKNOWN_SECONDS).
-_unknown: OrderedDict[str, float] = OrderedDict()
-_unknown_lock = threading.Lock()
-UNKNOWN_SECONDS, UNKNOWN_KEPT = 10.0, 10_000
+#: Whether tokens are this server's, as found a while ago: asking again for each request would be a read of the
+#: database each (an account's key is looked up by the request itself too; one who invents tokens asks with a
+#: new one each time). A token given out since is a client of its own, and a key revoked since no longer one,
+#: once its entry is past SEEN_SECONDS (the key itself is refused at once: this is only whom a request counts for).
+_seen: OrderedDict[str, tuple[bool, float]] = OrderedDict()
+_seen_lock = threading.Lock()
+SEEN_SECONDS, SEEN_KEPT = 10.0, 10_000
 
 
 def _given_out(token: str) -> bool:
     now = time.monotonic()
-    with _unknown_lock:
-        seen = _unknown.get(token)
-        if seen is not None and now - seen < UNKNOWN_SECONDS:
-            return False
-    if service().is_token(token):
-        return True
-    with _unknown_lock:
-        _unknown[token] = now
-        _unknown.move_to_end(token)
-        while len(_unknown) > UNKNOWN_KEPT:
-            _unknown.popitem(last=False)
-    return False
+    with _seen_lock:
+        seen = _seen.get(token)
+        if seen is not None and now - seen[1] < SEEN_SECONDS:
+            return seen[0]
+    given = service().is_token(token)
+    with _seen_lock:
+        _seen[token] = (given, now)
+        _seen.move_to_end(token)
+        while len(_seen) > SEEN_KEPT:
+            _seen.popitem(last=False)
+    return given
 
 
 def charge_read(events: int) -> None:
