@@ -45,9 +45,10 @@ class ThreadedWsgi:
 
     async def _body(self, environ: dict[str, Any], receive: Receive) -> bytes:
         """The request's body, read no further than its route will look (nothing of one declared too long)."""
-        limit = self._limit(environ)
-        declared = environ.get("CONTENT_LENGTH", "")
-        if declared.isdigit() and int(declared) > limit:
+        text = environ.get("CONTENT_LENGTH", "")
+        declared = int(text) if text.isdigit() else None
+        limit = self._limit(environ, declared)
+        if declared is not None and declared > limit:
             return b""  # (the app refuses it by its length alone)
         chunks, size = [], 0
         while size <= limit:
@@ -60,11 +61,10 @@ class ThreadedWsgi:
                 break
         return b"".join(chunks)
 
-    def _limit(self, environ: dict[str, Any]) -> int:
+    def _limit(self, environ: dict[str, Any], declared: int | None) -> int:
         """The most the request's route reads of a body: the app's ``MAX_CONTENT_LENGTH``, unless the body may be
-        longer (declared so, or sent chunked) and the view of its route takes more (its ``max_content_length``)."""
-        declared = environ.get("CONTENT_LENGTH", "")
-        longer = int(declared) > self.limit if declared.isdigit() else "HTTP_TRANSFER_ENCODING" in environ
+        longer (``declared`` so, or sent chunked) and the view of its route takes more (its ``max_content_length``)."""
+        longer = declared > self.limit if declared is not None else "HTTP_TRANSFER_ENCODING" in environ
         if not longer:
             return self.limit
         try:
