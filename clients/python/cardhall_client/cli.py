@@ -101,25 +101,25 @@ def run(args: argparse.Namespace, prog: str = "cardhall-bot") -> int:
     """
     if args.action == "challenge":
         return _challenge(args, prog)
-    try:
-        if args.key and not (args.game or args.new) and len(args.subject) <= 1:
-            args.bot = args.subject[0] if args.subject else None
-            return _live(args, prog)
-        if len(args.subject) != 1:
-            return _usage(f"{prog} run takes one bot: path/to/file.py:function")
-        args.bot = args.subject[0]
-        if not (args.game or args.new):
-            return _usage(f"{prog} run needs --game ID, --new GAME, or --key KEY (to live on the server)")
-        return _run_one(args, prog)
-    except BadBot as error:  # (a mistyped path or function: said in a line, as every other mistake)
-        return _usage(f"{prog}: {error}")
+    if args.key and not (args.game or args.new) and len(args.subject) <= 1:
+        args.bot = args.subject[0] if args.subject else None
+        return _live(args, prog)
+    if len(args.subject) != 1:
+        return _usage(f"{prog} run takes one bot: path/to/file.py:function")
+    args.bot = args.subject[0]
+    if not (args.game or args.new):
+        return _usage(f"{prog} run needs --game ID, --new GAME, or --key KEY (to live on the server)")
+    return _run_one(args, prog)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cardhall-bot`` command."""
     parser = argparse.ArgumentParser(prog="cardhall-bot", description="Run a Cardhall bot, or send a challenge.")
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    try:
+        return run(parser.parse_args(argv))
+    except BadBot as error:  # (a mistyped path or function: said in a line, as every other mistake; `cardhall bot`'s
+        return _usage(f"cardhall-bot: {error}")  # own entry point, cardhall_cli.main, says it the same way)
 
 
 def _usage(message: str) -> int:
