@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
 import re
 import sys
@@ -59,7 +60,7 @@ def http_getter(base_url: str) -> Get:
     """GET ``base_url + path`` as JSON; a 429 or 503 is asked again after its ``Retry-After``."""
 
     def get(path: str) -> Any:
-        for attempt in range(RETRIES + 1):
+        for attempt in itertools.count():
             try:
                 with urllib.request.urlopen(base_url.rstrip("/") + path, timeout=30) as answer:
                     return json.load(answer)
@@ -70,7 +71,6 @@ def http_getter(base_url: str) -> Get:
                 time.sleep(int(wait))
             except (urllib.error.URLError, ValueError) as error:
                 raise Unverifiable(f"GET {path}: {error}") from error
-        raise AssertionError("not reached")
 
     return get
 
