@@ -100,6 +100,20 @@ class Timestamp(fields.DateTime):
         return None if value is None else timestamp(value)
 
 
+class Entropy(fields.String):
+    """Entropy an account or seat adds to a game's shuffles: 32 bytes as 64 hex characters, read in either case,
+    kept in lower case."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Regexp(ENTROPY_PATTERN), metadata={
+            "pattern": ENTROPY_PATTERN,
+            "description": "32 random bytes as 64 hex characters, mixed into every shuffle of the game (see Fairness); "
+                           "shown to everyone once the seat is taken"}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return super()._deserialize(value, attr, data, **kwargs).lower()
+
+
 class Strict(ma.Schema):
     """Unknown fields are refused, so typos are reported rather than ignored."""
 
@@ -261,16 +275,7 @@ class JoinSchema(Strict):
                                                   "characters, no space at either end, not a house bot's name "
                                                   "('greedy bot 1')"})
     bot = fields.String(validate=validate.OneOf(BOT_KINDS), metadata={"example": "greedy"})
-    entropy = fields.String(validate=validate.Regexp(ENTROPY_PATTERN), metadata={
-        "pattern": ENTROPY_PATTERN,
-        "description": "32 random bytes as 64 hex characters, mixed into every shuffle of the game (see Fairness); "
-        "shown to everyone once the seat is taken"})
-
-    @ma.post_load
-    def lower_case_entropy(self, data: dict, **kwargs: object) -> dict:
-        if "entropy" in data:
-            data["entropy"] = data["entropy"].lower()
-        return data
+    entropy = Entropy()
 
     @ma.validates_schema
     def one_of_name_or_bot(self, data: dict, **kwargs: object) -> None:

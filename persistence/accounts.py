@@ -70,6 +70,8 @@ class Challenge:
     reason: str | None
     created_at: dt.datetime
     expires_at: dt.datetime
+    server_seed: str | None = None  # its game's, drawn when it is made (None: when its game starts, as a seeded game's)
+    entropy: tuple[str | None, ...] = ()  # what each account in accepted added to its game's shuffles, by seat
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

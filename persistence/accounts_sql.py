@@ -19,6 +19,7 @@ def _challenge_row(challenge: Challenge) -> dict[str, Any]:
     row = dataclasses.asdict(challenge)
     row["invited"] = None if challenge.invited is None else list(challenge.invited)
     row["accepted"] = list(challenge.accepted)
+    row["entropy"] = list(challenge.entropy) if any(challenge.entropy) else None
     return row
 
 
@@ -26,6 +27,7 @@ def _challenge(row: Any) -> Challenge:
     values = dict(row._mapping)
     values["invited"] = None if values["invited"] is None else tuple(values["invited"])
     values["accepted"] = tuple(values["accepted"])
+    values["entropy"] = tuple(values["entropy"] or (None,) * len(values["accepted"]))
     return Challenge(**values)
 
 

@@ -176,6 +176,8 @@ challenges = sa.Table(
     sa.Column("reason", sa.String(200), nullable=True),
     sa.Column("created_at", UtcDateTime, nullable=False),
     sa.Column("expires_at", UtcDateTime, nullable=False),
+    sa.Column("server_seed", sa.String(64), nullable=True),  # its game's, committed to when it is made (null: drawn then)
+    sa.Column("entropy", Json, nullable=True),  # what each account in accepted added (null: none)
     sa.Index(None, "status", "expires_at"),
 )
 

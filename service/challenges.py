@@ -19,10 +19,12 @@ from typing import Any
 
 from domain import table as tables
 from domain.errors import InvalidOptions
+from domain.fairness import seed_hash
 from domain.game import all_games
 from persistence.accounts import AccountWrites, Challenge, key_of
 from persistence.port import NewGame, Transaction
 from service.accounts import CREATE, PLAY, Caller
+from service.chance import server_seed
 from service.errors import ChallengeClosed, Forbidden, NotFound, StaleVersion
 from service.games import GameService
 from service.timestamps import timestamp
@@ -46,8 +48,11 @@ class Challenges:
         self.accounts = games.accounts
 
     def create(self, caller: Caller, game: str, players: Any, options: Any, to: list[str] | None = None,
-               rated: bool = False, expires_in: int = DEFAULT_EXPIRY) -> dict[str, Any]:
-        """Offer a game to the accounts named in ``to`` (every other seat), or to anyone (``to`` None)."""
+               rated: bool = False, expires_in: int = DEFAULT_EXPIRY, entropy: str | None = None) -> dict[str, Any]:
+        """Offer a game to the accounts named in ``to`` (every other seat), or to anyone (``to`` None). The game's
+        server seed is drawn now and its hash shown, before anyone adds ``entropy`` (the challenger here, each
+        other account as it accepts), as a game whose seats are taken one by one commits to it when it is made;
+        a seeded game's is drawn when it starts, from its seed and its id."""
         caller.require(CREATE)
         created = tables.create(game, players, options)  # (checks the game, players and options)
         if rated and (fixed := sorted(set(created.options) - set(tables.shown_options(all_games()[game], created.options)))):
@@ -58,9 +63,11 @@ class Challenges:
             raise InvalidOptions(f"expires_in is 1 to {MAX_EXPIRY} seconds")
         invited = None if to is None else tuple(self._invited(caller, to, created.players))
         now = self.accounts.clock()
-        challenge = Challenge(self.games.new_id(), caller.account.name, game, created.players, dict(options or {}),
+        challenge_id = self.games.new_id()
+        seed = None if "seed" in created.options else server_seed(created.options, challenge_id, self.games.shuffle_secret)
+        challenge = Challenge(challenge_id, caller.account.name, game, created.players, dict(options or {}),
                               bool(rated), invited, (caller.account.name,), OPEN, 1, None, None, now,
-                              now + dt.timedelta(seconds=expires_in))
+                              now + dt.timedelta(seconds=expires_in), seed, (entropy,))
 
         def work(_tx: Transaction, writes: AccountWrites) -> None:
             writes.put_challenge(challenge, None)
@@ -93,8 +100,9 @@ class Challenges:
         now = self.accounts.clock()
         return {"challenges": [rendered(challenge, now) for challenge in self.accounts.store.open_challenges(now, limit)]}
 
-    def accept(self, caller: Caller, challenge_id: str) -> dict[str, Any]:
-        """Take a seat of the challenge; the last one creates and starts its game."""
+    def accept(self, caller: Caller, challenge_id: str, entropy: str | None = None) -> dict[str, Any]:
+        """Take a seat of the challenge, adding ``entropy`` to its game's shuffles; the last one creates and starts
+        its game."""
         caller.require(PLAY)
         for _ in range(MAX_ATTEMPTS):
             challenge = self._open(challenge_id)
@@ -105,7 +113,7 @@ class Challenges:
             for check in self.games.seat_checks:
                 check(caller.account.name, challenge.options)
             accepted = dataclasses.replace(challenge, accepted=(*challenge.accepted, caller.account.name),
-                                           revision=challenge.revision + 1)
+                                           entropy=(*challenge.entropy, entropy), revision=challenge.revision + 1)
             try:
                 if len(accepted.accepted) < accepted.players:
                     now = self.accounts.clock()
@@ -163,7 +171,7 @@ class Challenges:
         """The game of a challenge whose every seat is accepted, created and started with it."""
         now = self.accounts.clock()
         started = AccountsGame.prepare(self.games, challenge.game, challenge.accepted, challenge.options,
-                                       rated=challenge.rated)
+                                       rated=challenge.rated, seed=challenge.server_seed, entropy=challenge.entropy)
         done = dataclasses.replace(challenge, status=STARTED, game_id=started.game_id)
 
         def work(tx: Transaction, writes: AccountWrites) -> None:
@@ -207,16 +215,22 @@ class AccountsGame:
 
     @classmethod
     def prepare(cls, games: GameService, game: str, names: Any, options: Any, rated: bool,
-                bots: Sequence[bool] | None = None) -> AccountsGame:
+                bots: Sequence[bool] | None = None, seed: str | None = None,
+                entropy: Sequence[str | None] = ()) -> AccountsGame:
         """The game of ``game`` with the named accounts in seat order (a bot mark for bot accounts: ``bots``,
-        one a seat, where the caller knows them, as a pool's entries do; else each account is read)."""
+        one a seat, where the caller knows them, as a pool's entries do; else each account is read), each seat
+        adding its ``entropy`` (by seat, if any); with the server ``seed`` committed to before (a challenge's),
+        else one drawn now."""
         game_id = games.new_id()
         created = games.created(game, len(names), options, game_id, rated=rated)
+        if seed is not None:
+            created = dataclasses.replace(created, server_seed=seed)
         table = tables.evolve(None, created)
         if bots is None:
             bots = [(account := games.accounts.store.account(name)) is not None and account.kind == "bot"
                     for name in names]
-        seats = [tables.SeatTaken(seat, name=name, bot=None, account=name, bot_account=bot)
+        added = [*entropy, *(None,) * (len(names) - len(entropy))]
+        seats = [tables.SeatTaken(seat, name=name, bot=None, entropy=added[seat], account=name, bot_account=bot)
                  for seat, (name, bot) in enumerate(zip(names, bots, strict=True))]
         after, decided = tables.settle(table, seats, games.house, MAX_EVENTS_PER_WRITE)
         return cls(games, game_id, created, after, tuple(names), games._write(game_id, table, after, decided))
@@ -280,6 +294,8 @@ def rendered(challenge: Challenge, now: dt.datetime) -> dict[str, Any]:
             "options": tables.shown_options(all_games()[challenge.game], challenge.options),
             **tables.options_fixing_chance(challenge.options), "rated": challenge.rated,
             "to": None if challenge.invited is None else list(challenge.invited),
-            "accepted": list(challenge.accepted), "game_id": challenge.game_id, "reason": challenge.reason,
+            "accepted": list(challenge.accepted), "entropy": list(challenge.entropy),
+            "server_seed_hash": None if challenge.server_seed is None else seed_hash(challenge.server_seed),
+            "game_id": challenge.game_id, "reason": challenge.reason,
             "created_at": timestamp(challenge.created_at), "expires_at": timestamp(challenge.expires_at)}
 

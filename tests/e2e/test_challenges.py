@@ -4,10 +4,12 @@ race for the last seat."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from domain.cards import DECK
+from domain.fairness import derived_order
 from service.games import GameService
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, sign_up
@@ -146,3 +148,48 @@ def test_of_accounts_racing_for_the_last_seat_one_starts_the_game_and_the_others
     assert [record.id for record in listing.games] == [won[0].json["game_id"]]
     started = [sum(event["type"] == "gameStart" for event in account_events(http, key)) for key in keys]
     assert sorted(started) == [0, 0, 0, 1, 1] and started[0] == 1
+
+
+def test_a_challenges_game_mixes_the_entropy_each_account_added_into_a_server_seed_committed_to_before(
+        http: Http) -> None:
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    mine, theirs = "AB" * 32, "0f" * 32
+    offered = challenge(http, ana, to=["bo"], options={"short": True}, rated=True, entropy=mine)
+    assert offered.status_code == 201, offered.json
+    committed = offered.json["server_seed_hash"]
+    assert len(committed) == 64 and offered.json["entropy"] == [mine.lower()]
+    assert account_events(http, bo)[0]["data"]["server_seed_hash"] == committed  # (what the acceptor sees first)
+    started = http.client.post(f"/v1/challenges/{offered.json['id']}/accept", headers=bearer(bo), json={"entropy": theirs})
+    assert started.status_code == 200 and started.json["entropy"] == [mine.lower(), theirs]
+    game_id = started.json["game_id"]
+    summary = http.client.get(f"/v1/games/{game_id}").json
+    assert summary["server_seed_hash"] == committed
+    assert [seat["entropy"] for seat in summary["seats"]] == [mine.lower(), theirs]
+    http.play_out(game_id, [ana, bo])
+    audit = http.client.get(f"/v1/games/{game_id}/audit").json
+    assert audit["verified"] is True and all(shuffle["derived"] for shuffle in audit["shuffles"])
+    assert hashlib.sha256(bytes.fromhex(audit["server_seed"])).hexdigest() == committed
+    dealt = audit["shuffles"][0]
+    # (the orders are the ones the seed and both accounts' entropy derive, not the seed's alone)
+    assert tuple(dealt["order"]) == derived_order(dealt["order"], audit["server_seed"], (mine.lower(), theirs),
+                                                  dealt["version"])
+    assert tuple(dealt["order"]) != derived_order(dealt["order"], audit["server_seed"], (None, None), dealt["version"])
+
+
+def test_a_challenge_accepted_without_entropy_or_with_bad_entropy(http: Http) -> None:
+    ana, bo, cy = sign_up(http, "ana"), sign_up(http, "bo"), sign_up(http, "cy")
+    offered = challenge(http, ana, players=3).json
+    for bad in ("ab" * 31, "zz" * 32, 5):
+        refused = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(bo), json={"entropy": bad})
+        assert refused.status_code == 422 and refused.json["code"] == "validation_error", refused.json
+    assert http.client.get(f"/v1/challenges/{offered['id']}").json["accepted"] == ["ana"]  # (nothing changed)
+    assert challenge(http, ana, entropy="xyz").status_code == 422
+    http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(bo))  # (no body: none added)
+    started = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(cy), json={}).json
+    assert started["entropy"] == [None, None, None]
+    assert [seat["entropy"] for seat in http.client.get(f"/v1/games/{started['game_id']}").json["seats"]] == [None] * 3
+    seeded = challenge(http, ana, to=["bo"], options={"seed": 7}, entropy="ab" * 32).json
+    assert seeded["server_seed_hash"] is None  # (a seeded game's seed comes from its seed and its id: when it starts)
+    game_id = http.client.post(f"/v1/challenges/{seeded['id']}/accept", headers=bearer(bo)).json["game_id"]
+    game = http.client.get(f"/v1/games/{game_id}").json
+    assert game["seeded"] is True and len(game["server_seed_hash"]) == 64

@@ -189,3 +189,32 @@ def test_revision_0013_keeps_a_moves_first_answer_for_its_replays_and_its_status
             assert connection.execute(sa.text("SELECT status, body FROM idempotency")).one().status == 201
     finally:
         engine.dispose()
+
+
+def test_revision_0014_reads_a_challenge_made_before_it_as_committed_to_no_seed_and_given_no_entropy(
+        empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence import open_store
+    from persistence.accounts import accounts_of
+
+    upgrade(empty_url, "0013")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:  # an open challenge, accepted by two of three, as revision 0013 kept it
+            connection.execute(sa.text(
+                "INSERT INTO challenges (id, challenger, game, players, options, rated, invited, accepted, status, "
+                "revision, game_id, reason, created_at, expires_at) VALUES ('c1', 'ana', 'scat', 3, '{}', false, "
+                "NULL, '[\"ana\", \"bo\"]', 'open', 2, NULL, NULL, :at, :at)"), {"at": dt.datetime(2026, 1, 2)})
+        upgrade(empty_url)
+        store = open_store(empty_url)
+        try:
+            found = accounts_of(store).challenge("c1")
+            assert found is not None and (found.server_seed, found.entropy) == (None, (None, None))
+        finally:
+            store.close()
+        downgrade(empty_url, "0013")
+        with engine.connect() as connection:
+            assert connection.execute(sa.text("SELECT accepted FROM challenges")).one().accepted is not None
+    finally:
+        engine.dispose()

@@ -1,7 +1,7 @@
 // Accounts in the pages: sign in by pasting an API key (kept in this browser, never in a URL),
 // the lobby's open challenges with an Accept button, and an account's page.
 
-import { Notice, Problem, call, seats, showProblem } from "./api.js";
+import { Notice, Problem, call, newEntropy, seats, showProblem } from "./api.js";
 
 const KEY = "cardhall.account";
 const $ = (id) => document.getElementById(id);
@@ -76,7 +76,8 @@ function challengeRow(challenge) {
 
 async function acceptChallenge(challenge, account) {
   try {
-    const taken = await call(`/challenges/${challenge.id}/accept`, { method: "POST", token: account.key });
+    const taken = await call(`/challenges/${challenge.id}/accept`,
+      { method: "POST", token: account.key, body: { entropy: newEntropy() } });
     if (taken.game_id) {
       // The account's key moves for its seat: the table uses it as this browser's seat token.
       const seat = taken.accepted.findIndex((name) => name.toLowerCase() === account.name.toLowerCase());

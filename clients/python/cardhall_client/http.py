@@ -259,20 +259,24 @@ class CardhallClient:
                 time.sleep(min(30.0, self.backoff * 2**failures))
 
     def challenge(self, game: str, players: int = 2, to: list[str] | None = None, *,
-                  options: Mapping[str, Any] | None = None, rated: bool = False, expires_in: int = 60
-                  ) -> dict[str, Any]:
-        """Offer a game to the named accounts (one for each other seat), or to anyone (``to`` None)."""
+                  options: Mapping[str, Any] | None = None, rated: bool = False, expires_in: int = 60,
+                  entropy: str | None = None) -> dict[str, Any]:
+        """Offer a game to the named accounts (one for each other seat), or to anyone (``to`` None). The
+        challenger's seat adds ``entropy`` (64 hex) to the game's shuffles: by default 32 fresh bytes from this
+        machine's cryptographic source, as :meth:`join` adds."""
         body = {"game": game, "players": players, "options": dict(options or {}), "to": to, "rated": rated,
-                "expires_in": expires_in}
+                "expires_in": expires_in, "entropy": entropy or secrets.token_hex(32)}
         return self._call("POST", "/v1/challenges", json=body, safe=False)
 
     def challenges(self) -> list[dict[str, Any]]:
         """The open challenges, newest first."""
         return self._call("GET", "/v1/challenges")["challenges"]
 
-    def accept(self, challenge_id: str) -> dict[str, Any]:
-        """Take a seat of a challenge; once every seat is taken its ``game_id`` is the game, started."""
-        return self._call("POST", f"/v1/challenges/{challenge_id}/accept", safe=False)
+    def accept(self, challenge_id: str, entropy: str | None = None) -> dict[str, Any]:
+        """Take a seat of a challenge, adding ``entropy`` (by default 32 fresh bytes, as :meth:`join`); once every
+        seat is taken its ``game_id`` is the game, started."""
+        return self._call("POST", f"/v1/challenges/{challenge_id}/accept",
+                          json={"entropy": entropy or secrets.token_hex(32)}, safe=False)
 
     def decline(self, challenge_id: str, reason: str | None = None) -> dict[str, Any]:
         return self._call("POST", f"/v1/challenges/{challenge_id}/decline", json={"reason": reason}, safe=False)

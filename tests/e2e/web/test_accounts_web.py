@@ -26,7 +26,9 @@ def test_signing_in_with_a_key_accepts_an_open_challenge_and_opens_its_game(page
     page.wait_for_url("**/games/*")
     game_id = page.url.rsplit("/", 1)[-1]
     settled(page)
-    assert [seat["account"] for seat in api.summary(game_id)["seats"]] == [f"host{suffix}", f"guest{suffix}"]
+    seats = api.summary(game_id)["seats"]
+    assert [seat["account"] for seat in seats] == [f"host{suffix}", f"guest{suffix}"]
+    assert len(seats[1]["entropy"]) == 64  # (the browser added its own to the game's shuffles)
     assert guest not in page.url
     assert page.evaluate("localStorage.getItem('cardhall.account')").count(guest) == 1
     page.goto(f"/accounts/guest{suffix}")
