@@ -51,8 +51,8 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
     "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
     "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", float),
-    "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", float),
-    "CARDHALL_ABANDON_AFTER": ("abandon_after", float),
+    "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", lambda text: duration(text)),
+    "CARDHALL_ABANDON_AFTER": ("abandon_after", lambda text: duration(text)),
     "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", float),
     "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", float),
     "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", int),
@@ -76,6 +76,24 @@ VARIABLES: dict[str, tuple[str, Any]] = {
     "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", float),
     "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", int),
 }
+
+
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(text: str) -> float | None:
+    """Seconds in a duration such as '90s', '30m', '1h', '2d' (a bare number: seconds); None for 'off'."""
+    spoken = text.strip().lower()
+    if spoken == "off":
+        return None
+    number, unit = (spoken[:-1], DURATION_UNITS[spoken[-1]]) if spoken[-1:] in DURATION_UNITS else (spoken, 1)
+    try:
+        seconds = float(number) * unit
+    except ValueError:
+        seconds = -1
+    if not 0 < seconds < float("inf"):
+        raise ValueError("not a duration (e.g. 90s, 30m, 1h, 2d, or off)")
+    return seconds
 
 
 def _read_pool_clocks(text: str) -> str:

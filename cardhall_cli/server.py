@@ -6,10 +6,11 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from api.guard import Limits
-from api.settings import DEFAULT_MAX_FOLLOWERS, DEFAULT_MAX_FOLLOWERS_PER_CLIENT, DEFAULT_THREADS, Settings
+from api.settings import DEFAULT_MAX_FOLLOWERS, DEFAULT_MAX_FOLLOWERS_PER_CLIENT, DEFAULT_THREADS, Settings, duration
 from cardhall_cli import command
 
 
@@ -59,9 +60,9 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-connections-per-address", type=int, default=None, metavar="N",
                         help="connections one address may hold open to a worker; more are refused 429 "
                              f"(default {limits.max_connections_per_address}; trusted proxies are not counted)")
-    parser.add_argument("--abandon-after", type=duration, default=duration("1d"), metavar="DURATION|off",
+    parser.add_argument("--abandon-after", default=None, metavar="DURATION|off",
                         help="hand a game under way nobody moved in for this long (e.g. 1h, 30m, 2d) to house "
-                             "bots, which play it to the end (default 1d)")
+                             "bots, which play it to the end (default CARDHALL_ABANDON_AFTER, else 1d)")
     parser.add_argument("--webhooks-allow-private", action="store_true", default=None,
                         help="let webhook bots be called at loopback and private addresses, and over plain http "
                              "(for development; never a cloud metadata address)")
@@ -76,26 +77,15 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how often a worker looks for turns webhook bots owe (default 1; 0: it calls none)")
     parser.add_argument("--subscription-retry-seconds", type=float, default=None, metavar="SECONDS",
                         help="the first back-off of a subscription's failed delivery, doubled each try (default 5)")
-    parser.add_argument("--expire-waiting-after", type=duration, default=duration("1d"), metavar="DURATION|off",
-                        help="end a game still waiting for players after this long with no one joining (default 1d)")
+    parser.add_argument("--expire-waiting-after", default=None, metavar="DURATION|off",
+                        help="end a game still waiting for players after this long with no one joining "
+                             "(default CARDHALL_EXPIRE_WAITING_AFTER, else 1d)")
 
 
-UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def duration(text: str) -> float | None:
-    """Seconds in a duration such as '90s', '30m', '1h', '2d' (a bare number: seconds); None for 'off'."""
-    spoken = text.strip().lower()
-    if spoken == "off":
-        return None
-    number, unit = (spoken[:-1], UNITS[spoken[-1]]) if spoken[-1:] in UNITS else (spoken, 1)
-    try:
-        seconds = float(number) * unit
-    except ValueError:
-        seconds = -1
-    if not seconds > 0:
-        raise argparse.ArgumentTypeError(f"not a duration (e.g. 90s, 30m, 1h, 2d, or off): {text!r}")
-    return seconds
+#: ``cardhall serve``'s idle limits: option -> (the setting, its variable). Given neither, a game idle a day ends.
+IDLE_OPTIONS = {"abandon_after": ("abandon_after", "CARDHALL_ABANDON_AFTER"),
+                "expire_waiting_after": ("expire_waiting_after", "CARDHALL_EXPIRE_WAITING_AFTER")}
+SERVE_IDLE_DEFAULT = duration("1d")
 
 
 def _rate_limit(spec: str) -> str:
@@ -172,13 +162,22 @@ OPTIONS = {
 }
 
 
-def _settings(settings: Settings, args: argparse.Namespace) -> Settings:
-    """``settings`` (the environment's) with what the command line gives: an option wins over its variable."""
+def _settings(settings: Settings, args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> Settings:
+    """``settings`` (``environ``'s, by default the process's) with what the command line gives: an option wins
+    over its variable, which wins over the default."""
+    environ = os.environ if environ is None else environ
     changes = {setting: getattr(args, option) for option, setting in OPTIONS.items()
                if getattr(args, option) is not None}
     if args.cors_origin:
         changes["cors_origins"] = tuple(args.cors_origin)
-    changes["abandon_after"], changes["expire_waiting_after"] = args.abandon_after, args.expire_waiting_after
+    for option, (setting, variable) in IDLE_OPTIONS.items():
+        if (given := getattr(args, option)) is not None:
+            try:
+                changes[setting] = duration(given)
+            except ValueError as error:
+                raise ValueError(f"--{option.replace('_', '-')} {given!r}: {error}") from error
+        elif not environ.get(variable):  # (neither option nor variable: cardhall serve's own default)
+            changes[setting] = SERVE_IDLE_DEFAULT
     if args.forwarded_allow_ips is not None:
         changes["forwarded_allow_ips"] = tuple(args.forwarded_allow_ips.replace(",", " ").split())
     return settings.replace(**changes)
