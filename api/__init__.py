@@ -142,7 +142,7 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.config.update(config)
     app.json = JsonProvider(app)
     app.extensions["cardhall"] = games
-    games.accounts.open_signup = app.config["CARDHALL_ACCOUNTS"] != "closed"
+    games.accounts.open_signup = str(app.config["CARDHALL_ACCOUNTS"]).strip().lower() == "open"  # (else closed)
     per_client = app.config["CARDHALL_MAX_FOLLOWERS_PER_CLIENT"]
     app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]),
                                                      None if per_client is None else int(per_client),

@@ -105,7 +105,7 @@ def _app() -> Any:
     from api.guard import guarded
     from api.settings import Settings
 
-    settings = Settings.from_environment()
+    settings = Settings.of_process(3)
     sys.setswitchinterval(SWITCH_INTERVAL)
     return guarded(create_asgi(wsgi.create(settings), settings.threads), settings.limits)
 

@@ -12,7 +12,11 @@ list of them, which docs/deploy.md's table ("Settings") must match (a test holds
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import math
 import os
+import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,48 +38,186 @@ DEFAULT_LEADERBOARD_MIN_GAMES = 10
 DEFAULT_ACCOUNT_STREAMS = 4  # streams an account holds open in a worker; a new one past it closes the oldest
 
 #: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
-#: and how its text is read. The table "Settings" of docs/deploy.md lists exactly these.
+#: and how its text is read: each reader refuses (ValueError, saying why) what the server could not run with, so
+#: that a mistyped setting stops the start in one line, whichever command starts the server (``cardhall serve``'s
+#: options are read by their variables' readers). The table "Settings" of docs/deploy.md lists exactly these.
 VARIABLES: dict[str, tuple[str, Any]] = {
-    "CARDHALL_DATABASE_URL": ("database_url", str),
-    "CARDHALL_SKIP_MIGRATIONS": ("skip_migrations", lambda text: text == "1"),
-    "CARDHALL_THREADS": ("threads", int),
-    "CARDHALL_MAX_FOLLOWERS": ("max_followers", int),
-    "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": ("max_followers_per_client", int),
-    "CARDHALL_RATE_LIMIT": ("rate_limit", str),
-    "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", str),
-    "CARDHALL_READ_RATE_LIMIT": ("read_rate_limit", str),
-    "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", str),
-    "CARDHALL_ACCOUNTS": ("accounts", str),
-    "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", str),
-    "CARDHALL_ACCOUNT_STREAMS": ("account_streams", int),
+    "CARDHALL_DATABASE_URL": ("database_url", lambda text: database_url(text)),
+    "CARDHALL_SKIP_MIGRATIONS": ("skip_migrations", lambda text: boolean(text)),
+    "CARDHALL_THREADS": ("threads", lambda text: _number(text, int, least=1)),
+    "CARDHALL_MAX_FOLLOWERS": ("max_followers", lambda text: _number(text, int, least=1)),
+    "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": ("max_followers_per_client", lambda text: _number(text, int, least=1)),
+    "CARDHALL_RATE_LIMIT": ("rate_limit", lambda text: rate_limit(text, off=True)),
+    "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", lambda text: rate_limit(text)),
+    "CARDHALL_READ_RATE_LIMIT": ("read_rate_limit", lambda text: rate_limit(text)),
+    "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", lambda text: rate_limit_storage(text)),
+    "CARDHALL_ACCOUNTS": ("accounts", lambda text: _choice(text, "open", "closed")),
+    "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", lambda text: rate_limit(text)),
+    "CARDHALL_ACCOUNT_STREAMS": ("account_streams", lambda text: _number(text, int, least=1)),
     "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
     "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
-    "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", float),
+    "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", lambda text: _number(text, float, least=0)),
     "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", lambda text: duration(text)),
     "CARDHALL_ABANDON_AFTER": ("abandon_after", lambda text: duration(text)),
-    "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", float),
-    "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", float),
-    "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", int),
+    "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", lambda text: _number(text, float, above=0)),
+    "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", lambda text: _number(text, int, least=0)),
     "CARDHALL_POOL_MOVE_SECONDS": ("pool_move_seconds", lambda text: _read_pool_clocks(text)),
-    "CARDHALL_LOG_FORMAT": ("log_format", str),
-    "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", str),
-    "CARDHALL_DB_POOL_SIZE": ("db_pool_size", int),
-    "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", int),
+    "CARDHALL_LOG_FORMAT": ("log_format", lambda text: _choice(text, "text", "json")),
+    "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", lambda text: _choice(text, "full", "normal")),
+    "CARDHALL_DB_POOL_SIZE": ("db_pool_size", lambda text: _number(text, int, least=1)),
+    "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", lambda text: _number(text, int, least=0)),
     "CARDHALL_RUN_DIRECTORY": ("run_directory", str),
-    "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("webhooks_allow_private", lambda text: text == "1"),
-    "CARDHALL_WEBHOOK_FAILURES_TO_OPEN": ("webhook_failures_to_open", int),
-    "CARDHALL_WEBHOOK_RETRY_SECONDS": ("webhook_retry_seconds", float),
-    "CARDHALL_WEBHOOK_ROTATION_SECONDS": ("webhook_rotation_seconds", float),
-    "CARDHALL_WEBHOOK_SCAN_SECONDS": ("webhook_scan_seconds", float),
-    "CARDHALL_SUBSCRIPTION_RETRY_SECONDS": ("subscription_retry_seconds", float),
-    "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", lambda text: tuple(text.replace(",", " ").split())),
-    "CARDHALL_MAX_HEADERS": ("limits.max_headers", int),
-    "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", int),
-    "CARDHALL_HEAD_TIMEOUT": ("limits.head_timeout", float),
-    "CARDHALL_BODY_TIMEOUT": ("limits.body_timeout", float),
-    "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", float),
-    "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", int),
+    "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("webhooks_allow_private", lambda text: boolean(text)),
+    "CARDHALL_WEBHOOK_FAILURES_TO_OPEN": ("webhook_failures_to_open", lambda text: _number(text, int, least=1)),
+    "CARDHALL_WEBHOOK_RETRY_SECONDS": ("webhook_retry_seconds", lambda text: _number(text, float, above=0)),
+    "CARDHALL_WEBHOOK_ROTATION_SECONDS": ("webhook_rotation_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_WEBHOOK_SCAN_SECONDS": ("webhook_scan_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_SUBSCRIPTION_RETRY_SECONDS": ("subscription_retry_seconds", lambda text: _number(text, float, above=0)),
+    "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", lambda text: proxy_addresses(text)),
+    "CARDHALL_MAX_HEADERS": ("limits.max_headers", lambda text: _number(text, int, least=MIN_HEADERS)),
+    "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", lambda text: _number(text, int, least=MIN_HEAD_BYTES)),
+    "CARDHALL_HEAD_TIMEOUT": ("limits.head_timeout", lambda text: _number(text, float, above=0)),
+    "CARDHALL_BODY_TIMEOUT": ("limits.body_timeout", lambda text: _number(text, float, above=0)),
+    "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", lambda text: _number(text, float, above=0)),
+    "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", lambda text: _number(text, int, least=1)),
 }
+
+#: The settings whose text may hold a password: shown redacted (:func:`redacted`) when refused.
+SECRET_URLS = ("CARDHALL_DATABASE_URL", "CARDHALL_RATE_LIMIT_STORAGE")
+
+def read_setting(variable: str, text: str, given_as: str) -> Any:
+    """The value ``text`` gives the setting of ``variable`` (given as ``given_as``: the variable, or the option
+    that stands for it); ValueError, naming ``given_as``, if it is refused."""
+    try:
+        return VARIABLES[variable][1](text)
+    except ValueError as error:
+        raise ValueError(f"{given_as}: {error}") from error
+
+
+def shown(variable: str, text: str) -> str:
+    """``text`` as the setting of ``variable`` may be shown: without a password."""
+    return redacted(text) if variable in SECRET_URLS else text
+
+
+#: The fewest headers, and bytes of a head, a server may be limited to: an ordinary browser's request behind a
+#: proxy or two has some 20 headers and a few KiB of head (cookies included); below these every request may be refused.
+MIN_HEADERS, MIN_HEAD_BYTES = 32, 8192
+
+
+def _number(text: str, kind: type[int] | type[float], *, least: float | None = None, above: float | None = None) -> Any:
+    """``text`` as a whole number (``kind`` int) or a number, no less than ``least`` / more than ``above``."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ValueError("not a whole number" if kind is int else "not a number") from None
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    if least is not None and value < least:
+        raise ValueError(f"must be at least {least:g}")
+    if above is not None and value <= above:
+        raise ValueError(f"must be more than {above:g}")
+    return value
+
+
+def _choice(text: str, *choices: str) -> str:
+    """``text`` as one of ``choices`` (in any case)."""
+    spoken = text.strip().lower()
+    if spoken not in choices:
+        raise ValueError(f"must be {' or '.join(choices)}")
+    return spoken
+
+
+TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def boolean(text: str) -> bool:
+    """``text`` as a yes or a no: 1, true, yes, on or 0, false, no, off (in any case)."""
+    spoken = text.strip().lower()
+    if spoken not in TRUE + FALSE:
+        raise ValueError(f"must be one of {', '.join(TRUE)} (yes) or {', '.join(FALSE)} (no)")
+    return spoken in TRUE
+
+
+def database_url(text: str) -> str:
+    """``text`` if it is a URL (a scheme, then ``://``): a mangled one is not taken for the name of an SQLite file."""
+    if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text.strip()):
+        raise ValueError("not a database URL (e.g. sqlite:///cardhall.db or postgresql://cardhall@db.internal/cardhall)")
+    return text.strip()
+
+
+def rate_limit(text: str, *, off: bool = False) -> str:
+    """``text`` if the limits library reads it as rate limits (e.g. '50/second;1500/minute'), each of at least one
+    request; or 'off', where ``off`` allows it."""
+    from limits import parse_many
+
+    spec = text.strip()
+    if off and spec.lower() == "off":
+        return "off"
+    example = "e.g. '50/second;1500/minute'" + (" or 'off'" if off else "")
+    try:
+        items = parse_many(spec)
+    except ValueError:
+        raise ValueError(f"not a rate limit ({example})") from None
+    if any(item.amount < 1 for item in items):
+        raise ValueError(f"not a rate limit ({example}): a limit of 0 refuses every request")
+    return spec
+
+
+#: The Python package each of the limits library's storages needs, and the extra of that library that brings it.
+_STORAGE_PACKAGES = {"redis": "redis", "valkey": "valkey", "pymemcache": "memcached", "pymongo": "mongodb"}
+
+
+def rate_limit_storage(text: str) -> str:
+    """``text`` if it names a storage of the rate limits' counters that the limits library knows and this Python can
+    use: its scheme registered (``cardhall+sqlite`` by :mod:`api.ratelimits`), not an asynchronous one (the limiter
+    counts in the request's thread), and the package it needs installed."""
+    import importlib.util
+
+    from limits.storage import SCHEMES
+
+    from api import ratelimits  # noqa: F401  (registers cardhall+sqlite://)
+
+    uri = text.strip()
+    scheme = uri.partition("://")[0] if "://" in uri else ""
+    known = sorted(name for name in SCHEMES if not name.startswith("async+"))
+    if scheme not in SCHEMES or scheme.startswith("async+"):
+        raise ValueError(f"not a storage the limits library knows (schemes: {', '.join(f'{name}://' for name in known)})")
+    needed = [name.split(".")[0] for name in (getattr(SCHEMES[scheme], "DEPENDENCIES", None) or [])]
+    needed = [name for name in needed if name.startswith("valkey") == scheme.startswith("valkey")]
+    for package in dict.fromkeys(needed):
+        if importlib.util.find_spec(package) is None:
+            extra = _STORAGE_PACKAGES.get(package, package)
+            raise ValueError(f"{scheme}:// needs the Python package {package}, which is not installed: "
+                             f"pip install {package} (or 'limits[{extra}]')")
+    return uri
+
+
+def proxy_addresses(text: str) -> tuple[str, ...]:
+    """The addresses and networks (comma- or space-separated) of trusted proxies, or ``*`` alone (every peer):
+    a name or a mistyped address would be trusted for nothing, silently."""
+    given = tuple(text.replace(",", " ").split())
+    if given == ("*",):
+        return given
+    for entry in given:
+        try:
+            ipaddress.ip_network(entry) if "/" in entry else ipaddress.ip_address(entry)
+        except ValueError as error:
+            why = "'*' trusts every peer and stands alone" if entry == "*" else \
+                str(error) if "/" in entry else f"{entry!r} is not an IP address"
+            raise ValueError(f"{why} (only addresses and networks are taken, e.g. 10.0.0.2 or 10.0.0.0/8)") from None
+    return given
+
+
+def redacted(url: str) -> str:
+    """``url`` without its user and password part."""
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        scheme, rest = "", url
+    place, mark, query = rest.partition("?")
+    if "@" in place:
+        place = "***@" + place.rpartition("@")[2]
+    return f"{scheme}{separator}{place}{mark}{query}"
 
 
 DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -146,19 +288,27 @@ class Settings:
         environ = os.environ if environ is None else environ
         given: dict[str, Any] = {}
         limits: dict[str, Any] = {}
-        for variable, (field, read) in VARIABLES.items():
+        for variable, (field, _) in VARIABLES.items():
             text = environ.get(variable)
             if text is None or (text == "" and field != "cors_origins"):
                 continue
-            try:
-                value = read(text)
-            except ValueError as error:
-                raise ValueError(f"{variable}={text!r}: {error}") from error
+            value = read_setting(variable, text, f"{variable}={shown(variable, text)!r}")
             if field.startswith("limits."):
                 limits[field.removeprefix("limits.")] = value
             else:
                 given[field] = value
         return cls(**given, limits=Limits(**limits))
+
+    @classmethod
+    def of_process(cls, status: int) -> Settings:
+        """The process's settings (:meth:`from_environment`); if one is refused, the process ends with ``status``
+        once it has said in one line which and why (in a worker, gunicorn's 3: its master stops rather than
+        start worker after worker that cannot boot)."""
+        try:
+            return cls.from_environment()
+        except ValueError as error:
+            print(f"cardhall: {error}", file=sys.stderr, flush=True)
+            raise SystemExit(status) from None
 
     def replace(self, **changes: Any) -> Settings:
         """These settings with ``changes`` (``limits`` fields by their own names)."""

@@ -28,7 +28,7 @@ from service.tournaments import Tournaments
 
 def create(settings: Settings | None = None) -> Flask:
     """The app a worker serves, its service and its sweeper (``settings``: the environment's, by default)."""
-    settings = settings or Settings.from_environment()
+    settings = settings or Settings.of_process(3)
     games = open_service(settings.database_url, migrate=not settings.skip_migrations,
                          shuffle_secret=settings.shuffle_secret, **settings.database_options())
     app = create_app(games, **settings.app_config())

@@ -25,7 +25,7 @@ from api.requestlog import logging_config
 from api.settings import Settings
 from cardhall_cli.server import redacted
 
-_settings = Settings.from_environment()
+_settings = Settings.of_process(2)  # (a refused setting: one line, and gunicorn does not start)
 
 
 class Worker(UvicornWorker):

@@ -8,9 +8,20 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from api.guard import Limits
-from api.settings import DEFAULT_MAX_FOLLOWERS, DEFAULT_MAX_FOLLOWERS_PER_CLIENT, DEFAULT_THREADS, Settings, duration
+from api.settings import (
+    DEFAULT_MAX_FOLLOWERS,
+    DEFAULT_MAX_FOLLOWERS_PER_CLIENT,
+    DEFAULT_THREADS,
+    VARIABLES,
+    Settings,
+    duration,
+    read_setting,
+    redacted,
+    shown,
+)
 from cardhall_cli import command
 
 
@@ -18,46 +29,46 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--database", help="database URL (default CARDHALL_DATABASE_URL or sqlite:///cardhall.db)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--workers", type=int, default=1, help="worker processes, at least 1 (default 1)")
+    parser.add_argument("--threads", default=None,
                         help=f"threads per worker serving requests; followers waiting hold none (default {DEFAULT_THREADS})")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="let scripts of this site (e.g. https://example.org) call the API and its "
                              "streams; repeatable (default: none)")
     parser.add_argument("--shuffle-secret",
                         help="key of seeded shuffles (default CARDHALL_SHUFFLE_SECRET, else one kept in the database)")
-    parser.add_argument("--rate-limit", default=None, metavar="SPEC|off", type=_rate_limit,
+    parser.add_argument("--rate-limit", default=None, metavar="SPEC|off",
                         help="each client's request limit, e.g. '50/second;1500/minute' (the default), or "
                              "'off' (benchmarks); counted across workers when there are several")
-    parser.add_argument("--sqlite-synchronous", choices=["full", "normal"], default=None,
+    parser.add_argument("--sqlite-synchronous", default=None, metavar="full|normal",
                         help="SQLite durability: full (the default) never loses an acknowledged move; normal "
                              "commits faster but a power loss or OS crash may drop the last moves acknowledged")
-    parser.add_argument("--max-followers", type=int, default=None,
+    parser.add_argument("--max-followers", default=None, metavar="N",
                         help="long-polls and streams a worker follows at once; past it they get 503 "
                              f"(default {DEFAULT_MAX_FOLLOWERS:,}; each holds a socket, no thread)")
-    parser.add_argument("--max-followers-per-client", type=int, default=None,
+    parser.add_argument("--max-followers-per-client", default=None, metavar="N",
                         help="long-polls and streams a worker follows at once for one client address; past it "
                              f"they get 503 (default {DEFAULT_MAX_FOLLOWERS_PER_CLIENT:,})")
-    parser.add_argument("--accounts", choices=["open", "closed"], default=None,
+    parser.add_argument("--accounts", default=None, metavar="open|closed",
                         help="open (the default): anyone may create an account (rate-limited per address); "
                              "closed: only an admin key may ('cardhall accounts create NAME --admin' makes one)")
-    parser.add_argument("--log-format", choices=["text", "json"], default=None,
+    parser.add_argument("--log-format", default=None, metavar="text|json",
                         help="log lines as text (the default) or as one JSON object each, with the request id")
     limits = Limits()
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
                         help="comma-separated addresses or networks of the reverse proxies whose X-Forwarded-For "
                              "names the client (default: none; every client is its TCP peer)")
-    parser.add_argument("--max-headers", type=int, default=None, metavar="N",
+    parser.add_argument("--max-headers", default=None, metavar="N",
                         help=f"headers a request may have; more is 431 (default {limits.max_headers})")
-    parser.add_argument("--max-head-bytes", type=int, default=None, metavar="BYTES",
+    parser.add_argument("--max-head-bytes", default=None, metavar="BYTES",
                         help=f"bytes of a request's line and headers; more is 431 (default {limits.max_head_bytes})")
-    parser.add_argument("--head-timeout", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--head-timeout", default=None, metavar="SECONDS",
                         help=f"a request's head must arrive within this, from its first byte (default {limits.head_timeout:g})")
-    parser.add_argument("--body-timeout", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--body-timeout", default=None, metavar="SECONDS",
                         help=f"a request's body must arrive within this, from its head (default {limits.body_timeout:g})")
-    parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--idle-timeout", default=None, metavar="SECONDS",
                         help=f"a connection without a request is closed after this (default {limits.idle_timeout:g})")
-    parser.add_argument("--max-connections-per-address", type=int, default=None, metavar="N",
+    parser.add_argument("--max-connections-per-address", default=None, metavar="N",
                         help="connections one address may hold open to a worker; more are refused 429 "
                              f"(default {limits.max_connections_per_address}; trusted proxies are not counted)")
     parser.add_argument("--abandon-after", default=None, metavar="DURATION|off",
@@ -66,16 +77,16 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--webhooks-allow-private", action="store_true", default=None,
                         help="let webhook bots be called at loopback and private addresses, and over plain http "
                              "(for development; never a cloud metadata address)")
-    parser.add_argument("--webhook-failures-to-open", type=int, default=None, metavar="N",
+    parser.add_argument("--webhook-failures-to-open", default=None, metavar="N",
                         help="failed calls in a row that mark a webhook bot offline (default 5)")
-    parser.add_argument("--webhook-retry-seconds", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--webhook-retry-seconds", default=None, metavar="SECONDS",
                         help="how long an offline webhook bot waits before it is tried again, doubling with each "
                              "failed try (default 30)")
-    parser.add_argument("--webhook-rotation-seconds", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--webhook-rotation-seconds", default=None, metavar="SECONDS",
                         help="how long a rotated webhook secret still signs (default 86400)")
-    parser.add_argument("--webhook-scan-seconds", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--webhook-scan-seconds", default=None, metavar="SECONDS",
                         help="how often a worker looks for turns webhook bots owe (default 1; 0: it calls none)")
-    parser.add_argument("--subscription-retry-seconds", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--subscription-retry-seconds", default=None, metavar="SECONDS",
                         help="the first back-off of a subscription's failed delivery, doubled each try (default 5)")
     parser.add_argument("--expire-waiting-after", default=None, metavar="DURATION|off",
                         help="end a game still waiting for players after this long with no one joining "
@@ -88,30 +99,16 @@ IDLE_OPTIONS = {"abandon_after": ("abandon_after", "CARDHALL_ABANDON_AFTER"),
 SERVE_IDLE_DEFAULT = duration("1d")
 
 
-def _rate_limit(spec: str) -> str:
-    """A flask-limiter limit string such as '50/second;1500/minute', or 'off'."""
-    from limits import parse_many
-
-    if spec.strip().lower() != "off":
-        try:
-            parse_many(spec)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(f"not a rate limit (e.g. '50/second;1500/minute' or 'off'): {error}") \
-                from error
-    return spec
-
-
 @command("serve", _serve_arguments)
 def serve(args: argparse.Namespace) -> int:
     """Start the HTTP server (gunicorn's workers running uvicorn, the app in a thread pool), migrating
     the database first."""
     try:
         settings = _settings(Settings.from_environment(), args)
-    except ValueError as error:
+        if args.workers < 1:
+            raise ValueError(f"--workers {args.workers}: must be at least 1")
+    except ValueError as error:  # (a setting refused: said in one line, before anything starts)
         print(f"cardhall: {error}", file=sys.stderr)
-        return 2
-    if min(settings.max_followers, settings.max_followers_per_client, settings.threads) < 1:
-        print("cardhall: --max-followers, --max-followers-per-client and --threads must be at least 1", file=sys.stderr)
         return 2
     if (busy := port_in_use(args.host, args.port)) is not None:
         print(f"cardhall: cannot listen on {args.host}:{args.port}: {busy} (another server there? choose "
@@ -148,17 +145,19 @@ def serve(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
-#: ``cardhall serve``'s options that set a setting: option (its argparse name) -> the setting.
+#: ``cardhall serve``'s options that set a setting: option (its argparse name) -> the setting's variable, whose
+#: reader reads the option's text too (api.settings.VARIABLES).
 OPTIONS = {
-    "database": "database_url", "threads": "threads", "max_followers": "max_followers",
-    "max_followers_per_client": "max_followers_per_client", "rate_limit": "rate_limit",
-    "shuffle_secret": "shuffle_secret", "sqlite_synchronous": "sqlite_synchronous", "log_format": "log_format",
-    "max_headers": "max_headers", "max_head_bytes": "max_head_bytes", "head_timeout": "head_timeout",
-    "body_timeout": "body_timeout", "idle_timeout": "idle_timeout",
-    "max_connections_per_address": "max_connections_per_address", "accounts": "accounts",
-    "webhooks_allow_private": "webhooks_allow_private", "webhook_failures_to_open": "webhook_failures_to_open",
-    "webhook_retry_seconds": "webhook_retry_seconds", "webhook_rotation_seconds": "webhook_rotation_seconds",
-    "webhook_scan_seconds": "webhook_scan_seconds", "subscription_retry_seconds": "subscription_retry_seconds",
+    "database": "CARDHALL_DATABASE_URL", "threads": "CARDHALL_THREADS", "max_followers": "CARDHALL_MAX_FOLLOWERS",
+    "max_followers_per_client": "CARDHALL_MAX_FOLLOWERS_PER_CLIENT", "rate_limit": "CARDHALL_RATE_LIMIT",
+    "shuffle_secret": "CARDHALL_SHUFFLE_SECRET", "sqlite_synchronous": "CARDHALL_SQLITE_SYNCHRONOUS",
+    "log_format": "CARDHALL_LOG_FORMAT", "max_headers": "CARDHALL_MAX_HEADERS", "max_head_bytes": "CARDHALL_MAX_HEAD_BYTES",
+    "head_timeout": "CARDHALL_HEAD_TIMEOUT", "body_timeout": "CARDHALL_BODY_TIMEOUT", "idle_timeout": "CARDHALL_IDLE_TIMEOUT",
+    "max_connections_per_address": "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS", "accounts": "CARDHALL_ACCOUNTS",
+    "webhooks_allow_private": "CARDHALL_WEBHOOKS_ALLOW_PRIVATE",
+    "webhook_failures_to_open": "CARDHALL_WEBHOOK_FAILURES_TO_OPEN", "webhook_retry_seconds": "CARDHALL_WEBHOOK_RETRY_SECONDS",
+    "webhook_rotation_seconds": "CARDHALL_WEBHOOK_ROTATION_SECONDS", "webhook_scan_seconds": "CARDHALL_WEBHOOK_SCAN_SECONDS",
+    "subscription_retry_seconds": "CARDHALL_SUBSCRIPTION_RETRY_SECONDS", "forwarded_allow_ips": "CARDHALL_FORWARDED_ALLOW_IPS",
 }
 
 
@@ -166,8 +165,11 @@ def _settings(settings: Settings, args: argparse.Namespace, environ: Mapping[str
     """``settings`` (``environ``'s, by default the process's) with what the command line gives: an option wins
     over its variable, which wins over the default."""
     environ = os.environ if environ is None else environ
-    changes = {setting: getattr(args, option) for option, setting in OPTIONS.items()
-               if getattr(args, option) is not None}
+    changes: dict[str, Any] = {}
+    for option, variable in OPTIONS.items():
+        if (given := getattr(args, option)) is not None:
+            changes[VARIABLES[variable][0].removeprefix("limits.")] = given if isinstance(given, bool) \
+                else _option(option, given)
     if args.cors_origin:
         changes["cors_origins"] = tuple(args.cors_origin)
     for option, (setting, variable) in IDLE_OPTIONS.items():
@@ -178,9 +180,14 @@ def _settings(settings: Settings, args: argparse.Namespace, environ: Mapping[str
                 raise ValueError(f"--{option.replace('_', '-')} {given!r}: {error}") from error
         elif not environ.get(variable):  # (neither option nor variable: cardhall serve's own default)
             changes[setting] = SERVE_IDLE_DEFAULT
-    if args.forwarded_allow_ips is not None:
-        changes["forwarded_allow_ips"] = tuple(args.forwarded_allow_ips.replace(",", " ").split())
     return settings.replace(**changes)
+
+
+def _option(option: str, text: str) -> Any:
+    """The value ``text`` gives the setting of ``option`` (its argparse name), read as its variable is;
+    ValueError, naming the option, if it is refused."""
+    variable = OPTIONS[option]
+    return read_setting(variable, text, f"--{option.replace('_', '-')} {shown(variable, text)!r}")
 
 
 def port_in_use(host: str, port: int) -> str | None:
@@ -222,14 +229,6 @@ def _metrics_directory(run: Path) -> str:
     return str(metrics)
 
 
-def redacted(url: str) -> str:
-    """``url`` without its password (and user) part."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url
-
-
 def _db_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["upgrade"], help="upgrade: apply every migration")
     parser.add_argument("--database", help="database URL (default CARDHALL_DATABASE_URL or sqlite:///cardhall.db)")
@@ -240,9 +239,15 @@ def db(args: argparse.Namespace) -> int:
     """Manage the database schema (``cardhall db upgrade``)."""
     import persistence
 
-    settings = Settings.from_environment()
+    try:
+        settings = Settings.from_environment()
+        if args.database is not None:
+            settings = settings.replace(database_url=_option("database", args.database))
+    except ValueError as error:  # (as cardhall serve says it)
+        print(f"cardhall: {error}", file=sys.stderr)
+        return 2
     persistence.configure(persistence.DatabaseOptions(**settings.database_options()))
-    url = persistence.normalise_url(args.database or settings.database_url)
+    url = persistence.normalise_url(settings.database_url)
     persistence.upgrade(url)
     print(f"cardhall: {redacted(url)} is at the latest schema", file=sys.stderr)
     return 0

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from tests.e2e.server import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -48,6 +50,8 @@ def test_serve_refuses_a_rate_limit_it_cannot_read_and_a_follower_cap_below_one(
     assert bad_limit.returncode == 2 and "not a rate limit" in bad_limit.stderr
     no_followers = cardhall("serve", "--max-followers", "0", cwd=tmp_path)
     assert no_followers.returncode == 2 and "must be at least 1" in no_followers.stderr
+    no_workers = cardhall("serve", "--workers", "0", cwd=tmp_path)  # (gunicorn would listen, and no worker answer)
+    assert (no_workers.returncode, no_workers.stderr) == (2, "cardhall: --workers 0: must be at least 1\n")
     assert not (tmp_path / "cardhall.db").exists()  # refused before anything was started or migrated
 
 
@@ -119,3 +123,20 @@ def test_output_cut_short_by_its_reader_ends_the_command_quietly(tmp_path):
     _, err = process.communicate(timeout=120)
     assert first.startswith(b"craits (craits/2), 2 players")
     assert process.returncode == 1 and b"Traceback" not in err, err.decode()
+
+
+def test_a_refused_setting_stops_each_way_of_starting_in_one_line_before_anything_is_migrated(tmp_path):
+    env = {"CARDHALL_DATABASE_URL": f"sqlite:///{tmp_path / 'c.db'}", "CARDHALL_SQLITE_SYNCHRONOUS": "bogus"}
+    said = ["cardhall: CARDHALL_SQLITE_SYNCHRONOUS='bogus': must be full or normal"]
+    port = str(free_port())
+    serve = cardhall("serve", "--port", port, cwd=tmp_path, env=env)
+    upgrade = cardhall("db", "upgrade", cwd=tmp_path, env=env)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    gunicorn = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "python:cardhall_cli.gunicorn_conf", "--bind",
+                               f"127.0.0.1:{port}", "api.asgi:app"], cwd=tmp_path, env=environment, capture_output=True,
+                              text=True, timeout=120, check=False)
+    uvicorn = subprocess.run([sys.executable, "-m", "uvicorn", "--port", port, "api.asgi:app"], cwd=tmp_path,
+                             env=environment, capture_output=True, text=True, timeout=120, check=False)
+    assert [(ran.returncode, ran.stderr.splitlines()) for ran in (serve, upgrade, gunicorn)] == [(2, said)] * 3
+    assert (uvicorn.returncode, uvicorn.stderr.splitlines()[-1:]) == (3, said)  # (a worker that cannot boot: 3)
+    assert not (tmp_path / "c.db").exists()

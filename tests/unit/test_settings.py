@@ -3,6 +3,10 @@ what each variable and option sets, and what is refused before anything starts."
 
 from __future__ import annotations
 
+import importlib.util
+
+import pytest
+
 from api.settings import Settings
 from cardhall_cli import parser
 from cardhall_cli.server import _settings
@@ -21,3 +25,71 @@ def test_the_idle_limits_fall_back_to_their_variables_then_to_a_day() -> None:
     options = served("--abandon-after", "30m", "--expire-waiting-after", "off", CARDHALL_ABANDON_AFTER="2h",
                      CARDHALL_EXPIRE_WAITING_AFTER="2h")
     assert (options["CARDHALL_ABANDON_AFTER"], options["CARDHALL_EXPIRE_WAITING_AFTER"]) == ("1800.0", "")
+
+
+REFUSED = {  # a variable's text -> the start of what the operator is told
+    "CARDHALL_ACCOUNTS": ("closd", "must be open or closed"),
+    "CARDHALL_RATE_LIMIT": ("garbage", "not a rate limit"),
+    "CARDHALL_CREATE_RATE_LIMIT": ("lots", "not a rate limit"),
+    "CARDHALL_READ_RATE_LIMIT": ("0/second", "not a rate limit"),
+    "CARDHALL_ACCOUNT_RATE_LIMIT": ("off", "not a rate limit"),
+    "CARDHALL_RATE_LIMIT_STORAGE": ("bogus://x", "not a storage the limits library knows"),
+    "CARDHALL_FORWARDED_ALLOW_IPS": ("10.0.0.1, localhost", "'localhost' is not an IP address (only addresses and networks"),
+    "CARDHALL_SQLITE_SYNCHRONOUS": ("bogus", "must be full or normal"),
+    "CARDHALL_LOG_FORMAT": ("xml", "must be text or json"),
+    "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("maybe", "must be one of 1, true, yes, on"),
+    "CARDHALL_SKIP_MIGRATIONS": ("2", "must be one of 1, true, yes, on"),
+    "CARDHALL_MAX_HEADERS": ("0", "must be at least 32"),
+    "CARDHALL_MAX_HEAD_BYTES": ("100", "must be at least 8192"),
+    "CARDHALL_DB_POOL_SIZE": ("-1", "must be at least 1"),
+    "CARDHALL_DB_MAX_OVERFLOW": ("-1", "must be at least 0"),
+    "CARDHALL_THREADS": ("x", "not a whole number"),
+    "CARDHALL_HEAD_TIMEOUT": ("0", "must be more than 0"),
+    "CARDHALL_IDLE_TIMEOUT": ("nan", "not a finite number"),
+    "CARDHALL_SWEEP_SECONDS": ("-1", "must be at least 0"),
+    "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("0", "must be at least 1"),
+    "CARDHALL_WEBHOOK_FAILURES_TO_OPEN": ("0", "must be at least 1"),
+    "CARDHALL_ABANDON_AFTER": ("-5", "not a duration"),
+    "CARDHALL_DATABASE_URL": ("notaurl", "not a database URL"),
+}
+
+
+@pytest.mark.parametrize("variable", sorted(REFUSED))
+def test_a_variable_the_server_cannot_run_with_is_refused_by_name_and_why(variable: str) -> None:
+    text, why = REFUSED[variable]
+    with pytest.raises(ValueError) as refused:
+        Settings.from_environment({variable: text})
+    assert str(refused.value).startswith(f"{variable}={text!r}: {why}")
+
+
+def test_an_option_is_read_as_its_variable_and_refused_by_its_name() -> None:
+    for options, said in [(("--max-headers", "0"), "--max-headers '0': must be at least 32"),
+                          (("--forwarded-allow-ips", "localhost"), "--forwarded-allow-ips 'localhost': 'localhost' is not"),
+                          (("--accounts", "closd"), "--accounts 'closd': must be open or closed"),
+                          (("--database", "notaurl"), "--database 'notaurl': not a database URL")]:
+        with pytest.raises(ValueError) as refused:
+            served(*options)
+        assert str(refused.value).startswith(said)
+    given = served("--accounts", "Closed", "--log-format", "JSON", "--forwarded-allow-ips", "10.0.0.2,10.1.0.0/16")
+    assert given.items() >= {"CARDHALL_ACCOUNTS": "closed", "CARDHALL_LOG_FORMAT": "json",
+                             "CARDHALL_FORWARDED_ALLOW_IPS": "10.0.0.2 10.1.0.0/16"}.items()
+
+
+def test_the_usual_spellings_of_a_setting_take_effect() -> None:
+    settings = Settings.from_environment({
+        "CARDHALL_ACCOUNTS": "CLOSED", "CARDHALL_LOG_FORMAT": "JSON", "CARDHALL_SQLITE_SYNCHRONOUS": "Normal",
+        "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": "true", "CARDHALL_SKIP_MIGRATIONS": "yes", "CARDHALL_FORWARDED_ALLOW_IPS": "*",
+        "CARDHALL_RATE_LIMIT": "OFF", "CARDHALL_RATE_LIMIT_STORAGE": "cardhall+sqlite:///tmp/x.db"})
+    assert (settings.accounts, settings.log_format, settings.sqlite_synchronous) == ("closed", "json", "normal")
+    assert settings.webhooks_allow_private and settings.skip_migrations and settings.rate_limit == "off"
+    assert settings.limits.forwarded_allow_ips == ("*",)
+    assert not Settings.from_environment({"CARDHALL_WEBHOOKS_ALLOW_PRIVATE": "Off"}).webhooks_allow_private
+
+
+def test_a_rate_limit_storage_whose_package_is_missing_says_what_to_install(monkeypatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "redis" else real(name, *rest))
+    with pytest.raises(ValueError) as refused:
+        Settings.from_environment({"CARDHALL_RATE_LIMIT_STORAGE": "redis://:hunter2@cache.internal:6379/0"})
+    assert str(refused.value) == ("CARDHALL_RATE_LIMIT_STORAGE='redis://***@cache.internal:6379/0': redis:// needs the "
+                                  "Python package redis, which is not installed: pip install redis (or 'limits[redis]')")
