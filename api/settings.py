@@ -209,14 +209,19 @@ def proxy_addresses(text: str) -> tuple[str, ...]:
     return given
 
 
+#: A libpq parameter of a URL's query that holds a secret (libpq takes every parameter there, docs/deploy.md).
+_SECRET_PARAMETER = re.compile(r"(?i)((?:^|&)(?:password|sslpassword)=)[^&#]*")
+
+
 def redacted(url: str) -> str:
-    """``url`` without its user and password part."""
+    """``url`` without its secrets: its user and password part, and a password given in its query."""
     scheme, separator, rest = url.partition("://")
     if not separator:
         scheme, rest = "", url
     place, mark, query = rest.partition("?")
     if "@" in place:
         place = "***@" + place.rpartition("@")[2]
+    query = _SECRET_PARAMETER.sub(r"\1***", query)
     return f"{scheme}{separator}{place}{mark}{query}"
 
 

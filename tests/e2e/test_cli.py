@@ -61,6 +61,12 @@ def test_serve_says_in_one_line_which_database_it_cannot_migrate_and_never_print
     assert result.returncode == 1
     assert "cardhall: cannot migrate postgresql+psycopg://***@127.0.0.1:1/cardhall: " in result.stderr
     assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
+    in_query = "postgresql://127.0.0.1:1/cardhall?user=cardhall&password=hunter2&sslmode=disable"
+    result = cardhall("serve", "--port", "1", "--database", in_query, cwd=tmp_path)
+    assert result.returncode == 1
+    assert ("cardhall: cannot migrate postgresql+psycopg://127.0.0.1:1/cardhall?user=cardhall&password=***&sslmode=disable: "
+            in result.stderr)
+    assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
 
 
 def test_accounts_create_prints_a_key_once_and_refuses_a_name_taken(tmp_path):

@@ -7,7 +7,7 @@ import importlib.util
 
 import pytest
 
-from api.settings import Settings
+from api.settings import Settings, redacted
 from cardhall_cli import parser
 from cardhall_cli.server import _settings
 
@@ -93,3 +93,10 @@ def test_a_rate_limit_storage_whose_package_is_missing_says_what_to_install(monk
         Settings.from_environment({"CARDHALL_RATE_LIMIT_STORAGE": "redis://:hunter2@cache.internal:6379/0"})
     assert str(refused.value) == ("CARDHALL_RATE_LIMIT_STORAGE='redis://***@cache.internal:6379/0': redis:// needs the "
                                   "Python package redis, which is not installed: pip install redis (or 'limits[redis]')")
+
+
+def test_a_url_is_shown_without_a_password_in_its_user_part_or_its_query() -> None:
+    assert redacted("postgresql+psycopg://db.internal/cardhall?user=cardhall&password=hunter2&sslmode=require") \
+        == "postgresql+psycopg://db.internal/cardhall?user=cardhall&password=***&sslmode=require"
+    assert redacted("postgresql://cardhall:p@ss@db/cardhall?SSLPassword=hunter2") == "postgresql://***@db/cardhall?SSLPassword=***"
+    assert redacted("sqlite:////var/lib/cardhall.db") == "sqlite:////var/lib/cardhall.db"
