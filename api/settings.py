@@ -209,8 +209,9 @@ def proxy_addresses(text: str) -> tuple[str, ...]:
     return given
 
 
-#: A libpq parameter of a URL's query that holds a secret (libpq takes every parameter there, docs/deploy.md).
-_SECRET_PARAMETER = re.compile(r"(?i)((?:^|&)(?:password|sslpassword)=)[^&#]*")
+#: The libpq parameters of a URL's query that hold a secret (libpq takes every parameter there, docs/deploy.md).
+SECRET_PARAMETERS = ("password", "sslpassword")
+_SECRET_PARAMETER = re.compile(rf"(?i)((?:^|&)(?:{'|'.join(SECRET_PARAMETERS)})=)[^&#]*")
 
 
 def redacted(url: str) -> str:

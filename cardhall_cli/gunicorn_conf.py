@@ -23,7 +23,7 @@ from uvicorn_worker import UvicornWorker
 from api import connections
 from api.requestlog import logging_config
 from api.settings import Settings
-from cardhall_cli.server import redacted
+from cardhall_cli.server import CannotMigrate, migrate, redacted
 
 _settings = Settings.of_process(2)  # (a refused setting: one line, and gunicorn does not start)
 
@@ -66,15 +66,10 @@ logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 def on_starting(server: Any) -> None:
     """Before any worker starts: migrate the database (``CARDHALL_DATABASE_URL``, else the default) and
     say what is served. The workers are forked from this process: what the migration imported, they have."""
-    import persistence
-    from persistence.engine import normalise_url
-
-    url = normalise_url(_settings.database_url)
-    persistence.configure(persistence.DatabaseOptions(**_settings.database_options()))
     try:
-        persistence.upgrade(url)
-    except Exception as error:  # (gunicorn prints a RuntimeError's message alone, and exits 1)
-        raise RuntimeError(f"cardhall: cannot migrate {redacted(url)}: {str(error).splitlines()[0]}") from error
+        url = migrate(_settings)
+    except CannotMigrate as error:  # (gunicorn prints a RuntimeError's message alone, and exits 1)
+        raise RuntimeError(f"cardhall: {error}") from error
     bound = ", ".join(f"http://{address}" for address in server.cfg.bind)
     print(f"cardhall: serving {redacted(url)} on {bound}", file=sys.stderr, flush=True)
 

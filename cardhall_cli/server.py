@@ -15,6 +15,7 @@ from api.settings import (
     DEFAULT_MAX_FOLLOWERS,
     DEFAULT_MAX_FOLLOWERS_PER_CLIENT,
     DEFAULT_THREADS,
+    SECRET_PARAMETERS,
     VARIABLES,
     Settings,
     duration,
@@ -237,8 +238,6 @@ def _db_arguments(parser: argparse.ArgumentParser) -> None:
 @command("db", _db_arguments)
 def db(args: argparse.Namespace) -> int:
     """Manage the database schema (``cardhall db upgrade``)."""
-    import persistence
-
     try:
         settings = Settings.from_environment()
         if args.database is not None:
@@ -246,8 +245,41 @@ def db(args: argparse.Namespace) -> int:
     except ValueError as error:  # (as cardhall serve says it)
         print(f"cardhall: {error}", file=sys.stderr)
         return 2
-    persistence.configure(persistence.DatabaseOptions(**settings.database_options()))
-    url = persistence.normalise_url(settings.database_url)
-    persistence.upgrade(url)
+    try:
+        url = migrate(settings)
+    except CannotMigrate as error:  # (as cardhall serve says it, and with its status)
+        print(f"cardhall: {error}", file=sys.stderr)
+        return 1
     print(f"cardhall: {redacted(url)} is at the latest schema", file=sys.stderr)
     return 0
+
+
+class CannotMigrate(Exception):
+    """The database could not be migrated; the message says which (without its password) and why, in a line."""
+
+
+def migrate(settings: Settings) -> str:
+    """Apply every migration to the database of ``settings`` (made with their pool and durability); its URL.
+    ``cardhall db upgrade`` and ``cardhall serve`` (gunicorn_conf) both migrate here: a database out of reach,
+    a wrong password, an unknown scheme or a file that cannot be made is :class:`CannotMigrate`, not a trace."""
+    import persistence
+
+    url = persistence.normalise_url(settings.database_url)
+    persistence.configure(persistence.DatabaseOptions(**settings.database_options()))
+    try:
+        persistence.upgrade(url)
+    except Exception as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise CannotMigrate(f"cannot migrate {redacted(url)}: {_without_secrets(reason, url)}") from error
+    return url
+
+
+def _without_secrets(text: str, url: str) -> str:
+    """``text`` with the passwords of ``url`` (before its ``@``, in its query) as ``***``, should a driver quote them."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    secrets = [parts.password or "", *(value for name, value in parse_qsl(parts.query) if name.lower() in SECRET_PARAMETERS)]
+    for secret in filter(None, secrets):
+        text = text.replace(secret, "***")
+    return text

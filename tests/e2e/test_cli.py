@@ -69,6 +69,21 @@ def test_serve_says_in_one_line_which_database_it_cannot_migrate_and_never_print
     assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
 
 
+def test_db_upgrade_says_in_one_line_which_database_it_cannot_migrate_as_serve_does(tmp_path):
+    for url, said in [
+        ("postgresql://cardhall:hunter2@127.0.0.1:1/cardhall",
+         "cardhall: cannot migrate postgresql+psycopg://***@127.0.0.1:1/cardhall: (psycopg.OperationalError) connection "
+         "failed: "),
+        (f"sqlite:///{tmp_path / 'nowhere' / 'x.db'}",
+         f"cardhall: cannot migrate sqlite:///{tmp_path / 'nowhere' / 'x.db'}: [Errno 2] No such file or directory"),
+        ("mysql://cardhall:hunter2@127.0.0.1/cardhall", "cardhall: cannot migrate mysql://***@127.0.0.1/cardhall: "),
+    ]:
+        result = cardhall("db", "upgrade", "--database", url, cwd=tmp_path)
+        assert result.returncode == 1
+        assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(said), result.stderr
+        assert "hunter2" not in result.stderr
+
+
 def test_accounts_create_prints_a_key_once_and_refuses_a_name_taken(tmp_path):
     database = ["--database", f"sqlite:///{tmp_path / 'a.db'}"]
     made = cardhall("accounts", "create", "Root", "--kind", "person", "--admin", *database, cwd=tmp_path)
