@@ -23,7 +23,7 @@ from uvicorn_worker import UvicornWorker
 from api import connections
 from api.requestlog import logging_config
 from api.settings import Settings
-from cardhall_cli.server import CannotMigrate, migrate, redacted
+from cardhall_cli.server import RUN_MARK, CannotMigrate, migrate, redacted
 
 _settings = Settings.of_process(2)  # (a refused setting: one line, and gunicorn does not start)
 
@@ -82,9 +82,11 @@ def child_exit(server: Any, worker: Any) -> None:
 def _remove_run_directory(master: int) -> None:
     """The server ends (stopped, or failed to start: a port in use, a database out of reach): remove the
     temporary files ``cardhall serve`` made for this run. Only the master's exit does (a worker forked
-    from it inherits this hook)."""
-    if os.getpid() == master and _settings.run_directory:
-        shutil.rmtree(_settings.run_directory, ignore_errors=True)
+    from it inherits this hook), and only a directory that bears ``cardhall serve``'s mark: never one
+    someone else named (``CARDHALL_RUN_DIRECTORY`` given to gunicorn run with this file)."""
+    run = _settings.run_directory
+    if os.getpid() == master and run and os.path.isfile(os.path.join(run, RUN_MARK)):
+        shutil.rmtree(run, ignore_errors=True)
 
 
 atexit.register(_remove_run_directory, os.getpid())

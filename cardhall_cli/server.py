@@ -117,8 +117,13 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     # gunicorn's master migrates the database, then says what it serves, before it starts a worker
     # (gunicorn_conf.on_starting); the workers skip it. Made here, the run's directory is removed by
-    # the master when it ends, however it ends (gunicorn_conf: a start that fails too).
+    # the master when it ends, however it ends (gunicorn_conf: a start that fails too), and only
+    # because it bears the mark of one made here: CARDHALL_RUN_DIRECTORY is not the operator's to set.
+    if os.environ.get("CARDHALL_RUN_DIRECTORY"):
+        print("cardhall: warning: CARDHALL_RUN_DIRECTORY is not used: cardhall serve makes a directory of its own for "
+              "each run (in TMPDIR)", file=sys.stderr)
     run = Path(tempfile.mkdtemp(prefix=f"cardhall-{args.port}-"))
+    (run / RUN_MARK).touch()
     settings = settings.replace(skip_migrations=True, run_directory=str(run))
     if args.workers > 1 and "CARDHALL_RATE_LIMIT_STORAGE" not in os.environ:  # (one worker: its memory)
         settings = settings.replace(rate_limit_storage=f"cardhall+sqlite://{run / 'ratelimits.db'}")
@@ -144,6 +149,10 @@ def serve(args: argparse.Namespace) -> int:
     ]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
+
+
+#: The file that marks a run's directory as one ``cardhall serve`` made, which its server removes when it ends.
+RUN_MARK = ".made-by-cardhall-serve"
 
 
 #: ``cardhall serve``'s options that set a setting: option (its argparse name) -> the setting's variable, whose

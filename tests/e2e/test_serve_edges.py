@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 
-from tests.e2e.server import ROOT, start_server
+from tests.e2e.server import ROOT, free_port, start_server
 
 
 def test_serve_on_a_port_in_use_says_so_in_one_line_and_exits_non_zero(tmp_path):
@@ -31,3 +31,24 @@ def test_a_server_stopped_with_sigterm_logs_no_bad_file_descriptor(tmp_path):
     log = server.log_path.read_text()
     assert "Shutting down: Master" in log
     assert "Bad file descriptor" not in log and "Error while closing socket" not in log
+
+
+def test_a_run_directory_someone_named_is_never_removed_and_serve_makes_and_removes_its_own(tmp_path):
+    named = tmp_path / "operator's"
+    named.mkdir()
+    (named / "keep.txt").write_text("mine")
+    nowhere = f"sqlite:///{tmp_path / 'missing' / 'cardhall.db'}"  # (the start fails when it migrates)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path), "CARDHALL_RUN_DIRECTORY": str(named),
+           "CARDHALL_DATABASE_URL": nowhere}
+    port = str(free_port())
+    gunicorn = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "python:cardhall_cli.gunicorn_conf", "--bind",
+                               f"127.0.0.1:{port}", "api.asgi:app"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120)
+    serve = subprocess.run([sys.executable, "-m", "cardhall_cli", "serve", "--port", port], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert gunicorn.returncode == serve.returncode == 1
+    assert (named / "keep.txt").read_text() == "mine"
+    assert list(tmp_path.glob("cardhall-*")) == []
+    assert "cardhall: cannot migrate" in gunicorn.stderr
+    assert serve.stderr.splitlines()[0] == ("cardhall: warning: CARDHALL_RUN_DIRECTORY is not used: cardhall serve makes "
+                                            "a directory of its own for each run (in TMPDIR)")
