@@ -184,6 +184,15 @@ class LineWriter(logging.Handler):
                     self._writer = os.getpid()
         self._lines.put(item)
 
+    def _dropped_line(self, dropped: int) -> str:
+        """The line that says ``dropped`` lines were lost: a JSON object in a JSON log, as every other line."""
+        message = f"{dropped} log lines dropped: the log stream did not keep up"
+        if not isinstance(self.formatter, JsonFormatter):
+            return f"cardhall: {message}\n"
+        record = logging.LogRecord("cardhall", logging.WARNING, __file__, 0, message, None, None)
+        record.request_id = None
+        return f"{self.formatter.format(record)}\n"
+
     def _write(self, lines: queue.SimpleQueue[str | threading.Event]) -> None:
         while True:
             waiting = [lines.get()]
@@ -192,7 +201,7 @@ class LineWriter(logging.Handler):
             text = "".join(f"{item}\n" for item in waiting if isinstance(item, str))
             if self.dropped:
                 dropped, self.dropped = self.dropped, 0
-                text += f"cardhall: {dropped} log lines dropped: the log stream did not keep up\n"
+                text += self._dropped_line(dropped)
             try:
                 if text:
                     self.stream.write(text)
@@ -202,6 +211,19 @@ class LineWriter(logging.Handler):
             for item in waiting:
                 if isinstance(item, threading.Event):
                     item.set()
+
+
+def say(message: str, log_format: str, level: int = logging.INFO) -> None:
+    """Write a line of the server's own to standard error at once, in the log's format: ``cardhall: message``
+    as text, or one JSON object as a record of the logger ``cardhall`` is (what a server says as it starts or
+    fails to, before its workers and its log's writer thread)."""
+    if log_format == "json":
+        record = logging.LogRecord("cardhall", level, __file__, 0, message, None, None)
+        record.request_id = None
+        line = JsonFormatter().format(record)
+    else:
+        line = f"cardhall: {message}"
+    print(line, file=sys.stderr, flush=True)
 
 
 def logging_config(log_format: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from prometheus_client import multiprocess
 from uvicorn_worker import UvicornWorker
 
 from api import connections
-from api.requestlog import logging_config
+from api.requestlog import logging_config, say
 from api.settings import Settings
 from cardhall_cli.server import RUN_MARK, CannotMigrate, migrate, redacted
 
@@ -68,10 +68,11 @@ def on_starting(server: Any) -> None:
     say what is served. The workers are forked from this process: what the migration imported, they have."""
     try:
         url = migrate(_settings)
-    except CannotMigrate as error:  # (gunicorn prints a RuntimeError's message alone, and exits 1)
-        raise RuntimeError(f"cardhall: {error}") from error
+    except CannotMigrate as error:  # (one line in the log's format, and the server ends: status 1)
+        say(str(error), _settings.log_format, logging.ERROR)
+        sys.exit(1)
     bound = ", ".join(f"http://{address}" for address in server.cfg.bind)
-    print(f"cardhall: serving {redacted(url)} on {bound}", file=sys.stderr, flush=True)
+    say(f"serving {redacted(url)} on {bound}", _settings.log_format)
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from api.guard import Limits
+from api.requestlog import say
 from api.settings import (
     DEFAULT_MAX_FOLLOWERS,
     DEFAULT_MAX_FOLLOWERS_PER_CLIENT,
@@ -111,17 +113,18 @@ def serve(args: argparse.Namespace) -> int:
     except ValueError as error:  # (a setting refused: said in one line, before anything starts)
         print(f"cardhall: {error}", file=sys.stderr)
         return 2
+    # (from here on, what serve says is in the log's format: the settings are read)
     if (busy := port_in_use(args.host, args.port)) is not None:
-        print(f"cardhall: cannot listen on {args.host}:{args.port}: {busy} (another server there? choose "
-              f"another with --port)", file=sys.stderr)
+        say(f"cannot listen on {args.host}:{args.port}: {busy} (another server there? choose another with --port)",
+            settings.log_format, logging.ERROR)
         return 1
     # gunicorn's master migrates the database, then says what it serves, before it starts a worker
     # (gunicorn_conf.on_starting); the workers skip it. Made here, the run's directory is removed by
     # the master when it ends, however it ends (gunicorn_conf: a start that fails too), and only
     # because it bears the mark of one made here: CARDHALL_RUN_DIRECTORY is not the operator's to set.
     if os.environ.get("CARDHALL_RUN_DIRECTORY"):
-        print("cardhall: warning: CARDHALL_RUN_DIRECTORY is not used: cardhall serve makes a directory of its own for "
-              "each run (in TMPDIR)", file=sys.stderr)
+        say("warning: CARDHALL_RUN_DIRECTORY is not used: cardhall serve makes a directory of its own for each run "
+            "(in TMPDIR)", settings.log_format, logging.WARNING)
     run = Path(tempfile.mkdtemp(prefix=f"cardhall-{args.port}-"))
     (run / RUN_MARK).touch()
     settings = settings.replace(skip_migrations=True, run_directory=str(run))
@@ -135,8 +138,8 @@ def serve(args: argparse.Namespace) -> int:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(run)
     sockets = raise_open_files_limit()
     if sockets < settings.max_followers * args.workers:
-        print(f"cardhall: warning: this process may open {sockets} files; --max-followers "
-              f"{settings.max_followers} × {args.workers} workers needs more", file=sys.stderr)
+        say(f"warning: this process may open {sockets} files; --max-followers {settings.max_followers} × "
+            f"{args.workers} workers needs more", settings.log_format, logging.WARNING)
     argv = [
         "gunicorn", "api.asgi:app",
         "--config", "python:cardhall_cli.gunicorn_conf",  # (uvicorn's worker class, the hooks, the logging)

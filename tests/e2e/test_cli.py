@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -161,3 +162,13 @@ def test_a_refused_setting_stops_each_way_of_starting_in_one_line_before_anythin
     assert [(ran.returncode, ran.stderr.splitlines()) for ran in (serve, upgrade, gunicorn)] == [(2, said)] * 3
     assert (uvicorn.returncode, uvicorn.stderr.splitlines()[-1:]) == (3, said)  # (a worker that cannot boot: 3)
     assert not (tmp_path / "c.db").exists()
+
+
+def test_with_a_json_log_serve_says_it_cannot_migrate_in_a_json_line(tmp_path):
+    unreachable = "postgresql://cardhall:hunter2@127.0.0.1:1/cardhall"
+    result = cardhall("serve", "--port", str(free_port()), "--log-format", "json", "--database", unreachable, cwd=tmp_path)
+    assert result.returncode == 1 and "hunter2" not in result.stderr
+    lines = [json.loads(line) for line in result.stderr.splitlines()]  # (every line is one JSON object)
+    failed = [line for line in lines if line["level"] == "error"]
+    assert len(failed) == 1 and failed[0]["logger"] == "cardhall"
+    assert failed[0]["message"].startswith("cannot migrate postgresql+psycopg://***@127.0.0.1:1/cardhall: ")

@@ -5,6 +5,7 @@ A real server with two workers (prometheus-client's multiprocess mode) and ``--l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -101,3 +102,10 @@ def test_an_api_key_appears_in_no_log_line_metric_or_answer_after_its_creation(s
         written += answer.text + "".join(f"{name}: {value}\n" for name, value in answer.headers.items())
     for secret in (key, forged, key[16:]):
         assert secret not in written
+
+
+def test_every_line_of_the_json_log_is_a_json_object_the_servers_own_serving_line_too(server):
+    lines = server.log_path.read_text().splitlines()
+    assert lines and [line for line in lines if not line.startswith("{")] == []
+    said = [json.loads(line) for line in lines if '"logger": "cardhall"' in line]
+    assert [line["level"] for line in said if line["message"].startswith("serving sqlite:///")] == ["info"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import threading
 
-from api.requestlog import LineWriter
+from api.requestlog import JsonFormatter, LineWriter
 
 
 class StuckStream(io.StringIO):
@@ -97,3 +98,20 @@ def test_a_forked_process_writes_its_own_lines(tmp_path):
         writer.flush()
     assert status == 0
     assert path.read_text().splitlines() == ["parent", "child", "parent again"]
+
+
+def test_in_a_json_log_the_line_that_counts_dropped_lines_is_json_too():
+    stream = StuckStream()
+    writer = LineWriter(stream, limit=1)
+    writer.setFormatter(JsonFormatter())
+    logger = logger_to(writer)
+    logger.info("first")
+    while writer._lines.qsize():
+        threading.Event().wait(0.01)
+    for number in range(3):
+        logger.info("then %d", number)
+    stream.released.set()
+    writer.flush()
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [(line["level"], line["message"]) for line in lines] == [
+        ("info", "first"), ("info", "then 0"), ("warning", "2 log lines dropped: the log stream did not keep up")]
