@@ -37,6 +37,7 @@ from sqlalchemy.dialects import postgresql
 
 from persistence.announcements import Board, Listener
 from persistence.engine import JSON_SERIALIZER, pool_options
+from persistence.interruptions import Interruption
 from persistence.port import NewEvent, Transaction
 from persistence.sqlstore import SqlEventStore, SqlTransaction, upserts
 
@@ -150,12 +151,7 @@ class PostgresEventStore(SqlEventStore):
         return PostgresListener(board, self._listen_connection)
 
     def is_outage(self, driver_error: BaseException) -> bool:
-        """A connection-class error. A missing table is a ProgrammingError: a bug or a deployment
-        mistake, which answering "unavailable, retry" would hide."""
-        state = getattr(driver_error, "sqlstate", None)
-        if state is None:  # psycopg raises errors of its own, without a state, when a connection fails or is closed
-            return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
-        return state.startswith(OUTAGE_STATES)
+        return is_outage(driver_error)
 
     def _roll_back(self, connection: sa.Connection) -> None:
         """Undo a failed write. A connection the server dropped is discarded, with every other of
@@ -176,6 +172,15 @@ class PostgresEventStore(SqlEventStore):
         return psycopg.connect(*args, **kwargs, autocommit=True)
 
 
+def is_outage(driver_error: BaseException) -> bool:
+    """A connection-class error. A missing table is a ProgrammingError: a bug or a deployment
+    mistake, which answering "unavailable, retry" would hide."""
+    state = getattr(driver_error, "sqlstate", None)
+    if state is None:  # psycopg raises errors of its own, without a state, when a connection fails or is closed
+        return any(base.__name__ in ("OperationalError", "InterfaceError") for base in type(driver_error).__mro__)
+    return state.startswith(OUTAGE_STATES)
+
+
 def postgres_engine(url: sa.URL, *, autocommit: bool) -> sa.Engine:
     """The engine of a PostgreSQL database: a pool of psycopg connections (in autocommit for the store)."""
     # No pool_pre_ping: it costs a round trip per checkout. A dead connection fails its
@@ -191,24 +196,31 @@ class PostgresListener(Listener):
     """One LISTEN connection per process; each NOTIFY ``game_id:version`` is announced."""
 
     name = "cardhall-pg-listener"
+    #: Seconds between two tries to connect again.
+    RETRY_SECONDS = 1.0
 
     def __init__(self, board: Board, connect: Callable[[], Any]) -> None:
         super().__init__(board)
         self.connect = connect
+        self.interruption = Interruption(log, "the LISTEN connection")
 
     def _run(self) -> None:
         while not self._closed.is_set():
             try:
                 self._listen()
-            except Exception:  # the server went away: reconnect, and make everyone re-read
-                log.exception("the LISTEN connection failed; reconnecting")
+            except Exception as error:  # the server went away: reconnect, and make everyone re-read
+                if is_outage(error):  # (a restart of the database: its first failure said, in a line)
+                    self.interruption.failed(error)
+                else:
+                    log.exception("the LISTEN connection failed; reconnecting")
             self.ready.clear()
             self.board.announce_all()
-            self._closed.wait(1.0)
+            self._closed.wait(self.RETRY_SECONDS)
 
     def _listen(self) -> None:
         with self.connect() as connection:
             connection.execute(f"LISTEN {CHANNEL}")
+            self.interruption.worked()
             self.ready.set()
             self.board.announce_all()
             while not self._closed.is_set():

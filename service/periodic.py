@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from persistence.interruptions import Interruption
 from service.errors import OUTAGES
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class Periodic:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        interruption = Interruption(log, self.name)
         while True:
             self._poked.wait(self.interval)
             self._poked.clear()
@@ -49,7 +51,8 @@ class Periodic:
                 return
             try:
                 self.job()
-            except OUTAGES as error:  # the database is out of reach: the next round tries again
-                log.warning("%s skipped: %s", self.name, error)
+                interruption.worked()
+            except OUTAGES as error:  # the database is out of reach: the next round tries again (said once)
+                interruption.failed(error)
             except Exception:  # a bug must not stop the job for good: the next round tries again
                 log.exception("%s failed", self.name)

@@ -32,6 +32,7 @@ import threading
 import time
 
 from domain.leaving import IdleLimits
+from persistence.interruptions import Interruption
 from service.errors import OUTAGES
 from service.games import GameService
 
@@ -101,11 +102,13 @@ class Sweeper:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        interruption = Interruption(log, "the sweep")
         while not self._stop.wait(self.interval):
             try:
                 self.sweep()
                 if self.idle is not None and time.monotonic() - self._idle_swept >= self.idle_interval:
                     self._idle_swept = time.monotonic()
                     self.sweep_idle()
-            except OUTAGES as error:  # the database is out of reach: the next sweep tries again
-                log.warning("sweep skipped: %s", error)
+                interruption.worked()
+            except OUTAGES as error:  # the database is out of reach: the next sweep tries again (said once)
+                interruption.failed(error)

@@ -27,8 +27,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from persistence.interruptions import Interruption
 from persistence.sqlstore import SqlEventStore
 from service import outbound
+from service.errors import OUTAGES
 from service.games import GameService
 from service.outbox import Outbox
 from service.webhook_calls import DEADLINE_MARGIN, Call
@@ -102,6 +104,7 @@ class Delivery:
             self._executor.shutdown(wait=False, cancel_futures=True)
 
     async def _run(self) -> None:
+        interruption = Interruption(log, "webhook delivery")
         while True:
             try:
                 found = await self.in_thread(self.webhooks.scan)
@@ -110,7 +113,10 @@ class Delivery:
                     self.wake(game_id)
                 if self.outbox is not None:
                     await self.outbox.step(self)
-            except Exception:  # (a database outage, a bug: the next round tries again)
+                interruption.worked()
+            except OUTAGES as error:  # (a database outage: its first round said, in a line; the next round tries again)
+                interruption.failed(error)
+            except Exception:  # (a bug: the next round tries again)
                 log.exception("webhook delivery round failed")
             await asyncio.sleep(self.scan_seconds)
 
