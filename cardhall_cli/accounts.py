@@ -21,11 +21,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 @command("accounts", _arguments)
 def accounts(args: argparse.Namespace) -> int:
     """Manage accounts (``cardhall accounts create NAME``): prints the new account's key, once."""
+    from cardhall_cli.server import database_of
     from domain.errors import DomainError
     from service.accounts import ADMIN, SCOPES
     from service.bootstrap import open_service
 
-    games = open_service(args.database)
+    games = open_service(database_of(args.database))
     try:
         created = games.accounts.create_account(args.name, args.kind, args.description,
                                                 scopes=(*SCOPES, ADMIN) if args.admin else SCOPES, operator=True)

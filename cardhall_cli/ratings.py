@@ -17,10 +17,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 @command("ratings", _arguments)
 def ratings(args: argparse.Namespace) -> int:
     """Rebuild the ratings from the log (``cardhall ratings rebuild``): the same table the servers keep."""
+    from cardhall_cli.server import database_of
     from service.bootstrap import open_service
     from service.ratings import Ratings
 
-    games = open_service(args.database)
+    games = open_service(database_of(args.database))
     try:
         started = time.perf_counter()
         applied = Ratings(games).rebuild()

@@ -63,11 +63,12 @@ def record(args: argparse.Namespace) -> int:
 
 
 def _import(documents: list[Any], database: str | None) -> int:
+    from cardhall_cli.server import database_of
     from domain.errors import InvalidOptions
     from service import records
     from service.bootstrap import open_service
 
-    games = open_service(database)
+    games = open_service(database_of(database))
     try:
         for document in documents:
             try:

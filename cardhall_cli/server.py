@@ -14,6 +14,7 @@ from typing import Any
 from api.guard import Limits
 from api.requestlog import say
 from api.settings import (
+    DEFAULT_DATABASE_URL,
     DEFAULT_MAX_FOLLOWERS,
     DEFAULT_MAX_FOLLOWERS_PER_CLIENT,
     DEFAULT_THREADS,
@@ -201,6 +202,21 @@ def _option(option: str, text: str) -> Any:
     ValueError, naming the option, if it is refused."""
     variable = OPTIONS[option]
     return read_setting(variable, text, f"--{option.replace('_', '-')} {shown(variable, text)!r}")
+
+
+def database_of(given: str | None) -> str:
+    """The database a command of the operator's works on: ``--database`` if ``given``, else the variable
+    ``CARDHALL_DATABASE_URL``, else the default (as ``cardhall serve`` and ``cardhall db upgrade`` pick it).
+    One that is no URL ends the command, status 2, once it has said so in one line."""
+    try:
+        if given is not None:
+            return _option("database", given)
+        text = os.environ.get("CARDHALL_DATABASE_URL")
+        return read_setting("CARDHALL_DATABASE_URL", text, f"CARDHALL_DATABASE_URL={shown('CARDHALL_DATABASE_URL', text)!r}") \
+            if text else DEFAULT_DATABASE_URL
+    except ValueError as error:
+        print(f"cardhall: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def port_in_use(host: str, port: int) -> str | None:

@@ -172,3 +172,15 @@ def test_with_a_json_log_serve_says_it_cannot_migrate_in_a_json_line(tmp_path):
     failed = [line for line in lines if line["level"] == "error"]
     assert len(failed) == 1 and failed[0]["logger"] == "cardhall"
     assert failed[0]["message"].startswith("cannot migrate postgresql+psycopg://***@127.0.0.1:1/cardhall: ")
+
+
+def test_the_operators_commands_work_on_the_database_the_environment_names_as_serve_does(tmp_path):
+    env = {"CARDHALL_DATABASE_URL": f"sqlite:///{tmp_path / 'named.db'}"}
+    made = cardhall("accounts", "create", "Root", "--admin", cwd=tmp_path, env=env)
+    rebuilt = cardhall("ratings", "rebuild", cwd=tmp_path, env=env)
+    assert made.returncode == rebuilt.returncode == 0, made.stderr + rebuilt.stderr
+    assert "accounts" in tables_of(tmp_path / "named.db") and not (tmp_path / "cardhall.db").exists()
+    mangled = cardhall("accounts", "create", "Other", cwd=tmp_path, env={"CARDHALL_DATABASE_URL": "cardhall:hunter2@db/x"})
+    assert (mangled.returncode, mangled.stderr) == (
+        2, "cardhall: CARDHALL_DATABASE_URL='***@db/x': not a database URL (e.g. sqlite:///cardhall.db or "
+           "postgresql://cardhall@db.internal/cardhall)\n")
