@@ -14,6 +14,7 @@ import atexit
 import logging
 import os
 import shutil
+import signal
 import sys
 from typing import Any, ClassVar
 
@@ -66,6 +67,10 @@ logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 def on_starting(server: Any) -> None:
     """Before any worker starts: migrate the database (``CARDHALL_DATABASE_URL``, else the default) and
     say what is served. The workers are forked from this process: what the migration imported, they have."""
+    # A stop asked for while it migrates (which may wait long: for another host's migration, under its lock, or for
+    # a database that does not answer) ends the server as any stop does, its run's directory removed; gunicorn
+    # puts its own handlers in place after this hook.
+    signal.signal(signal.SIGTERM, _stopped_while_starting)
     try:
         url = migrate(_settings)
     except CannotMigrate as error:  # (one line in the log's format, and the server ends: status 1)
@@ -73,6 +78,10 @@ def on_starting(server: Any) -> None:
         sys.exit(1)
     bound = ", ".join(f"http://{address}" for address in server.cfg.bind)
     say(f"serving {redacted(url)} on {bound}", _settings.log_format)
+
+
+def _stopped_while_starting(number: int, _frame: Any) -> None:
+    raise SystemExit(128 + number)
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -52,3 +53,25 @@ def test_a_run_directory_someone_named_is_never_removed_and_serve_makes_and_remo
     assert "cardhall: cannot migrate" in gunicorn.stderr
     assert serve.stderr.splitlines()[0] == ("cardhall: warning: CARDHALL_RUN_DIRECTORY is not used: cardhall serve makes "
                                             "a directory of its own for each run (in TMPDIR)")
+
+
+def test_a_server_stopped_while_it_migrates_ends_and_leaves_no_temporary_directory(tmp_path):
+    with socket.socket() as silent:  # (a database that takes the connection and never answers: the migration waits)
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        silent.settimeout(60)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+        database = f"postgresql://cardhall@127.0.0.1:{silent.getsockname()[1]}/cardhall"
+        process = subprocess.Popen([sys.executable, "-m", "cardhall_cli", "serve", "--port", str(free_port()),
+                                    "--database", database], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            connection, _ = silent.accept()  # (the migration is under way)
+            with connection:
+                process.terminate()
+                assert process.wait(timeout=60) == 128 + signal.SIGTERM
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+    assert list(tmp_path.glob("cardhall-*")) == []
