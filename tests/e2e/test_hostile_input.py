@@ -379,7 +379,9 @@ def test_the_event_cap_ends_a_scat_game_and_the_players_with_the_most_lives_win_
     monkeypatch.setattr(CappedScat, "max_events", 120)
     games = GameService(persistence.open_store("memory://"))
     http = Http(create_app(games, CARDHALL_RATE_LIMIT="off").test_client())
-    game_id = http.create("scat", 4, lives=5)
+    # (ten lives each: a game of random bots then needs far more than 120 events to end by itself; with five, 4
+    # games in 3,000 ended before the cap)
+    game_id = http.create("scat", 4, lives=10)
     for _ in range(4):
         assert http.client.post(f"/v1/games/{game_id}/seats", json={"bot": "random"}).status_code == 201
     while Sweeper(games).sweep():
