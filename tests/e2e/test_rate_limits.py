@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
+
 import httpx
 import pytest
 
 from api import create_app
+from domain import table as tables
+from domain.cards import DECK
 from service.bootstrap import open_service
-from service.sweeper import Sweeper
 from tests.e2e.server import running_server, start_server
 
 
@@ -114,16 +117,20 @@ def test_cardhall_serve_limits_by_default(tmp_path):
         assert answer.headers["RateLimit-Limit"] == "50"
 
 
-def _finished_bot_game(app) -> tuple[str, int]:  # type: ignore[no-untyped-def]
-    """A finished game of two house bots (played to its end as the sweeper would), and its last version."""
+def _finished_game(app) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+    """A finished game and its last version, 277: dealt from stacked decks and played by each seat's first legal
+    move, the same game every run (two random house bots played one shorter than the 150 events these budgets
+    are counted against now and then: 6 games in 5,000 had under 200)."""
     games = app.extensions["cardhall"]
-    game_id = games.create_game("craits", 2, {"short": True, "seed": 5})["id"]
-    for _ in range(2):
-        games.join(game_id, bot="random")
-    while Sweeper(games).sweep():
-        pass
+    rng = random.Random(0)
+    decks = [rng.sample(DECK, len(DECK)) for _ in range(8)]
+    game_id = games.create_game("craits", 2, {"short": True, "decks": decks, "first_dealer": 0})["id"]
+    tokens = [games.join(game_id, name=f"p{seat}")["token"] for seat in range(2)]
+    while (table := games.table(game_id)).status != tables.FINISHED:
+        seat = tables.to_act(table)[0]
+        games.move(game_id, tokens[seat], tables.legal_moves(table, seat)[0])
     summary = games.summary(game_id)
-    assert summary["status"] == "finished"
+    assert (summary["status"], summary["version"]) == ("finished", 277)
     return game_id, summary["version"]
 
 
@@ -131,8 +138,8 @@ def test_reads_of_a_log_are_charged_by_the_events_they_read_and_a_spent_read_bud
     app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
                      CARDHALL_READ_RATE_LIMIT="1000/minute")
     http = app.test_client()
-    game_id, last = _finished_bot_game(app)
-    assert last >= 150  # (house bots play at random: a game's length varies, past a page of 1,000 events too)
+    game_id, last = _finished_game(app)
+    assert last >= 150
     # A bot catching up on 20 events after each move: 20 events each, 50 of them before the budget is spent.
     catch_up = [http.get(f"/v1/games/{game_id}/events", query_string={"after": last - 20}) for _ in range(25)]
     assert {answer.status_code for answer in catch_up} == {200}
@@ -157,14 +164,14 @@ def test_a_view_at_a_past_version_and_a_record_are_charged_too():
     app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
                      CARDHALL_READ_RATE_LIMIT="150/minute")
     http = app.test_client()
-    game_id, last = _finished_bot_game(app)
+    game_id, last = _finished_game(app)
     assert last >= 150
     # A past view is charged 50 events (at most that many are replayed from a snapshot).
     assert [http.get(f"/v1/games/{game_id}/state", query_string={"at": 2}).status_code for _ in range(4)] == \
         [200, 200, 200, 429]
     other = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
                        CARDHALL_READ_RATE_LIMIT="150/minute")
-    game_id, last = _finished_bot_game(other)
+    game_id, last = _finished_game(other)
     client = other.test_client()
     assert client.get(f"/v1/games/{game_id}/record").status_code == 200  # (charged its events: 150 or more)
     assert client.get(f"/v1/games/{game_id}/record").status_code == 429
