@@ -36,8 +36,9 @@ def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Seque
 
 
 def from_log(events: Any, *, history: bool = False) -> CardhallEnv:
-    """The AEC environment of a finished server game's log: the API's events list, or a whole events page, or
-    the path of a JSON file holding either. Every seat is an agent; its chance is the log's own shuffles, and
+    """The AEC environment of a finished server game's whole log: the API's events list, or an events page that
+    holds the whole game, or a record, or the path of a JSON file holding one; ValueError for a log cut short.
+    Every seat is an agent; its chance is the log's own shuffles, and
     ``next_logged_action()`` steps through the logged moves. ``history``: keep every version, for ``view_at``."""
     from cardhall_env.aec import CardhallEnv
     from cardhall_env.match import decode_log

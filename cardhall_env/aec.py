@@ -72,7 +72,7 @@ class CardhallEnv(AECEnv):
             self._rng = random.Random(seed)
         rng = self._rng
         if self._log is not None:
-            self.match, _ = from_log(self._log, rng=rng, history=self._history)
+            self.match = from_log(self._log, rng=rng, history=self._history)
         else:
             self.match = Match(self.game, self.players, self.options, rng=rng, history=self._history)
         self.agents = self.possible_agents[:]

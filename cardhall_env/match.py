@@ -362,19 +362,25 @@ class Match:
 
 
 def decode_log(log: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.PathLike | str) -> list[Event]:
-    """A log as the API's events list holds it (``type``, ``seat``, ``data``; a finished game's, so that
-    every shuffle shows its order) as events; or the ``events`` of a whole events page or of a full
-    ``cardhall-record/1``; or any of them as a JSON file's path."""
+    """A finished game's whole log as the API's events list holds it (``version``, ``type``, ``seat``, ``data``;
+    a finished game's, so that every shuffle shows its order) as events; or the ``events`` of a whole events page
+    or of a full ``cardhall-record/1``; or any of them as a JSON file's path. ValueError for a log cut short (a
+    page of a longer list, versions missing, a game not over), which would leave the environment to make up the
+    rest of the game."""
     if isinstance(log, str | os.PathLike):
         log = json.loads(pathlib.Path(log).read_text(encoding="utf-8"))
+    last = None
     if isinstance(log, Mapping):
+        last = log.get("last_version")
         log = log["events"]
-    log = list(log)
-    if all(isinstance(record, Event) for record in log):
-        return log
     events: list[Event] = []
     rules = None
     for record in log:
+        if record.get("version", len(events) + 1) != len(events) + 1:
+            raise ValueError(f"event {len(events) + 1} of the log has version {record['version']}: a log's versions "
+                             f"run 1, 2, 3… without a gap; {WHOLE_LOG}")
+        if not events and record["type"] != tables.GameCreated.type_name():
+            raise ValueError(f"the log does not begin with the game's creation: {WHOLE_LOG}")
         data = record["data"]
         if rules is None:
             rules = data.get("rules_version") or data["game"]
@@ -383,15 +389,31 @@ def decode_log(log: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.PathLik
             raise ValueError(f"event {len(events) + 1} is a shuffle without its order: only a finished game's "
                              "log shows every shuffle")
         events.append(event)
+    if last is not None and last != len(events):
+        raise ValueError(f"the page holds events 1 to {len(events)} of the game's {last}: {WHOLE_LOG}")
+    _check_finished(events)
     return events
 
 
-def from_log(source: Any, *, rng: random.Random | None = None,
-             history: bool = False) -> tuple[Match, list[Event]]:
-    """A match at the start of a logged game, its chance the log's own shuffles; and the decoded log."""
-    log = decode_log(source)
+#: What to do about a log cut short.
+WHOLE_LOG = ("pass the game's whole log: fetch every page of GET /v1/games/{id}/events, each with after= the last "
+             "version you have (and limit=1000), until you have its last_version, and pass their events together")
+
+
+def _check_finished(events: list[Event]) -> None:
+    """ValueError unless ``events`` are a game from its creation to its end."""
+    if not events:
+        raise ValueError(f"the log is empty: {WHOLE_LOG}")
+    status = tables.replay(events).status
+    if status != tables.FINISHED:
+        raise ValueError(f"the log ends at version {len(events)} with the game {status}, not finished: an environment "
+                         f"starts from a finished game's log; {WHOLE_LOG}")
+
+
+def from_log(log: Sequence[Event], *, rng: random.Random | None = None, history: bool = False) -> Match:
+    """A match at the start of a logged game (:func:`decode_log`'s events), its chance the log's own shuffles."""
     opening = [event for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
     match = Match._bare()
     match.house = LoggedHouse(rng or random.Random(), log)
     match._start(opening, tables.replay(opening), history, log)
-    return match, log
+    return match

@@ -111,6 +111,21 @@ def test_a_server_game_stepped_through_the_environment_shows_each_seat_the_serve
         assert env.view_at(version, f"seat_{seat}") == view
 
 
+def test_a_page_of_the_apis_events_is_refused_and_its_pages_together_step_through(http: Http) -> None:
+    """The events page of a longer game (100 events unless ``limit`` says more) is not the game: an environment
+    made from it would make up the rest; the pages fetched with ``after=`` together are."""
+    game_id, tokens = seat_everyone(http, "craits", {"short": True}, [None, "greedy", "random"], seed=12)
+    rng = random.Random(12)
+    while moves := http.state(game_id, tokens[0]).json["legal_moves"]:
+        assert http.move(game_id, tokens[0], rng.choice(moves)).status_code == 201
+    page = http.events(game_id).json
+    assert len(page["events"]) == 100 < page["last_version"]
+    with pytest.raises(ValueError, match=f"the page holds events 1 to 100 of the game's {page['last_version']}: "
+                                         "pass the game's whole log: fetch every page"):
+        cardhall_env.from_log(page)
+    step_through(whole_log(http, game_id))
+
+
 def play_randomly_in_the_service(service: GameService, game: str, players: int, options: dict[str, Any],
                                  number: int) -> tuple[str, dict[int, str]]:
     """A finished game of people playing random legal moves (and one house bot), through the service."""
