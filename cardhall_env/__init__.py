@@ -38,7 +38,7 @@ def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Seque
 def from_log(events: Any, *, history: bool = False) -> CardhallEnv:
     """The AEC environment of a finished server game's whole log: the API's events list, or an events page that
     holds the whole game, or a record, or the path of a JSON file holding one; ValueError for a log cut short.
-    Every seat is an agent; its chance is the log's own shuffles, and
+    Every seat is an agent, a house bot's too; its chance is the log's own shuffles, and
     ``next_logged_action()`` steps through the logged moves. ``history``: keep every version, for ``view_at``."""
     from cardhall_env.aec import CardhallEnv
     from cardhall_env.match import decode_log

@@ -9,9 +9,10 @@ Decisions come one at a time. A seat offered moves out of turn (an announce, a
 call-out, a declared 31) is asked first, in seat order, and may ``pass``; then
 the seat on turn. A seat that passed is not asked again until the next event.
 
-A match can also be started from a server game's log (:func:`from_log`): its
-chance outcomes and house bots' moves are then the log's own, and :meth:`Match.next_logged_action` gives,
-one by one, the action ids that replay the log's moves.
+A match can also be started from a finished server game's log (:func:`from_log`): its
+chance outcomes are then the log's own, every seat decides (a house bot's too: its logged
+moves are not played for it), and :meth:`Match.next_logged_action` gives, one by one, the
+action ids that replay the log's moves.
 """
 
 from __future__ import annotations
@@ -88,40 +89,6 @@ def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, A
     if bots.needs_view(kind):
         return tables.view(table, seat)
     return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
-
-
-class LoggedHouse(SeededHouse):
-    """A log's own chance outcomes and house bots' moves, in order; once the log runs out, new ones."""
-
-    def __init__(self, rng: random.Random, log: Sequence[Event]) -> None:
-        super().__init__(rng)
-        self.log = log
-
-    def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
-        """The log's next event, the shuffle the game waits for; past the log's end a new one."""
-        if table.version >= len(self.log):
-            return super().draw(table, request)
-        event = self.log[table.version]
-        if not isinstance(event, request.event):
-            raise ValueError(f"event {table.version + 1} is {event.type_name()} where the game waits for "
-                             f"{request.event.__name__}")
-        return event
-
-    def bot_move(self, table: tables.Table, seat: int) -> Mapping[str, Any]:
-        """The bot's logged move; past the log's end a new one."""
-        if table.version >= len(self.log):
-            return super().bot_move(table, seat)
-        move = logged_move(table, seat, self.log)
-        if move is None:
-            raise ValueError(f"event {table.version + 1} is no move of the house bot in seat {seat}, on turn")
-        return move.as_dict()
-
-    def bot_out_of_turn(self, table: tables.Table, seat: int) -> Mapping[str, Any] | None:
-        """The bot's logged move if the log's next event is its own; past the log's end a new choice."""
-        if table.version >= len(self.log):
-            return super().bot_out_of_turn(table, seat)
-        move = logged_move(table, seat, self.log)
-        return None if move is None else move.as_dict()
 
 
 def logged_move(table: tables.Table, seat: int, log: Sequence[Event]) -> Move | None:
@@ -216,7 +183,9 @@ class Match:
         if self._direct:
             self._fold(events)
         else:
-            while events:
+            if self.logged:
+                self._follow(events)
+            else:
                 before = self._table
                 self._table, played = tables.settle(self._table, events, self.house)
                 self.events += played
@@ -224,10 +193,11 @@ class Match:
                     for event in played:
                         before = tables.evolve(before, event)
                         self.history.append(before)
-                events = self._logged_by_the_server()
             table = self._table
             self.game, self.state, self.status = table.game, table.state, table.status
-            self._bots = tuple(seat.bot is not None for seat in table.seats) if self.status == tables.ACTIVE else ()
+            # (while a log is followed, every seat decides, a house bot's too: its logged move is the next action)
+            self._bots = () if self.status != tables.ACTIVE else (False,) * table.players if self.logged else \
+                tuple(seat.bot is not None for seat in table.seats)
         #: Whether the game has ended (an attribute, not a property: asked after every decision).
         self.over = self.status == tables.FINISHED
         if self.declined:  # (a new event: every seat is asked again)
@@ -255,14 +225,32 @@ class Match:
                 break
         self.state = state
 
-    def _logged_by_the_server(self) -> list[Event]:
-        """The logged game's next event when the server decided it, not a seat's move: a resignation, a timeout,
-        a seat abandoned (then a house bot plays the seat from the log)."""
-        at = len(self.events)
-        if at >= len(self.logged):
+    def _follow(self, events: list[Event]) -> None:
+        """Fold ``events`` and what the logged game did next by itself — its chance outcomes, its end at the event
+        cap, what the server decided (a resignation, a timeout, a seat abandoned) — until a seat, a person's or a
+        house bot's, decides the next logged event."""
+        table, log, history = self._table, self.logged, self.history
+        while events:
+            for event in events:
+                table = tables.evolve(table, event)
+                if history is not None:
+                    history.append(table)
+            self.events += events
+            events = self._logged_by_itself(table, log)
+        self._table = table
+
+    @staticmethod
+    def _logged_by_itself(table: tables.Table, log: Sequence[Event]) -> list[Event]:
+        """The log's next event if no seat decided it: a chance outcome the game waits for, the end at the cap, or
+        an event the server decided (not one of the game's own)."""
+        at = table.version
+        if at >= len(log) or table.status != tables.ACTIVE:
             return []
-        event = self.logged[at]
-        if event.type_name() in self.table.game.events:
+        event, game = log[at], table.game
+        request = game.chance(table.state)
+        if request is not None and not isinstance(event, request.event):
+            raise ValueError(f"event {at + 1} is {event.type_name()} where the game waits for {request.event.__name__}")
+        if request is None and event.type_name() in game.events and not (game.max_events and at >= game.max_events):
             return []
         return [event]
 
@@ -414,6 +402,6 @@ def from_log(log: Sequence[Event], *, rng: random.Random | None = None, history:
     """A match at the start of a logged game (:func:`decode_log`'s events), its chance the log's own shuffles."""
     opening = [event for event in log if isinstance(event, tables.GameCreated | tables.SeatTaken)]
     match = Match._bare()
-    match.house = LoggedHouse(rng or random.Random(), log)
+    match.house = SeededHouse(rng or random.Random())
     match._start(opening, tables.replay(opening), history, log)
     return match

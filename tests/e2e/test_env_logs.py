@@ -96,7 +96,7 @@ def test_a_server_game_stepped_through_the_environment_shows_each_seat_the_serve
             break
         seat, move = rng.choice(offered)
         assert http.move(game_id, tokens[seat], move).status_code == 201
-        if resigns and 0 in tokens and len(live) > 60:  # (a house bot plays the seat on, from the log too)
+        if resigns and 0 in tokens and len(live) > 60:  # (its house bot's logged moves: the seat's agent's)
             assert http.client.post(f"/v1/games/{game_id}/resign", headers=http.auth(tokens.pop(0))).status_code < 300
     log = whole_log(http, game_id)
     env = step_through(log)

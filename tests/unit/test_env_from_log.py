@@ -66,3 +66,24 @@ def test_a_whole_log_in_any_of_its_forms_steps_through_to_the_logged_game(tmp_pa
         while (action := env.next_logged_action()) is not None:
             env.step(action)
         assert env.log() == log and env.match.over
+
+
+@pytest.mark.parametrize(("game", "options"), [("scat", {}), ("craits", {"short": True})])
+def test_every_seat_a_house_bots_too_is_asked_for_its_logged_decisions(game: str, options: dict[str, Any]) -> None:
+    """A person against two house bots: the bots' seats are agents too, selected at each of their logged decisions
+    with their own observation and mask, so that every seat's (observation, action) pairs can be collected."""
+    log = logged_game(game, **options)
+    env = cardhall_env.from_log(log)
+    env.reset()
+    stepped_by: dict[int, int] = {}  # version: the seat whose step played it
+    while (action := env.next_logged_action()) is not None:
+        agent, before = env.agent_selection, len(env.match.events)
+        observation, _, _, _, info = env.last()
+        assert observation["action_mask"][action] == 1 and action in info["legal_actions"]
+        assert not any(env.observe(other)["action_mask"].any() for other in env.agents if other != agent)
+        env.step(action)
+        stepped_by.update(dict.fromkeys(range(before + 1, len(env.match.events) + 1), int(agent.removeprefix("seat_"))))
+    assert env.log() == log and all(env.terminations.values())
+    moves = [event for event in log if event["seat"] is not None and event["type"] != "SeatTaken"]
+    assert {event["seat"] for event in moves} == {0, 1, 2}
+    assert all(stepped_by[event["version"]] == event["seat"] for event in moves)  # each seat made its own moves
