@@ -39,7 +39,8 @@ def from_log(events: Any, *, history: bool = False) -> CardhallEnv:
     """The AEC environment of a finished server game's whole log: the API's events list, or an events page that
     holds the whole game, or a record, or the path of a JSON file holding one; ValueError for a log cut short.
     Every seat is an agent, a house bot's too; its chance is the log's own shuffles, and
-    ``next_logged_action()`` steps through the logged moves. ``history``: keep every version, for ``view_at``."""
+    ``next_logged_action()`` steps through the logged moves; any other legal step leaves the log, and the game
+    goes on as the environment's own. ``history``: keep every version, for ``view_at``."""
     from cardhall_env.aec import CardhallEnv
     from cardhall_env.match import decode_log
 

@@ -133,7 +133,8 @@ class CardhallEnv(AECEnv):
 
     def next_logged_action(self) -> int | None:
         """For an environment made from a log: the action that carries on the logged game from here (a
-        seat asked out of turn that did not act there passes), None once the log is played out."""
+        seat asked out of turn that did not act there passes), None once the log is played out, or left by
+        another action (the game then goes on by itself: house bots, chance from the environment's source)."""
         return self.match.next_logged_action()
 
     def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:

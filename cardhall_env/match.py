@@ -12,7 +12,8 @@ the seat on turn. A seat that passed is not asked again until the next event.
 A match can also be started from a finished server game's log (:func:`from_log`): its
 chance outcomes are then the log's own, every seat decides (a house bot's too: its logged
 moves are not played for it), and :meth:`Match.next_logged_action` gives, one by one, the
-action ids that replay the log's moves.
+action ids that replay the log's moves. A step that is not the logged action leaves the
+log: from there the match goes on as any other, its house bots acting by themselves.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ class Match:
                ) -> None:
         """Begin with the ``opening`` events (the game created, every seat taken), which fold to ``seated``."""
         self.logged = logged
+        self._next_logged: tuple[tuple[int, int], int | None] = ((-1, -1), None)  # (the decision, its logged action)
         self.declined: set[int] = set()
         self.history: list[tables.Table] | None = [] if history else None
         self.actions: ActionTable = action_table(opening[0].game)
@@ -290,11 +292,25 @@ class Match:
             named = self.actions.name(action) if 0 <= action < self.actions.size else "no such id"
             raise ValueError(f"action {action} ({named}) is not legal for seat {seat} now; "
                              f"legal: {list(self.legal_actions())}")
+        leaves = bool(self.logged) and action != self.next_logged_action()
+        if leaves:
+            self._leave_the_log()
         if action == self.actions.pass_id:
             self.declined.add(seat)
-            self._decide_next()
+            # (off the log, a house bot whose decision its agent was asked for may now act by itself)
+            events = tables.by_itself(self.table, self.house) if leaves else []
+            if events:
+                self._record(events)
+            else:
+                self._decide_next()
             return
         self._record(self.game.decide(self.state, seat, self.actions.moves[action]))
+
+    def _leave_the_log(self) -> None:
+        """A step off the logged game: the log no longer applies, and the game goes on as any match's, the house
+        bots acting by themselves and chance drawn from the match's random source."""
+        self.logged = ()
+        self._bots = tuple(seat.bot is not None for seat in self.table.seats)
 
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""
@@ -334,7 +350,15 @@ class Match:
     def next_logged_action(self) -> int | None:
         """For a match made from a log: the action that carries the logged game on from where the match stands,
         the logged move of the deciding seat, or ``pass`` for a seat asked out of turn that did not act
-        there; None once the log is played out."""
+        there; None once the log is played out, or left by a step that was not this action."""
+        if not self.logged:
+            return None
+        decision = (len(self.events), len(self.declined))  # (the same until an event or a pass)
+        if self._next_logged[0] != decision:
+            self._next_logged = (decision, self._logged_action())
+        return self._next_logged[1]
+
+    def _logged_action(self) -> int | None:
         log, at = self.logged, len(self.events)
         if at >= len(log) or self.seat is None:
             return None

@@ -87,3 +87,64 @@ def test_every_seat_a_house_bots_too_is_asked_for_its_logged_decisions(game: str
     moves = [event for event in log if event["seat"] is not None and event["type"] != "SeatTaken"]
     assert {event["seat"] for event in moves} == {0, 1, 2}
     assert all(stepped_by[event["version"]] == event["seat"] for event in moves)  # each seat made its own moves
+
+
+def off_the_log(env: Any, rng: random.Random, wanted: Any) -> int:
+    """Step ``env`` along its log to the first decision ``wanted(env, logged action)`` accepts and take another legal
+    action there (the step that leaves the log); the events played before it."""
+    while (action := env.next_logged_action()) is not None:
+        if wanted(env, action):
+            played = len(env.match.events)
+            env.step(rng.choice([legal for legal in env.infos[env.agent_selection]["legal_actions"] if legal != action]))
+            return played
+        env.step(action)
+    raise AssertionError("no such decision in the log")
+
+
+@pytest.mark.parametrize(("agent", "game", "options"), [("seat_0", "scat", {}), ("seat_1", "scat", {}),
+                                                        ("seat_0", "craits", {"short": True}),
+                                                        ("seat_2", "craits", {"short": True})])
+def test_a_step_off_the_log_goes_on_as_an_ordinary_game_that_its_seed_replays(agent: str, game: str,
+                                                                              options: dict[str, Any]) -> None:
+    """After a legal step that is not the logged one (a person's or a house bot's seat: "what if"), the log no longer
+    applies: next_logged_action() is None, the house bots play by themselves again, chance comes from the
+    environment's seeded source, and the game is played to its end without an error about the log."""
+    log = logged_game(game, **options)
+    played = []
+    for _ in range(2):
+        env = cardhall_env.from_log(log)
+        env.reset(seed=8)
+        rng = random.Random(8)
+        followed = off_the_log(env, rng, lambda env, action: env.agent_selection == agent and len(env.match.events) > 40
+                               and len(env.infos[agent]["legal_actions"]) > 1)
+        assert env.next_logged_action() is None
+        selected = set()
+        while not env.match.over:
+            assert env.next_logged_action() is None
+            selected.add(env.agent_selection)
+            env.step(rng.choice(env.infos[env.agent_selection]["legal_actions"]))
+        assert all(env.terminations.values()) and env.log()[:followed] == log[:followed]
+        assert selected == {"seat_0"}  # (the house bots' seats act by themselves off the log)
+        played.append(env.log())
+    assert played[0] == played[1] != log
+
+
+def test_a_house_bot_that_passes_where_its_logged_call_out_was_leaves_the_log_and_the_bots_play_on() -> None:
+    """Passing where the log has a seat's out-of-turn move leaves the log; a house bot that the log had waiting on
+    turn for its agent then plays by itself."""
+    log = logged_game("craits", short=True)
+    env = cardhall_env.from_log(log)
+    env.reset(seed=1)
+    pass_id = env.actions.pass_id
+    while (action := env.next_logged_action()) is not None:
+        if env.match.may_pass and action != pass_id and env.agent_selection != "seat_0":
+            break
+        env.step(action)
+    assert action is not None
+    env.step(pass_id)
+    assert env.next_logged_action() is None
+    rng = random.Random(1)
+    while not env.match.over:
+        assert env.agent_selection == "seat_0"
+        env.step(rng.choice(env.infos["seat_0"]["legal_actions"]))
+    assert all(env.terminations.values())
