@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 import bots
 from cardhall_env.actions import action_table
@@ -47,6 +48,7 @@ class SingleSeatEnv(gymnasium.Env):
         })
         self.action_space = spaces.Discrete(self.actions.size)
         self.match: Match | None = None
+        self._ended = False  # (the episode is over: the game, or an illegal action, ended it)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -54,17 +56,23 @@ class SingleSeatEnv(gymnasium.Env):
         super().reset(seed=seed)
         rng = random.Random(seed if seed is not None else int(self.np_random.integers(2**63)))
         self.match = Match(self.game, self.players, self.options, rng=rng, bots_at=self.bots_at)
+        self._ended = False
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """The agent acts; the bots play until the agent must act again or the game is over. An action the mask
         forbids ends the game there for the agent (reward -1, ``info["illegal_action"]``), as any action of
-        the space must be taken."""
+        the space must be taken. Once the episode has ended, ``ResetNeeded``: call ``reset()`` to begin another."""
+        if self.match is None:
+            raise ResetNeeded("call reset() before step(): no game has begun")
+        if self._ended:
+            raise ResetNeeded("the episode has ended: call reset() to begin another before step()")
         if not self.action_masks()[action]:
+            self._ended = True
             return (self._observation(), -1.0, True, False,
                     {"legal_actions": (), "illegal_action": self.actions.name(int(action))})
         self.match.step(int(action))
-        over = self.match.over
+        over = self._ended = self.match.over
         reward = self.match.rewards()[self.seat] if over else 0.0
         return self._observation(), reward, over, False, self._info()
 

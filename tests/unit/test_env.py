@@ -230,6 +230,29 @@ def test_a_single_seat_action_the_mask_forbids_ends_the_game_for_it_with_minus_o
     assert (reward, over) == (-1.0, True) and info["illegal_action"] and info["legal_actions"] == ()
 
 
+@pytest.mark.parametrize("ending", ["illegal", "played out"])
+def test_a_single_seat_episode_once_ended_takes_no_step_until_reset(ending: str) -> None:
+    """Whether an illegal action or the game's end ended it, the episode is over: a step after it is refused with
+    Gymnasium's ResetNeeded (it used to play on after an illegal action, and to answer -1 again after the end)."""
+    from gymnasium.error import ResetNeeded
+
+    env = cardhall_env.single("craits", 3, seat=1, opponents="greedy", short=True)
+    _, info = env.reset(seed=11)
+    rng = random.Random(11)
+    if ending == "illegal":
+        forbidden = next(action for action in range(env.actions.size) if action not in info["legal_actions"])
+        assert env.step(forbidden)[1:3] == (-1.0, True)
+    else:
+        over = False
+        while not over:
+            _, _, over, _, info = env.step(rng.choice(info["legal_actions"]))
+    for action in (0, *env.match.legal_actions()):
+        with pytest.raises(ResetNeeded, match=r"the episode has ended: call reset\(\) to begin another"):
+            env.step(action)
+    _, info = env.reset(seed=12)
+    env.step(info["legal_actions"][0])  # (a new episode takes steps again)
+
+
 def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:
     with pytest.raises(ValueError, match="reset\\(seed"):
         cardhall_env.make("craits", 2, seed=4).reset()
