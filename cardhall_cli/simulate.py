@@ -115,13 +115,24 @@ def standings(names: list[str], players: int, finished: list[Finished]) -> list[
     return rows
 
 
+def positive(text: str) -> int:
+    """A count given on the command line: a whole number, at least 1."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {number}")
+    return number
+
+
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="the game to play (craits, scat, or any registered game)")
     parser.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
     parser.add_argument("--bot", action="append", required=True, metavar="[NAME=]BOT",
                         help="an entrant: random, greedy, path.py:function or name=path.py:function (repeatable)")
-    parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--games", type=positive, default=1000, help="games to play (default 1000)")
+    parser.add_argument("--processes", type=positive, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, help="game n is seeded SEED:n (default: random, printed)")
     parser.add_argument("--option", action="append", type=option, default=[], metavar="NAME=VALUE",
                         help="a game option for every game, e.g. short=true (repeatable)")

@@ -31,3 +31,18 @@ def test_a_greedy_bot_file_beats_random_house_bots_above_chance(game: str, optio
 def test_a_simulation_of_options_the_game_has_not_is_refused_before_it_starts(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--game", "scat", "--bot", "random", "--games", "5", "--option", "short=true"]) == 2
     assert "unknown option(s): short" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argument", "value", "said"), [
+    ("--processes", "0", "at least 1, not 0"), ("--processes", "-1", "at least 1, not -1"),
+    ("--games", "0", "at least 1, not 0"), ("--games", "-3", "at least 1, not -3"),
+    ("--games", "many", "a whole number of at least 1, not 'many'")])
+def test_a_count_of_games_or_processes_below_one_is_refused_as_a_bad_argument(
+        argument: str, value: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """It is answered as argparse answers any bad argument, exit status 2 and the reason in a line (it used to end
+    in a ZeroDivisionError or ValueError traceback, or print nan and a negative rate of games)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", "--game", "scat", "--bot", "random", "--games", "5", argument, value])
+    assert exit_.value.code == 2
+    printed = capsys.readouterr()
+    assert f"argument {argument}: {said}" in printed.err.splitlines()[-1] and printed.out == ""
