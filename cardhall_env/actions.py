@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -104,6 +105,22 @@ class ActionTable:
                 met[id(move)] = self.ids[move]
                 self._kept.append(move)
         return [met[id(move)] for move in moves]
+
+    def id_from(self, action: Any) -> int:
+        """``action``, handed to an environment's step, as one of this table's ids: a Python or NumPy integer (or a
+        NumPy array holding one) from 0 to ``size - 1``. TypeError for anything else (a float, a string, a bool),
+        ValueError for an integer outside the table: neither is an action, not even an illegal one."""
+        given = action
+        if type(action) is not int:
+            if getattr(action, "shape", None) == () and hasattr(action, "item"):  # (a NumPy integer, or a 0-d array)
+                action = action.item()
+            if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+                raise TypeError(f"an action is an id, an integer from 0 to {self.size - 1} (a Python or NumPy "
+                                f"integer), not {given!r} ({type(given).__name__})")
+            action = int(action)
+        if not 0 <= action < self.size:
+            raise ValueError(f"{action} is no action id: {self.game}'s ids run from 0 to {self.size - 1}")
+        return action
 
     def move_of(self, action: int) -> dict[str, Any] | None:
         """The API move object ``action`` stands for; None for ``pass``."""

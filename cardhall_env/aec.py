@@ -85,13 +85,18 @@ class CardhallEnv(AECEnv):
         self._select()
 
     def step(self, action: int | None) -> None:
-        """The selected agent acts (an id of its action table); ValueError for an action not legal now."""
+        """The selected agent acts: an id of its action table, a Python or NumPy integer (TypeError for anything
+        else); ValueError for an action not legal now, or for None, which only an agent terminated or truncated
+        takes (PettingZoo's dead step)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if action is None:
+            raise ValueError(f"{agent} is to act: step(None) is only for an agent terminated or truncated; give the "
+                             f"id of an action its mask allows (infos[{agent!r}]['legal_actions'])")
         # (PettingZoo clears the acting agent's cumulative reward here; ours are all 0 until the game ends)
-        self.match.step(int(action))
+        self.match.step(action if type(action) is int else self.actions.id_from(action))
         over = self.match.over
         if over:  # (the only rewards: until now every one stayed 0, nothing to clear or add up)
             self.rewards = {agent_name(seat): reward for seat, reward in enumerate(self.match.rewards())}

@@ -126,6 +126,26 @@ def test_an_action_that_is_not_legal_now_is_refused_with_the_legal_ones_named() 
         env.step(illegal)
 
 
+def test_an_aec_step_takes_python_and_numpy_integers_and_refuses_anything_else_by_name() -> None:
+    """Nothing is converted to an id: a float, a string or a bool used to be (0.9 played id 0, True id 1), and
+    step(None) of an agent still to act ended in an unexplained TypeError."""
+    env = cardhall_env.make("craits", 2)
+    env.reset(seed=1)
+    legal = env.match.legal_actions()
+    for wrong in (0.9, float(legal[0]), str(legal[0]), True, False, np.float32(legal[0]), np.bool_(True),
+                  np.array([legal[0]]), [legal[0]]):
+        with pytest.raises(TypeError, match=r"an action is an id, an integer from 0 to 531 \(a Python or NumPy integer"):
+            env.step(wrong)
+    with pytest.raises(ValueError, match=r"seat_\d is to act: step\(None\) is only for an agent terminated or truncated"):
+        env.step(None)
+    with pytest.raises(ValueError, match="9999 is no action id: craits's ids run from 0 to 531"):
+        env.step(np.int64(9999))
+    before = len(env.match.events)
+    env.step(np.int64(legal[0]))
+    env.step(np.array(env.match.legal_actions()[0], dtype=np.int16))  # (a 0-d array, as a policy's predict gives)
+    assert len(env.match.events) > before
+
+
 def test_the_action_tables_and_the_vectors_are_those_docs_env_md_shows() -> None:
     docs = (ROOT / "docs" / "env.md").read_text(encoding="utf-8")
     for game in VECTORS:
