@@ -62,16 +62,18 @@ class SingleSeatEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """The agent acts; the bots play until the agent must act again or the game is over. An action the mask
         forbids ends the game there for the agent (reward -1, ``info["illegal_action"]``), as any action of
-        the space must be taken. Once the episode has ended, ``ResetNeeded``: call ``reset()`` to begin another."""
+        the space must be taken. Anything that is not an action of the space, an integer from 0 to n - 1, is
+        refused (:meth:`ActionTable.id_from`). Once the episode has ended, ``ResetNeeded``: call ``reset()``."""
         if self.match is None:
             raise ResetNeeded("call reset() before step(): no game has begun")
         if self._ended:
             raise ResetNeeded("the episode has ended: call reset() to begin another before step()")
+        action = self.actions.id_from(action)
         if not self.action_masks()[action]:
             self._ended = True
             return (self._observation(), -1.0, True, False,
-                    {"legal_actions": (), "illegal_action": self.actions.name(int(action))})
-        self.match.step(int(action))
+                    {"legal_actions": (), "illegal_action": self.actions.name(action)})
+        self.match.step(action)
         over = self._ended = self.match.over
         reward = self.match.rewards()[self.seat] if over else 0.0
         return self._observation(), reward, over, False, self._info()

@@ -273,6 +273,21 @@ def test_a_single_seat_episode_once_ended_takes_no_step_until_reset(ending: str)
     env.step(info["legal_actions"][0])  # (a new episode takes steps again)
 
 
+def test_a_single_seat_step_outside_the_action_space_is_no_action_and_the_episode_goes_on() -> None:
+    """An id outside 0..n-1 or a value that is no integer is not a move the mask forbids but no action at all: it is
+    refused (it used to be a bare IndexError, or -1 read as the last id, pass) and the episode is not ended."""
+    env = cardhall_env.single("craits", 3, seat=1, opponents="greedy")
+    _, info = env.reset(seed=11)
+    for outside in (9999, env.actions.size, -1, -532, np.int64(-1)):
+        with pytest.raises(ValueError, match=rf"{int(outside)} is no action id: craits's ids run from 0 to 531"):
+            env.step(outside)
+    for wrong in (0.0, "0", True, None):
+        with pytest.raises(TypeError, match="an action is an id, an integer from 0 to 531"):
+            env.step(wrong)
+    _, reward, over, _, info = env.step(info["legal_actions"][0])
+    assert (reward, over, "illegal_action" in info) == (0.0, False, False)
+
+
 def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:
     with pytest.raises(ValueError, match="reset\\(seed"):
         cardhall_env.make("craits", 2, seed=4).reset()
