@@ -8,11 +8,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from pettingzoo import AECEnv
 
 from cardhall_env.actions import action_table
-from cardhall_env.match import Match, from_log
+from cardhall_env.match import Match, check_table, from_log
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
+from cardhall_env.resetting import NO_GAME, RESET_FIRST
 from domain.game import all_games
 
 
@@ -41,6 +43,11 @@ class CardhallEnv(AECEnv):
             raise ValueError(f"unknown game {game!r}; registered: {', '.join(sorted(games))}")
         if game not in VECTORS:
             raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not offered: {', '.join(self.metadata['render_modes'])}, "
+                             "or None")
+        if log is None:
+            check_table(game, players, options or {})
         self.game, self.players, self.options = game, players, dict(options or {})
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"cardhall_{game}_{players}p_v0"}
@@ -54,7 +61,7 @@ class CardhallEnv(AECEnv):
         self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
         self._action_space = spaces.Discrete(self.actions.size)
         self._log, self._history = log, history
-        self.match: Match | None = None
+        self.match: Match = NO_GAME  # (until the first reset: asked anything, it says to call reset())
         self._rng: random.Random | None = None  # (made by the first reset, and by every seeded one)
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -87,8 +94,11 @@ class CardhallEnv(AECEnv):
     def step(self, action: int | None) -> None:
         """The selected agent acts: an id of its action table, a Python or NumPy integer (TypeError for anything
         else); ValueError for an action not legal now, or for None, which only an agent terminated or truncated
-        takes (PettingZoo's dead step)."""
-        agent = self.agent_selection
+        takes (PettingZoo's dead step); ResetNeeded before the first reset."""
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise ResetNeeded(RESET_FIRST) from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -118,6 +128,22 @@ class CardhallEnv(AECEnv):
             self.infos[asked]["legal_actions"] = self.match.legal_actions()
         elif self.agent_selection not in self.agents or not self.terminations.get(self.agent_selection):
             self.agent_selection = self.agents[0]
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``: the selected agent's observation, cumulative reward, termination, truncation
+        and info; ResetNeeded before the first reset."""
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise ResetNeeded(RESET_FIRST) from None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's ``agent_iter()``; ResetNeeded before the first reset."""
+        if self.match is NO_GAME:
+            raise ResetNeeded(RESET_FIRST)
+        return super().agent_iter(max_iter)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's vector and its action mask (all zeros unless it is the agent to act)."""

@@ -31,6 +31,7 @@ import bots
 from cardhall_env.actions import ActionTable, action_table
 from domain import records
 from domain import table as tables
+from domain.errors import InvalidOptions
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
 from domain.game import ChanceRequest, EventCapReached
@@ -129,6 +130,18 @@ def _opening(game: str, players: int, options: dict[str, Any], bots_at: dict[int
     return found
 
 
+def check_table(game: str, players: int, options: Mapping[str, Any]) -> None:
+    """ValueError for a table the environment does not offer: a player count outside the game's, an option it
+    does not take (:data:`NOT_OFFLINE`, or one the game has not), a bad option's value; said as the game says it."""
+    for name, why in NOT_OFFLINE.items():
+        if name in options:
+            raise ValueError(f"the option {name!r} is not offered offline: {why}")
+    try:
+        _opening(game, players, dict(options), {}, None)
+    except InvalidOptions as error:
+        raise ValueError(str(error)) from None
+
+
 class Match:
     """A game and the decision it waits for: ``seat`` chooses among ``moves`` (and may pass if ``may_pass``)."""
 
@@ -141,7 +154,12 @@ class Match:
                 raise ValueError(f"the option {name!r} is not offered offline: {why}")
         bots_at = dict(bots_at or {})
         self.house = house or SeededHouse(rng or random.Random())
-        self._start(*_opening(game, players, options, bots_at, names), history)
+        try:
+            opening = _opening(game, players, options, bots_at, names)
+        except InvalidOptions:
+            check_table(game, players, options)  # (says why, as a ValueError)
+            raise
+        self._start(*opening, history)
 
     @classmethod
     def _bare(cls) -> Match:

@@ -13,8 +13,9 @@ from gymnasium.error import ResetNeeded
 
 import bots
 from cardhall_env.actions import action_table
-from cardhall_env.match import Match
+from cardhall_env.match import Match, check_table
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
+from cardhall_env.resetting import NO_GAME, RESET_FIRST
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -31,6 +32,7 @@ class SingleSeatEnv(gymnasium.Env):
                  opponents: str | Sequence[str] = "random") -> None:
         if game not in VECTORS:
             raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
+        check_table(game, players, options or {})
         others = [other for other in range(players) if other != seat]
         kinds = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
         if len(kinds) != len(others) or any(kind not in bots.BOT_KINDS for kind in kinds):
@@ -47,7 +49,7 @@ class SingleSeatEnv(gymnasium.Env):
             "action_mask": spaces.Box(0, 1, (self.actions.size,), np.int8),
         })
         self.action_space = spaces.Discrete(self.actions.size)
-        self.match: Match | None = None
+        self.match: Match = NO_GAME  # (until the first reset: asked anything, it says to call reset())
         self._ended = False  # (the episode is over: the game, or an illegal action, ended it)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -63,9 +65,11 @@ class SingleSeatEnv(gymnasium.Env):
         """The agent acts; the bots play until the agent must act again or the game is over. An action the mask
         forbids ends the game there for the agent (reward -1, ``info["illegal_action"]``), as any action of
         the space must be taken. Anything that is not an action of the space, an integer from 0 to n - 1, is
-        refused (:meth:`ActionTable.id_from`). Once the episode has ended, ``ResetNeeded``: call ``reset()``."""
-        if self.match is None:
-            raise ResetNeeded("call reset() before step(): no game has begun")
+        refused (:meth:`ActionTable.id_from`). Before the first reset, or once the episode has ended, Gymnasium's
+        ``ResetNeeded``: call ``reset()``."""
+        match = self.match
+        if match is NO_GAME:
+            raise ResetNeeded(RESET_FIRST)
         if self._ended:
             raise ResetNeeded("the episode has ended: call reset() to begin another before step()")
         action = self.actions.id_from(action)
@@ -73,9 +77,9 @@ class SingleSeatEnv(gymnasium.Env):
             self._ended = True
             return (self._observation(), -1.0, True, False,
                     {"legal_actions": (), "illegal_action": self.actions.name(action)})
-        self.match.step(action)
-        over = self._ended = self.match.over
-        reward = self.match.rewards()[self.seat] if over else 0.0
+        match.step(action)
+        over = self._ended = match.over
+        reward = match.rewards()[self.seat] if over else 0.0
         return self._observation(), reward, over, False, self._info()
 
     def action_masks(self) -> np.ndarray:

@@ -288,6 +288,37 @@ def test_a_single_seat_step_outside_the_action_space_is_no_action_and_the_episod
     assert (reward, over, "illegal_action" in info) == (0.0, False, False)
 
 
+def test_an_environment_used_before_reset_says_to_call_reset_first() -> None:
+    """Gymnasium's ResetNeeded, where each use ended in an AttributeError about NoneType or a missing
+    agent_selection."""
+    from gymnasium.error import ResetNeeded
+
+    env = cardhall_env.make("craits", 2, render_mode="ansi")
+    solo = cardhall_env.single("scat", 3)
+    for use in (env.render, env.last, lambda: env.step(0), lambda: env.view("seat_0"), lambda: env.observe("seat_0"),
+                lambda: next(iter(env.agent_iter())), env.log, lambda: solo.step(0), solo.view, solo.action_masks):
+        with pytest.raises(ResetNeeded, match=r"^call reset\(\) first: the environment has no game before it$"):
+            use()
+    env.reset(seed=1)
+    solo.reset(seed=1)
+    assert env.render().startswith("version 5 active") and solo.view()["status"] == "active"
+
+
+def test_make_refuses_a_render_mode_it_has_not_and_a_player_count_outside_the_games() -> None:
+    """At once, in the game's own words (the player count used to fail only at the first reset, and render_mode
+    "human" was taken and rendered nothing)."""
+    with pytest.raises(ValueError, match="render_mode 'human' is not offered: ansi, or None"):
+        cardhall_env.make("craits", 2, render_mode="human")
+    for players in (0, 1, 6, 10):
+        with pytest.raises(ValueError, match="craits is for 2 to 5 players"):
+            cardhall_env.make("craits", players)
+    for players in (0, 1, 10):
+        with pytest.raises(ValueError, match="scat is for 2 to 9 players"):
+            cardhall_env.single("scat", players)
+    with pytest.raises(ValueError, match="option 'lives' must be at least 1"):
+        cardhall_env.make("scat", 3, lives=0)
+
+
 def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:
     with pytest.raises(ValueError, match="reset\\(seed"):
         cardhall_env.make("craits", 2, seed=4).reset()
