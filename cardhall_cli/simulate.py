@@ -143,11 +143,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Simulate many games between bot files and house bots, over processes, no server; print win rates."""
     from cardhall_client.arena import entrant, unique
-    from cardhall_env.match import Match
+    from cardhall_env.match import check_table
 
     try:
-        Match(args.game, args.players, dict(args.option))  # (the game, the player count and the options hold)
-    except (DomainError, ValueError) as error:
+        check_table(args.game, args.players, dict(args.option))
+    except ValueError as error:
         print(f"cardhall: {error}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000_000)

@@ -34,7 +34,7 @@ from domain import table as tables
 from domain.errors import InvalidOptions
 from domain.events import Event, event_data
 from domain.fairness import Shuffled
-from domain.game import ChanceRequest, EventCapReached
+from domain.game import ChanceRequest, EventCapReached, all_games
 from domain.moves import Move
 
 #: Options the environment does not take: it seeds on reset, and keeps no clock.
@@ -136,6 +136,10 @@ def check_table(game: str, players: int, options: Mapping[str, Any]) -> None:
     for name, why in NOT_OFFLINE.items():
         if name in options:
             raise ValueError(f"the option {name!r} is not offered offline: {why}")
+    known = all_games()[game].options if game in all_games() else {}
+    if unknown := sorted(map(str, set(options) - set(known))):
+        taken = sorted(set(known) - set(NOT_OFFLINE))  # (the game's own message would offer the server's too)
+        raise ValueError(f"unknown option(s): {', '.join(unknown)}; the environment takes: {', '.join(taken)}")
     try:
         _opening(game, players, dict(options), {}, None)
     except InvalidOptions as error:

@@ -33,6 +33,13 @@ def test_a_simulation_of_options_the_game_has_not_is_refused_before_it_starts(ca
     assert "unknown option(s): short" in capsys.readouterr().err
 
 
+def test_an_unknown_option_is_answered_with_the_options_a_simulation_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not the server's, whose seed, decks and move_seconds a simulation refuses."""
+    assert main(["simulate", "--game", "scat", "--bot", "random", "--games", "5", "--option", "bogus=1"]) == 2
+    assert capsys.readouterr().err == "cardhall: unknown option(s): bogus; the environment takes: first_dealer, lives, " \
+                                      "min_knock, straight_flush, three_of_a_kind, throw_down\n"
+
+
 @pytest.mark.parametrize(("argument", "value", "said"), [
     ("--processes", "0", "at least 1, not 0"), ("--processes", "-1", "at least 1, not -1"),
     ("--games", "0", "at least 1, not 0"), ("--games", "-3", "at least 1, not -3"),

@@ -319,6 +319,18 @@ def test_make_refuses_a_render_mode_it_has_not_and_a_player_count_outside_the_ga
         cardhall_env.make("scat", 3, lives=0)
 
 
+def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
+    """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
+    expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
+               "three_of_a_kind, throw_down"
+    for make in (lambda: cardhall_env.make("scat", players=2, bogus=1), lambda: cardhall_env.single("scat", 2, bogus=1)):
+        with pytest.raises(ValueError) as refused:
+            make()
+        assert str(refused.value) == expected
+    with pytest.raises(ValueError, match=r"unknown option\(s\): lives; the environment takes: first_dealer, short$"):
+        cardhall_env.make("craits", 2, lives=3)
+
+
 def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:
     with pytest.raises(ValueError, match="reset\\(seed"):
         cardhall_env.make("craits", 2, seed=4).reset()
