@@ -14,7 +14,7 @@ from pettingzoo import AECEnv
 from cardhall_env.actions import action_table
 from cardhall_env.match import Match, check_table, from_log
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
-from cardhall_env.resetting import NO_GAME, RESET_FIRST
+from cardhall_env.resetting import NO_GAME, RESET_FIRST, seed_of
 from domain.game import all_games
 
 
@@ -74,7 +74,10 @@ class CardhallEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game (the logged one's start, for an environment made from a log), seeded by ``seed``; without a
         seed, drawn on from the environment's random source (as Gymnasium's and PettingZoo's environments do), so
-        that a run seeded once at its first reset plays the same games again."""
+        that a run seeded once at its first reset plays the same games again. ``seed``: a Python or NumPy integer
+        from 0 up. ``options`` are taken and ignored (PettingZoo's ``api_test`` hands some over): a game's options are
+        given to ``make``."""
+        seed = seed_of(seed)
         if seed is not None or self._rng is None:
             self._rng = random.Random(seed)
         rng = self._rng

@@ -15,7 +15,7 @@ import bots
 from cardhall_env.actions import action_table
 from cardhall_env.match import Match, check_table
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
-from cardhall_env.resetting import NO_GAME, RESET_FIRST
+from cardhall_env.resetting import NO_GAME, RESET_FIRST, seed_of
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -54,7 +54,9 @@ class SingleSeatEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """A new game, seeded by ``seed`` (the deal and the bots' choices alike)."""
+        """A new game, seeded by ``seed`` (the deal and the bots' choices alike): a Python or NumPy integer from 0
+        up. ``options`` are taken and ignored, as the AEC environment's are: a game's options are given to ``single``."""
+        seed = seed_of(seed)
         super().reset(seed=seed)
         rng = random.Random(seed if seed is not None else int(self.np_random.integers(2**63)))
         self.match = Match(self.game, self.players, self.options, rng=rng, bots_at=self.bots_at)

@@ -1,7 +1,8 @@
-"""What an environment says when it is used before ``reset()`` has begun a game."""
+"""The seed ``reset()`` takes, and what an environment says when it is used before ``reset()`` has begun a game."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from gymnasium.error import ResetNeeded
@@ -23,3 +24,17 @@ class _NoGame:
 
 #: The game an environment holds before its first ``reset()``.
 NO_GAME: Any = _NoGame()
+
+
+def seed_of(seed: Any) -> int | None:
+    """``reset``'s seed as a Python int, or None: a Python or NumPy integer from 0 up, as Gymnasium takes (NumPy's
+    too). TypeError for anything else (a float, a string, a bool), ValueError for a negative seed (``random`` would
+    take -3 for 3)."""
+    if seed is None or (type(seed) is int and seed >= 0):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"a seed is a whole number from 0 up (a Python or NumPy integer) or None, not {seed!r} "
+                        f"({type(seed).__name__})")
+    if seed < 0:
+        raise ValueError(f"a seed is a whole number from 0 up, not {seed}")
+    return int(seed)

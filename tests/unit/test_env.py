@@ -331,6 +331,25 @@ def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() 
         cardhall_env.make("craits", 2, lives=3)
 
 
+def test_both_environments_take_python_and_numpy_seeds_and_refuse_others_alike() -> None:
+    """A NumPy integer seeds as the same Python integer would (the AEC environment used to end in random's bare
+    TypeError, single() in Gymnasium's refusal); a string, a float, a bool or a negative seed is refused by both
+    (the AEC one took them)."""
+    aec, solo = cardhall_env.make("scat", 3), cardhall_env.single("scat", 3)
+    aec.reset(seed=np.int64(3))
+    solo.reset(seed=np.uint32(3))
+    numpy_seeded = aec.log(), solo.view()
+    aec.reset(seed=3)
+    solo.reset(seed=3)
+    assert (aec.log(), solo.view()) == numpy_seeded
+    for reset in (aec.reset, solo.reset):
+        for wrong in ("abc", 3.0, np.float64(3), True):
+            with pytest.raises(TypeError, match=r"a seed is a whole number from 0 up \(a Python or NumPy integer\) or None, "):
+                reset(seed=wrong)
+        with pytest.raises(ValueError, match="a seed is a whole number from 0 up, not -3"):
+            reset(seed=-3)
+
+
 def test_options_the_environment_cannot_honour_offline_are_refused_with_why() -> None:
     with pytest.raises(ValueError, match="reset\\(seed"):
         cardhall_env.make("craits", 2, seed=4).reset()
