@@ -23,6 +23,11 @@ any Cardhall server. It reads the game's events over HTTP and checks
   --commitments FILE`` writes it), that the server seed hash, every seat's entropy and
   every commitment the player was shown are the ones the finished game shows.
 
+A game imported from a record (``imported_from`` in its summary) had its
+commitments shown where it was played, not by this server, and the script says
+so; one played offline (no server seed, as ``cardhall_env`` plays) cannot be
+verified as fair at all, only checked for holding together, and is NOT VERIFIED.
+
 It prints one line per finding and exits 0 when everything holds, 1 when
 anything does not, 2 when the game cannot be checked (not over, unreachable).
 """
@@ -124,6 +129,11 @@ def mixed_entropy(get: Get, game: dict[str, Any]) -> list[str | None]:
 def check_seed(game: dict[str, Any]) -> list[str]:
     """Problems with the server seed: revealed, and the one committed to at creation."""
     seed, committed = game.get("server_seed"), game.get("server_seed_hash")
+    if committed is None and game.get("imported_from") is not None:
+        return [f"game {game['imported_from']}, imported from its record, was played offline (no server seed, as "
+                "cardhall_env plays): no server committed to its shuffles before they were dealt, so they cannot be "
+                "verified as fair; what is checked is only that the record holds together (each commitment matches "
+                "its salt and order, each deal dealt its order)"]
     if committed is None:
         return ["the game committed to no server seed (created before seeds from everyone)"]
     if not isinstance(seed, str) or not HEX64.fullmatch(seed):
@@ -224,6 +234,7 @@ class Chance:
         self.entropy = mixed_entropy(get, game)
         self.decks = game["options"].get("decks") or []
         self.deals = 0
+        self.offline = game.get("imported_from") is not None and self.seed is None  # (check_seed says why)
 
     def problems(self, event: dict[str, Any], before: dict[str, Any] | None) -> list[str]:
         """Problems with the shuffle's order against what it had to be (``before``: the state before a reshuffle)."""
@@ -234,7 +245,7 @@ class Chance:
         if self.decks and before is not None:
             return [] if order == before["discard"][:-1] else ["a stacked game's reshuffle is not the pile turned over"]
         if self.seed is None:
-            return ["no server seed to derive the order from"]
+            return [] if self.offline else ["no server seed to derive the order from"]
         if order != derived_order(order, self.seed, self.entropy, event["version"]):
             return ["the order is not the one the server seed, the entropy and the version derive"]
         return []
@@ -267,6 +278,9 @@ def verify(get: Get, game_id: str, saved: dict[str, Any] | None = None) -> list[
     shuffles = [event for event in all_events(get, game_id) if event["data"] and "commitment" in event["data"]]
     if not shuffles:
         return ["no shuffle is committed"]
+    if game.get("imported_from") is not None:
+        print(f"{'game':>6} {'':<20} note: imported from the record of game {game['imported_from']}, played "
+              "elsewhere: its commitments were shown there, not by this server")
     problems = check_seed(game) + (check_saved(game, shuffles, saved) if saved is not None else [])
     for problem in problems:
         print(f"{'game':>6} {'':<20} FAILED: {problem}")

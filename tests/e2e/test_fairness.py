@@ -117,6 +117,43 @@ def test_the_summary_and_game_created_record_the_rules_version(http):
     assert created["type"] == "GameCreated" and created["data"]["rules_version"] == "scat/2"
 
 
+@pytest.mark.parametrize("played", ["offline", "on a server"])
+def test_the_example_script_says_an_imported_games_commitments_were_not_shown_by_this_server(
+        http, games, played, capsys):
+    """A game played in cardhall_env and imported (cardhall record import) is NOT VERIFIED because it was played
+    offline, with no server to commit to its shuffles; it used to be put down to a game created before seeds from
+    everyone. One imported from a server's record verifies against its own seed, with a note that its commitments
+    were shown elsewhere."""
+    import random
+
+    import cardhall_env
+    from service.records import import_record
+
+    if played == "offline":
+        env = cardhall_env.make("scat", 3)
+        env.reset(seed=4)
+        rng = random.Random(4)
+        while not env.match.over:
+            env.step(rng.choice(env.match.legal_actions()))
+        record = env.record("practice-1")
+    else:
+        record = http.client.get(f"/v1/games/{finished(http, 'scat', 3, {})}/record").json
+    game_id = import_record(games, record)["id"]
+    problems = verify_game.verify(getter(http), game_id)
+    printed = capsys.readouterr().out
+    assert f"note: imported from the record of game {record['id']}, played elsewhere: its commitments were shown " \
+           "there, not by this server" in printed
+    if played == "offline":
+        assert problems == [f"game {record['id']}, imported from its record, was played offline (no server seed, as "
+                            "cardhall_env plays): no server committed to its shuffles before they were dealt, so they "
+                            "cannot be verified as fair; what is checked is only that the record holds together (each "
+                            "commitment matches its salt and order, each deal dealt its order)"]
+        assert "before seeds from everyone" not in printed and "no server seed to derive" not in printed
+    else:
+        assert problems == []
+    assert printed.count(" ok\n") == sum(1 for event in record["events"] if event["type"] in SHUFFLES)
+
+
 def salt_changed(data: dict[str, Any]) -> str:
     return "0" * 32 if data["salt"] != "0" * 32 else "1" * 32
 
