@@ -130,12 +130,17 @@ def _opening(game: str, players: int, options: dict[str, Any], bots_at: dict[int
     return found
 
 
-def check_table(game: str, players: int, options: Mapping[str, Any]) -> None:
-    """ValueError for a table the environment does not offer: a player count outside the game's, an option it
-    does not take (:data:`NOT_OFFLINE`, or one the game has not), a bad option's value; said as the game says it."""
+def _refuse_server_options(options: Mapping[str, Any]) -> None:
+    """ValueError for an option of :data:`NOT_OFFLINE`, with why."""
     for name, why in NOT_OFFLINE.items():
         if name in options:
             raise ValueError(f"the option {name!r} is not offered offline: {why}")
+
+
+def check_table(game: str, players: int, options: Mapping[str, Any]) -> None:
+    """ValueError for a table the environment does not offer: a player count outside the game's, an option it
+    does not take (:data:`NOT_OFFLINE`, or one the game has not), a bad option's value; said as the game says it."""
+    _refuse_server_options(options)
     known = all_games()[game].options if game in all_games() else {}
     if unknown := sorted(map(str, set(options) - set(known))):
         taken = sorted(set(known) - set(NOT_OFFLINE))  # (the game's own message would offer the server's too)
@@ -153,9 +158,7 @@ class Match:
                  rng: random.Random | None = None, bots_at: Mapping[int, str] | None = None,
                  names: Sequence[str] | None = None, house: SeededHouse | None = None, history: bool = False) -> None:
         options = dict(options or {})
-        for name, why in NOT_OFFLINE.items():
-            if name in options:
-                raise ValueError(f"the option {name!r} is not offered offline: {why}")
+        _refuse_server_options(options)
         bots_at = dict(bots_at or {})
         self.house = house or SeededHouse(rng or random.Random())
         try:
