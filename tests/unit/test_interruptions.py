@@ -41,10 +41,9 @@ def lines(caplog: pytest.LogCaptureFixture, logger: str) -> list[tuple[str, str,
             for record in caplog.records if record.name == logger]
 
 
-def test_a_restart_of_the_database_is_one_warning_without_a_trace_and_one_line_when_the_listener_is_back(
-        caplog, monkeypatch) -> None:
+def listen_through(monkeypatch, failures: list[Exception]) -> None:  # type: ignore[no-untyped-def]
+    """A listener whose connections fail with ``failures`` in turn, then one that holds, run until it is ready."""
     monkeypatch.setattr(PostgresListener, "RETRY_SECONDS", 0.01)
-    failures = [psycopg.OperationalError("connection failed: Connection refused")] * 5
     stop = threading.Event()
 
     def connect() -> FakeListenConnection:
@@ -52,7 +51,6 @@ def test_a_restart_of_the_database_is_one_warning_without_a_trace_and_one_line_w
             raise failures.pop()
         return FakeListenConnection(stop)
 
-    caplog.set_level(logging.INFO, logger="persistence.postgres")
     listener = PostgresListener(Board(), connect)
     listener.start()
     try:
@@ -60,6 +58,12 @@ def test_a_restart_of_the_database_is_one_warning_without_a_trace_and_one_line_w
     finally:
         stop.set()
         listener.close()
+
+
+def test_a_restart_of_the_database_is_one_warning_without_a_trace_and_one_line_when_the_listener_is_back(
+        caplog, monkeypatch) -> None:
+    caplog.set_level(logging.INFO, logger="persistence.postgres")
+    listen_through(monkeypatch, [psycopg.OperationalError("connection failed: Connection refused")] * 5)
     assert lines(caplog, "persistence.postgres") == [
         ("WARNING", "the LISTEN connection failed: connection failed: Connection refused (retrying; a line will say "
                     "when it is back)", False),
@@ -67,22 +71,7 @@ def test_a_restart_of_the_database_is_one_warning_without_a_trace_and_one_line_w
 
 
 def test_a_failure_that_is_no_outage_keeps_its_trace_every_time(caplog, monkeypatch) -> None:
-    monkeypatch.setattr(PostgresListener, "RETRY_SECONDS", 0.01)
-    failures = [ValueError("a bug")] * 2
-    stop = threading.Event()
-
-    def connect() -> FakeListenConnection:
-        if failures:
-            raise failures.pop()
-        return FakeListenConnection(stop)
-
-    listener = PostgresListener(Board(), connect)
-    listener.start()
-    try:
-        assert listener.ready.wait(10)
-    finally:
-        stop.set()
-        listener.close()
+    listen_through(monkeypatch, [ValueError("a bug")] * 2)
     assert lines(caplog, "persistence.postgres") == [("ERROR", "the LISTEN connection failed; reconnecting", True)] * 2
 
 
