@@ -214,14 +214,20 @@ SECRET_PARAMETERS = ("password", "sslpassword")
 _SECRET_PARAMETER = re.compile(rf"(?i)((?:^|&)(?:{'|'.join(SECRET_PARAMETERS)})=)[^&#]*")
 
 
+#: A URL's user and password part as SQLAlchemy reads it: a password runs to the first ``@`` (``?`` and ``/`` in it too).
+_USER_PART = re.compile(r"[^:/]*(?::[^@]*)?@")
+
+
 def redacted(url: str) -> str:
     """``url`` without its secrets: its user and password part, and a password given in its query."""
     scheme, separator, rest = url.partition("://")
     if not separator:
         scheme, rest = "", url
+    if (user := _USER_PART.match(rest)) is not None:
+        rest = rest[user.end():]
+        host_ends = min((at for at in (rest.find("/"), rest.find("?")) if at >= 0), default=len(rest))
+        rest = "***@" + rest[rest.rfind("@", 0, host_ends) + 1:]  # (a raw @ in the password: cut at the host's last)
     place, mark, query = rest.partition("?")
-    if "@" in place:
-        place = "***@" + place.rpartition("@")[2]
     query = _SECRET_PARAMETER.sub(r"\1***", query)
     return f"{scheme}{separator}{place}{mark}{query}"
 

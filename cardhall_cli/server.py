@@ -304,10 +304,16 @@ def migrate(settings: Settings) -> str:
 
 def _without_secrets(text: str, url: str) -> str:
     """``text`` with the passwords of ``url`` (before its ``@``, in its query) as ``***``, should a driver quote them."""
-    from urllib.parse import parse_qsl, urlsplit
+    from urllib.parse import parse_qsl
 
-    parts = urlsplit(url)
-    secrets = [parts.password or "", *(value for name, value in parse_qsl(parts.query) if name.lower() in SECRET_PARAMETERS)]
+    import sqlalchemy as sa
+
+    try:
+        password = sa.make_url(url).password or ""  # (read as the driver is given it: a ? or / in it too)
+    except (sa.exc.ArgumentError, ValueError):
+        password = ""
+    query = url.partition("?")[2] if not password else url.partition(password)[2].partition("?")[2]
+    secrets = [str(password), *(value for name, value in parse_qsl(query) if name.lower() in SECRET_PARAMETERS)]
     for secret in filter(None, secrets):
         text = text.replace(secret, "***")
     return text

@@ -100,3 +100,13 @@ def test_a_url_is_shown_without_a_password_in_its_user_part_or_its_query() -> No
         == "postgresql+psycopg://db.internal/cardhall?user=cardhall&password=***&sslmode=require"
     assert redacted("postgresql://cardhall:p@ss@db/cardhall?SSLPassword=hunter2") == "postgresql://***@db/cardhall?SSLPassword=***"
     assert redacted("sqlite:////var/lib/cardhall.db") == "sqlite:////var/lib/cardhall.db"
+    assert redacted("postgresql://cardhall:s3cr?t/x@db:5432/cardhall?sslmode=require") \
+        == "postgresql://***@db:5432/cardhall?sslmode=require"  # (SQLAlchemy reads the password up to the @)
+    assert redacted("postgresql://db/cardhall?user=a@b.example") == "postgresql://db/cardhall?user=a@b.example"
+
+
+def test_a_drivers_message_is_shown_without_the_passwords_of_its_url() -> None:
+    from cardhall_cli.server import _without_secrets
+
+    url = "postgresql://cardhall:s3cr?t/x@db:5432/cardhall?password=hunter2"
+    assert _without_secrets('password "s3cr?t/x" refused; hunter2 too', url) == 'password "***" refused; *** too'
