@@ -21,7 +21,7 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import Blueprint
-from api.schemas import ENTROPY_PATTERN, TEXT_PATTERN, Entropy, JsonInteger, Strict, Timestamp
+from api.schemas import TEXT_PATTERN, Entropy, JsonInteger, Strict, Timestamp
 from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -161,7 +161,6 @@ class CreateChallengeSchema(Strict):
     rated = fields.Boolean(load_default=False)
     expires_in = JsonInteger(load_default=DEFAULT_EXPIRY, validate=validate.Range(min=1, max=MAX_EXPIRY),
                              metadata={"description": "Seconds (default 60, at most a day)"})
-    entropy = Entropy(load_default=None)
 
 
 class AcceptSchema(Strict):
@@ -185,7 +184,8 @@ class ChallengeSchema(ma.Schema):
     to = fields.List(fields.String(), allow_none=True)
     accepted = fields.List(fields.String(), metadata={"description": "Who took a seat, seat by seat"})
     entropy = fields.List(fields.String(allow_none=True), metadata={
-        "description": "The entropy each account in accepted added to the game's shuffles (null: none), seat by seat"})
+        "description": "The entropy each account in accepted added to the game's shuffles when it accepted (null: "
+                       "none; the challenger's is null: its request drew the seed), seat by seat"})
     server_seed_hash = fields.String(allow_none=True, metadata={
         "description": "SHA-256 of the game's server seed, drawn when the challenge was made, before anyone added "
                        "entropy: its game's server_seed_hash (null for a seeded challenge: drawn when its game starts)"})
@@ -203,8 +203,7 @@ def challenge_schema() -> dict[str, Any]:
     """A challenge's body as JSON Schema: a game's as it is created (one branch per game and player
     count), and to whom, rated, how long it stays open."""
     more = {"to": {"type": ["array", "null"], "items": {"type": "string", "pattern": ACCOUNT_NAME}, "maxItems": 16},
-            "rated": {"type": "boolean"}, "expires_in": {"type": "integer", "minimum": 1, "maximum": MAX_EXPIRY},
-            "entropy": {"type": ["string", "null"], "pattern": ENTROPY_PATTERN}}
+            "rated": {"type": "boolean"}, "expires_in": {"type": "integer", "minimum": 1, "maximum": MAX_EXPIRY}}
     branches = jsonschema.create_game_schema()["oneOf"]
     return {"oneOf": [{**branch, "properties": {**branch["properties"], **more}} for branch in branches]}
 
@@ -320,7 +319,7 @@ class ChallengeList(MethodView):
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Offer a game to named accounts, or to anyone (scope ``create``); it starts when every seat is accepted."""
         created = challenges().create(caller(CREATE), body["game"], body["players"], body["options"], body["to"],
-                                      body["rated"], body["expires_in"], body["entropy"])
+                                      body["rated"], body["expires_in"])
         return created, 201, {"Location": url_for("accounts.ChallengeOne", challenge_id=created["id"])}
 
 
@@ -337,7 +336,7 @@ class ChallengeOne(MethodView):
 @blp.route("/challenges/<challenge_id>/accept")
 class Accept(MethodView):
     @blp.doc(operationId="acceptChallenge", security=BEARER)
-    @blp.arguments(AcceptSchema())
+    @blp.arguments(AcceptSchema(), required=False)
     @blp.response(200, ChallengeSchema)
     @problems(400, 401, 403, 404, 409, 413, 415, 422)
     def post(self, body: dict[str, Any], challenge_id: str) -> dict[str, Any]:

@@ -27,7 +27,8 @@ def _challenge(row: Any) -> Challenge:
     values = dict(row._mapping)
     values["invited"] = None if values["invited"] is None else tuple(values["invited"])
     values["accepted"] = tuple(values["accepted"])
-    values["entropy"] = tuple(values["entropy"] or (None,) * len(values["accepted"]))
+    given = tuple(values["entropy"] or ())  # (a seat accepted by a server older than the column added none)
+    values["entropy"] = given + (None,) * (len(values["accepted"]) - len(given))
     return Challenge(**values)
 
 

@@ -48,11 +48,12 @@ class Challenges:
         self.accounts = games.accounts
 
     def create(self, caller: Caller, game: str, players: Any, options: Any, to: list[str] | None = None,
-               rated: bool = False, expires_in: int = DEFAULT_EXPIRY, entropy: str | None = None) -> dict[str, Any]:
+               rated: bool = False, expires_in: int = DEFAULT_EXPIRY) -> dict[str, Any]:
         """Offer a game to the accounts named in ``to`` (every other seat), or to anyone (``to`` None). The game's
-        server seed is drawn now and its hash shown, before anyone adds ``entropy`` (the challenger here, each
-        other account as it accepts), as a game whose seats are taken one by one commits to it when it is made;
-        a seeded game's is drawn when it starts, from its seed and its id."""
+        server seed is drawn now and its hash shown, before any account that accepts adds its entropy, as a game
+        whose seats are taken one by one commits to it when it is made (the challenger adds none: entropy sent
+        in the request that draws the seed would be known before the seed is chosen); a seeded game's is drawn
+        when it starts, from its seed and its id."""
         caller.require(CREATE)
         created = tables.create(game, players, options)  # (checks the game, players and options)
         if rated and (fixed := sorted(set(created.options) - set(tables.shown_options(all_games()[game], created.options)))):
@@ -67,7 +68,7 @@ class Challenges:
         seed = None if "seed" in created.options else server_seed(created.options, challenge_id, self.games.shuffle_secret)
         challenge = Challenge(challenge_id, caller.account.name, game, created.players, dict(options or {}),
                               bool(rated), invited, (caller.account.name,), OPEN, 1, None, None, now,
-                              now + dt.timedelta(seconds=expires_in), seed, (entropy,))
+                              now + dt.timedelta(seconds=expires_in), seed, (None,))
 
         def work(_tx: Transaction, writes: AccountWrites) -> None:
             writes.put_challenge(challenge, None)

@@ -153,25 +153,25 @@ def test_of_accounts_racing_for_the_last_seat_one_starts_the_game_and_the_others
 def test_a_challenges_game_mixes_the_entropy_each_account_added_into_a_server_seed_committed_to_before(
         http: Http) -> None:
     ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
-    mine, theirs = "AB" * 32, "0f" * 32
-    offered = challenge(http, ana, to=["bo"], options={"short": True}, rated=True, entropy=mine)
+    theirs = "0F" * 32
+    offered = challenge(http, ana, to=["bo"], options={"short": True}, rated=True)
     assert offered.status_code == 201, offered.json
     committed = offered.json["server_seed_hash"]
-    assert len(committed) == 64 and offered.json["entropy"] == [mine.lower()]
+    assert len(committed) == 64 and offered.json["entropy"] == [None]  # (the challenger's request drew the seed)
     assert account_events(http, bo)[0]["data"]["server_seed_hash"] == committed  # (what the acceptor sees first)
     started = http.client.post(f"/v1/challenges/{offered.json['id']}/accept", headers=bearer(bo), json={"entropy": theirs})
-    assert started.status_code == 200 and started.json["entropy"] == [mine.lower(), theirs]
+    assert started.status_code == 200 and started.json["entropy"] == [None, theirs.lower()]
     game_id = started.json["game_id"]
     summary = http.client.get(f"/v1/games/{game_id}").json
     assert summary["server_seed_hash"] == committed
-    assert [seat["entropy"] for seat in summary["seats"]] == [mine.lower(), theirs]
+    assert [seat["entropy"] for seat in summary["seats"]] == [None, theirs.lower()]
     http.play_out(game_id, [ana, bo])
     audit = http.client.get(f"/v1/games/{game_id}/audit").json
     assert audit["verified"] is True and all(shuffle["derived"] for shuffle in audit["shuffles"])
     assert hashlib.sha256(bytes.fromhex(audit["server_seed"])).hexdigest() == committed
     dealt = audit["shuffles"][0]
-    # (the orders are the ones the seed and both accounts' entropy derive, not the seed's alone)
-    assert tuple(dealt["order"]) == derived_order(dealt["order"], audit["server_seed"], (mine.lower(), theirs),
+    # (the orders are the ones the seed and the acceptor's entropy derive, not the seed's alone)
+    assert tuple(dealt["order"]) == derived_order(dealt["order"], audit["server_seed"], (None, theirs.lower()),
                                                   dealt["version"])
     assert tuple(dealt["order"]) != derived_order(dealt["order"], audit["server_seed"], (None, None), dealt["version"])
 
@@ -183,12 +183,12 @@ def test_a_challenge_accepted_without_entropy_or_with_bad_entropy(http: Http) ->
         refused = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(bo), json={"entropy": bad})
         assert refused.status_code == 422 and refused.json["code"] == "validation_error", refused.json
     assert http.client.get(f"/v1/challenges/{offered['id']}").json["accepted"] == ["ana"]  # (nothing changed)
-    assert challenge(http, ana, entropy="xyz").status_code == 422
+    assert challenge(http, ana, entropy="ab" * 32).status_code == 422  # (none is the challenger's to add)
     http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(bo))  # (no body: none added)
     started = http.client.post(f"/v1/challenges/{offered['id']}/accept", headers=bearer(cy), json={}).json
     assert started["entropy"] == [None, None, None]
     assert [seat["entropy"] for seat in http.client.get(f"/v1/games/{started['game_id']}").json["seats"]] == [None] * 3
-    seeded = challenge(http, ana, to=["bo"], options={"seed": 7}, entropy="ab" * 32).json
+    seeded = challenge(http, ana, to=["bo"], options={"seed": 7}).json
     assert seeded["server_seed_hash"] is None  # (a seeded game's seed comes from its seed and its id: when it starts)
     game_id = http.client.post(f"/v1/challenges/{seeded['id']}/accept", headers=bearer(bo)).json["game_id"]
     game = http.client.get(f"/v1/games/{game_id}").json

@@ -211,6 +211,10 @@ def test_revision_0014_reads_a_challenge_made_before_it_as_committed_to_no_seed_
         try:
             found = accounts_of(store).challenge("c1")
             assert found is not None and (found.server_seed, found.entropy) == (None, (None, None))
+            with engine.begin() as connection:  # cy accepted by a server older than 0014: its entropy not written
+                connection.execute(sa.text("UPDATE challenges SET accepted = '[\"ana\", \"bo\", \"cy\"]', "
+                                           "entropy = :given"), {"given": '[null, "' + "ab" * 32 + '"]'})
+            assert accounts_of(store).challenge("c1").entropy == (None, "ab" * 32, None)  # type: ignore[union-attr]
         finally:
             store.close()
         downgrade(empty_url, "0013")

@@ -259,13 +259,11 @@ class CardhallClient:
                 time.sleep(min(30.0, self.backoff * 2**failures))
 
     def challenge(self, game: str, players: int = 2, to: list[str] | None = None, *,
-                  options: Mapping[str, Any] | None = None, rated: bool = False, expires_in: int = 60,
-                  entropy: str | None = None) -> dict[str, Any]:
-        """Offer a game to the named accounts (one for each other seat), or to anyone (``to`` None). The
-        challenger's seat adds ``entropy`` (64 hex) to the game's shuffles: by default 32 fresh bytes from this
-        machine's cryptographic source, as :meth:`join` adds."""
+                  options: Mapping[str, Any] | None = None, rated: bool = False, expires_in: int = 60
+                  ) -> dict[str, Any]:
+        """Offer a game to the named accounts (one for each other seat), or to anyone (``to`` None)."""
         body = {"game": game, "players": players, "options": dict(options or {}), "to": to, "rated": rated,
-                "expires_in": expires_in, "entropy": entropy or secrets.token_hex(32)}
+                "expires_in": expires_in}
         return self._call("POST", "/v1/challenges", json=body, safe=False)
 
     def challenges(self) -> list[dict[str, Any]]:
