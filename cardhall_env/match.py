@@ -274,10 +274,12 @@ class Match:
         if at >= len(log) or table.status != tables.ACTIVE:
             return []
         event, game = log[at], table.game
+        if game.max_events is not None and at >= game.max_events:
+            return [event]  # (the end at the cap, which the server writes before any chance outcome: by_itself)
         request = game.chance(table.state)
         if request is not None and not isinstance(event, request.event):
             raise ValueError(f"event {at + 1} is {event.type_name()} where the game waits for {request.event.__name__}")
-        if request is None and event.type_name() in game.events and not (game.max_events and at >= game.max_events):
+        if request is None and event.type_name() in game.events:
             return []
         return [event]
 

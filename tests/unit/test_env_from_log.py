@@ -148,3 +148,26 @@ def test_a_house_bot_that_passes_where_its_logged_call_out_was_leaves_the_log_an
         assert env.agent_selection == "seat_0"
         env.step(rng.choice(env.infos["seat_0"]["legal_actions"]))
     assert all(env.terminations.values())
+
+
+def test_a_game_that_ended_at_its_event_cap_while_a_deal_was_due_steps_through_to_its_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server ends a game at its rules' event cap before it draws the chance outcome the game waits for
+    (domain.table.by_itself): a log that ends so is followed to that end, as any other."""
+    from domain import table as tables
+    from domain.game import all_games
+
+    monkeypatch.setattr(all_games()["scat"], "max_events", 20)
+    capped = []
+    for seed in range(40):
+        log = logged_game("scat", 2, bots_at={1: "random"}, seed=seed, lives=10)
+        replayed = tables.replay(tables.decode("scat", e["type"], e["seat"], e["data"]) for e in log[:-1])
+        if replayed.game.chance(replayed.state) is not None:
+            capped.append(log)
+    assert capped, "no game of these seeds met the cap with a deal due"
+    for log in capped:
+        env = cardhall_env.from_log(log)
+        env.reset()
+        while (action := env.next_logged_action()) is not None:
+            env.step(action)
+        assert env.match.over and len(env.match.events) == len(log)
