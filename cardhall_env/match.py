@@ -140,8 +140,10 @@ def _refuse_server_options(options: Mapping[str, Any]) -> None:
 def check_table(game: str, players: int, options: Mapping[str, Any]) -> None:
     """ValueError for a table the environment does not offer: a player count outside the game's, an option it
     does not take (:data:`NOT_OFFLINE`, or one the game has not), a bad option's value; said as the game says it."""
+    if game not in all_games():
+        raise ValueError(f"unknown game {game!r}; registered: {', '.join(sorted(all_games()))}")
     _refuse_server_options(options)
-    known = all_games()[game].options if game in all_games() else {}
+    known = all_games()[game].options
     if unknown := sorted(map(str, set(options) - set(known))):
         taken = sorted(set(known) - set(NOT_OFFLINE))  # (the game's own message would offer the server's too)
         raise ValueError(f"unknown option(s): {', '.join(unknown)}; the environment takes: {', '.join(taken)}")

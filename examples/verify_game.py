@@ -130,10 +130,10 @@ def check_seed(game: dict[str, Any]) -> list[str]:
     """Problems with the server seed: revealed, and the one committed to at creation."""
     seed, committed = game.get("server_seed"), game.get("server_seed_hash")
     if committed is None and game.get("imported_from") is not None:
-        return [f"game {game['imported_from']}, imported from its record, was played offline (no server seed, as "
-                "cardhall_env plays): no server committed to its shuffles before they were dealt, so they cannot be "
-                "verified as fair; what is checked is only that the record holds together (each commitment matches "
-                "its salt and order, each deal dealt its order)"]
+        return [f"game {game['imported_from']}, imported from its record, has no server seed (played offline, as "
+                "cardhall_env plays, or created before seeds from everyone): no server committed to its shuffles "
+                "before they were dealt, so they cannot be verified as fair; what is checked is only that the record "
+                "holds together (each commitment matches its salt and order, each deal dealt its order)"]
     if committed is None:
         return ["the game committed to no server seed (created before seeds from everyone)"]
     if not isinstance(seed, str) or not HEX64.fullmatch(seed):

@@ -144,11 +144,12 @@ def test_the_example_script_says_an_imported_games_commitments_were_not_shown_by
     assert f"note: imported from the record of game {record['id']}, played elsewhere: its commitments were shown " \
            "there, not by this server" in printed
     if played == "offline":
-        assert problems == [f"game {record['id']}, imported from its record, was played offline (no server seed, as "
-                            "cardhall_env plays): no server committed to its shuffles before they were dealt, so they "
-                            "cannot be verified as fair; what is checked is only that the record holds together (each "
-                            "commitment matches its salt and order, each deal dealt its order)"]
-        assert "before seeds from everyone" not in printed and "no server seed to derive" not in printed
+        assert problems == [f"game {record['id']}, imported from its record, has no server seed (played offline, as "
+                            "cardhall_env plays, or created before seeds from everyone): no server committed to its "
+                            "shuffles before they were dealt, so they cannot be verified as fair; what is checked is only "
+                            "that the record holds together (each commitment matches its salt and order, each deal "
+                            "dealt its order)"]
+        assert "committed to no server seed" not in printed and "no server seed to derive" not in printed
     else:
         assert problems == []
     assert printed.count(" ok\n") == sum(1 for event in record["events"] if event["type"] in SHUFFLES)

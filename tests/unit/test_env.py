@@ -355,6 +355,10 @@ def test_options_the_environment_cannot_honour_offline_are_refused_with_why() ->
         cardhall_env.make("craits", 2, seed=4).reset()
     with pytest.raises(ValueError, match="unknown game"):
         cardhall_env.make("poker", 2)
+    from cardhall_env.match import check_table
+
+    with pytest.raises(ValueError, match="unknown game 'poker'; registered: craits, "):  # (not its options first)
+        check_table("poker", 2, {"ante": 5})  # (cardhall simulate's check)
 
 
 @pytest.mark.parametrize(("game", "players", "options", "cap"), [
