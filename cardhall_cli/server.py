@@ -108,7 +108,7 @@ def serve(args: argparse.Namespace) -> int:
     """Start the HTTP server (gunicorn's workers running uvicorn, the app in a thread pool), migrating
     the database first."""
     try:
-        settings = _settings(Settings.from_environment(), args)
+        settings = settings_for(args)
         if args.workers < 1:
             raise ValueError(f"--workers {args.workers}: must be at least 1")
     except ValueError as error:  # (a setting refused: said in one line, before anything starts)
@@ -175,6 +175,14 @@ OPTIONS = {
 }
 
 
+def settings_for(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings ``cardhall serve`` runs with: ``environ``'s variables (by default the process's), less those
+    its options replace, which are neither read nor refused, with the options over them; ValueError, naming the
+    option or variable, for one refused."""
+    environ = os.environ if environ is None else environ
+    return _settings(Settings.from_environment(_without_overridden(environ, args)), args, environ)
+
+
 def _settings(settings: Settings, args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> Settings:
     """``settings`` (``environ``'s, by default the process's) with what the command line gives: an option wins
     over its variable, which wins over the default."""
@@ -195,6 +203,16 @@ def _settings(settings: Settings, args: argparse.Namespace, environ: Mapping[str
         elif not environ.get(variable):  # (neither option nor variable: cardhall serve's own default)
             changes[setting] = SERVE_IDLE_DEFAULT
     return settings.replace(**changes)
+
+
+def _without_overridden(environ: Mapping[str, str], args: argparse.Namespace) -> dict[str, str]:
+    """``environ`` without the variables the command line's options replace: a variable an option overrides is
+    neither read nor refused."""
+    given = {variable for option, variable in OPTIONS.items() if getattr(args, option) is not None}
+    given |= {variable for option, (_, variable) in IDLE_OPTIONS.items() if getattr(args, option) is not None}
+    if args.cors_origin:
+        given.add("CARDHALL_CORS_ORIGINS")
+    return {name: value for name, value in environ.items() if name not in given}
 
 
 def _option(option: str, text: str) -> Any:

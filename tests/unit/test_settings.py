@@ -9,12 +9,21 @@ import pytest
 
 from api.settings import Settings, redacted
 from cardhall_cli import parser
-from cardhall_cli.server import _settings
+from cardhall_cli.server import settings_for
 
 
 def served(*options: str, **environ: str) -> dict[str, str]:
     """The variables ``cardhall serve`` with ``options`` hands its workers, its environment being ``environ``."""
-    return _settings(Settings.from_environment(environ), parser().parse_args(["serve", *options]), environ).environment()
+    return settings_for(parser().parse_args(["serve", *options]), environ).environment()
+
+
+def test_a_variable_an_option_replaces_is_neither_read_nor_refused() -> None:
+    environ = {"CARDHALL_ACCOUNTS": "bogus", "CARDHALL_DATABASE_URL": "cardhall.db", "CARDHALL_ABANDON_AFTER": "soon"}
+    with pytest.raises(ValueError, match=r"CARDHALL_(ACCOUNTS|DATABASE_URL|ABANDON_AFTER)="):
+        served(**environ)
+    given = served("--accounts", "closed", "--database", "sqlite:///x.db", "--abandon-after", "2h", **environ)
+    assert (given["CARDHALL_ACCOUNTS"], given["CARDHALL_DATABASE_URL"]) == ("closed", "sqlite:///x.db")
+    assert float(given["CARDHALL_ABANDON_AFTER"]) == 7200
 
 
 def test_the_idle_limits_fall_back_to_their_variables_then_to_a_day() -> None:
