@@ -37,52 +37,6 @@ DEFAULT_THREADS = 32
 DEFAULT_LEADERBOARD_MIN_GAMES = 10
 DEFAULT_ACCOUNT_STREAMS = 4  # streams an account holds open in a worker; a new one past it closes the oldest
 
-#: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
-#: and how its text is read: each reader refuses (ValueError, saying why) what the server could not run with, so
-#: that a mistyped setting stops the start in one line, whichever command starts the server (``cardhall serve``'s
-#: options are read by their variables' readers). The table "Settings" of docs/deploy.md lists exactly these.
-VARIABLES: dict[str, tuple[str, Any]] = {
-    "CARDHALL_DATABASE_URL": ("database_url", lambda text: database_url(text)),
-    "CARDHALL_SKIP_MIGRATIONS": ("skip_migrations", lambda text: boolean(text)),
-    "CARDHALL_THREADS": ("threads", lambda text: _number(text, int, least=1)),
-    "CARDHALL_MAX_FOLLOWERS": ("max_followers", lambda text: _number(text, int, least=1)),
-    "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": ("max_followers_per_client", lambda text: _number(text, int, least=1)),
-    "CARDHALL_RATE_LIMIT": ("rate_limit", lambda text: rate_limit(text, off=True)),
-    "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", lambda text: rate_limit(text)),
-    "CARDHALL_READ_RATE_LIMIT": ("read_rate_limit", lambda text: rate_limit(text)),
-    "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", lambda text: rate_limit_storage(text)),
-    "CARDHALL_ACCOUNTS": ("accounts", lambda text: _choice(text, "open", "closed")),
-    "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", lambda text: rate_limit(text)),
-    "CARDHALL_ACCOUNT_STREAMS": ("account_streams", lambda text: _number(text, int, least=1)),
-    "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
-    "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
-    "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", lambda text: _number(text, float, least=0)),
-    "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", lambda text: duration(text)),
-    "CARDHALL_ABANDON_AFTER": ("abandon_after", lambda text: duration(text)),
-    "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", lambda text: _number(text, float, above=0)),
-    "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", lambda text: _number(text, float, least=0)),
-    "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", lambda text: _number(text, int, least=0)),
-    "CARDHALL_POOL_MOVE_SECONDS": ("pool_move_seconds", lambda text: _read_pool_clocks(text)),
-    "CARDHALL_LOG_FORMAT": ("log_format", lambda text: _choice(text, "text", "json")),
-    "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", lambda text: _choice(text, "full", "normal")),
-    "CARDHALL_DB_POOL_SIZE": ("db_pool_size", lambda text: _number(text, int, least=1)),
-    "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", lambda text: _number(text, int, least=0)),
-    "CARDHALL_RUN_DIRECTORY": ("run_directory", str),
-    "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("webhooks_allow_private", lambda text: boolean(text)),
-    "CARDHALL_WEBHOOK_FAILURES_TO_OPEN": ("webhook_failures_to_open", lambda text: _number(text, int, least=1)),
-    "CARDHALL_WEBHOOK_RETRY_SECONDS": ("webhook_retry_seconds", lambda text: _number(text, float, above=0)),
-    "CARDHALL_WEBHOOK_ROTATION_SECONDS": ("webhook_rotation_seconds", lambda text: _number(text, float, least=0)),
-    "CARDHALL_WEBHOOK_SCAN_SECONDS": ("webhook_scan_seconds", lambda text: _number(text, float, least=0)),
-    "CARDHALL_SUBSCRIPTION_RETRY_SECONDS": ("subscription_retry_seconds", lambda text: _number(text, float, above=0)),
-    "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", lambda text: proxy_addresses(text)),
-    "CARDHALL_MAX_HEADERS": ("limits.max_headers", lambda text: _number(text, int, least=MIN_HEADERS)),
-    "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", lambda text: _number(text, int, least=MIN_HEAD_BYTES)),
-    "CARDHALL_HEAD_TIMEOUT": ("limits.head_timeout", lambda text: _number(text, float, above=0)),
-    "CARDHALL_BODY_TIMEOUT": ("limits.body_timeout", lambda text: _number(text, float, above=0)),
-    "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", lambda text: _number(text, float, above=0)),
-    "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", lambda text: _number(text, int, least=1)),
-}
-
 #: The settings whose text may hold a password: shown redacted (:func:`redacted`) when refused.
 SECRET_URLS = ("CARDHALL_DATABASE_URL", "CARDHALL_RATE_LIMIT_STORAGE")
 
@@ -255,6 +209,52 @@ def _read_pool_clocks(text: str) -> str:
     pool_clocks(text)
     return text
 
+
+#: Every variable, the :class:`Settings` field it sets (``limits.x``: a field of :class:`api.guard.Limits`),
+#: and how its text is read: each reader refuses (ValueError, saying why) what the server could not run with, so
+#: that a mistyped setting stops the start in one line, whichever command starts the server (``cardhall serve``'s
+#: options are read by their variables' readers). The table "Settings" of docs/deploy.md lists exactly these.
+VARIABLES: dict[str, tuple[str, Any]] = {
+    "CARDHALL_DATABASE_URL": ("database_url", database_url),
+    "CARDHALL_SKIP_MIGRATIONS": ("skip_migrations", boolean),
+    "CARDHALL_THREADS": ("threads", lambda text: _number(text, int, least=1)),
+    "CARDHALL_MAX_FOLLOWERS": ("max_followers", lambda text: _number(text, int, least=1)),
+    "CARDHALL_MAX_FOLLOWERS_PER_CLIENT": ("max_followers_per_client", lambda text: _number(text, int, least=1)),
+    "CARDHALL_RATE_LIMIT": ("rate_limit", lambda text: rate_limit(text, off=True)),
+    "CARDHALL_CREATE_RATE_LIMIT": ("create_rate_limit", rate_limit),
+    "CARDHALL_READ_RATE_LIMIT": ("read_rate_limit", rate_limit),
+    "CARDHALL_RATE_LIMIT_STORAGE": ("rate_limit_storage", rate_limit_storage),
+    "CARDHALL_ACCOUNTS": ("accounts", lambda text: _choice(text, "open", "closed")),
+    "CARDHALL_ACCOUNT_RATE_LIMIT": ("account_rate_limit", rate_limit),
+    "CARDHALL_ACCOUNT_STREAMS": ("account_streams", lambda text: _number(text, int, least=1)),
+    "CARDHALL_CORS_ORIGINS": ("cors_origins", lambda text: tuple(text.split())),
+    "CARDHALL_SHUFFLE_SECRET": ("shuffle_secret", str),
+    "CARDHALL_SWEEP_SECONDS": ("sweep_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_EXPIRE_WAITING_AFTER": ("expire_waiting_after", duration),
+    "CARDHALL_ABANDON_AFTER": ("abandon_after", duration),
+    "CARDHALL_IDLE_SWEEP_SECONDS": ("idle_sweep_seconds", lambda text: _number(text, float, above=0)),
+    "CARDHALL_RATINGS_SECONDS": ("ratings_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_LEADERBOARD_MIN_GAMES": ("leaderboard_min_games", lambda text: _number(text, int, least=0)),
+    "CARDHALL_POOL_MOVE_SECONDS": ("pool_move_seconds", _read_pool_clocks),
+    "CARDHALL_LOG_FORMAT": ("log_format", lambda text: _choice(text, "text", "json")),
+    "CARDHALL_SQLITE_SYNCHRONOUS": ("sqlite_synchronous", lambda text: _choice(text, "full", "normal")),
+    "CARDHALL_DB_POOL_SIZE": ("db_pool_size", lambda text: _number(text, int, least=1)),
+    "CARDHALL_DB_MAX_OVERFLOW": ("db_max_overflow", lambda text: _number(text, int, least=0)),
+    "CARDHALL_RUN_DIRECTORY": ("run_directory", str),
+    "CARDHALL_WEBHOOKS_ALLOW_PRIVATE": ("webhooks_allow_private", boolean),
+    "CARDHALL_WEBHOOK_FAILURES_TO_OPEN": ("webhook_failures_to_open", lambda text: _number(text, int, least=1)),
+    "CARDHALL_WEBHOOK_RETRY_SECONDS": ("webhook_retry_seconds", lambda text: _number(text, float, above=0)),
+    "CARDHALL_WEBHOOK_ROTATION_SECONDS": ("webhook_rotation_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_WEBHOOK_SCAN_SECONDS": ("webhook_scan_seconds", lambda text: _number(text, float, least=0)),
+    "CARDHALL_SUBSCRIPTION_RETRY_SECONDS": ("subscription_retry_seconds", lambda text: _number(text, float, above=0)),
+    "CARDHALL_FORWARDED_ALLOW_IPS": ("limits.forwarded_allow_ips", proxy_addresses),
+    "CARDHALL_MAX_HEADERS": ("limits.max_headers", lambda text: _number(text, int, least=MIN_HEADERS)),
+    "CARDHALL_MAX_HEAD_BYTES": ("limits.max_head_bytes", lambda text: _number(text, int, least=MIN_HEAD_BYTES)),
+    "CARDHALL_HEAD_TIMEOUT": ("limits.head_timeout", lambda text: _number(text, float, above=0)),
+    "CARDHALL_BODY_TIMEOUT": ("limits.body_timeout", lambda text: _number(text, float, above=0)),
+    "CARDHALL_IDLE_TIMEOUT": ("limits.idle_timeout", lambda text: _number(text, float, above=0)),
+    "CARDHALL_MAX_CONNECTIONS_PER_ADDRESS": ("limits.max_connections_per_address", lambda text: _number(text, int, least=1)),
+}
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
