@@ -309,14 +309,14 @@ def migrate(settings: Settings) -> str:
     ``cardhall db upgrade`` and ``cardhall serve`` (gunicorn_conf) both migrate here: a database out of reach,
     a wrong password, an unknown scheme or a file that cannot be made is :class:`CannotMigrate`, not a trace."""
     import persistence
+    from persistence.interruptions import reason
 
     url = persistence.normalise_url(settings.database_url)
     persistence.configure(persistence.DatabaseOptions(**settings.database_options()))
     try:
         persistence.upgrade(url)
     except Exception as error:
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise CannotMigrate(f"cannot migrate {redacted(url)}: {_without_secrets(reason, url)}") from error
+        raise CannotMigrate(f"cannot migrate {redacted(url)}: {_without_secrets(reason(error), url)}") from error
     return url
 
 

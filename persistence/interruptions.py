@@ -11,6 +11,11 @@ from __future__ import annotations
 import logging
 
 
+def reason(error: BaseException) -> str:
+    """Why ``error`` happened, in a line: its message's first line, or its type's name."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 class Interruption:
     """The log of the outages of one loop (``what``: what the lines call it), by its own thread."""
 
@@ -23,8 +28,7 @@ class Interruption:
         """An outage made the loop fail (``error`` says why): said if it is the first of the outage."""
         self.failures += 1
         if self.failures == 1:
-            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            self.log.warning("%s failed: %s (retrying; a line will say when it is back)", self.what, reason)
+            self.log.warning("%s failed: %s (retrying; a line will say when it is back)", self.what, reason(error))
 
     def worked(self) -> None:
         """The loop worked: if an outage had interrupted it, say it is back."""
