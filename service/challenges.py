@@ -220,7 +220,7 @@ class AccountsGame:
                 entropy: Sequence[str | None] = ()) -> AccountsGame:
         """The game of ``game`` with the named accounts in seat order (a bot mark for bot accounts: ``bots``,
         one a seat, where the caller knows them, as a pool's entries do; else each account is read), each seat
-        adding its ``entropy`` (by seat, if any); with the server ``seed`` committed to before (a challenge's),
+        adding its ``entropy`` (one a seat, if any: a challenge's); with the server ``seed`` committed to before (a challenge's),
         else one drawn now."""
         game_id = games.new_id()
         created = games.created(game, len(names), options, game_id, rated=rated)
@@ -230,8 +230,8 @@ class AccountsGame:
         if bots is None:
             bots = [(account := games.accounts.store.account(name)) is not None and account.kind == "bot"
                     for name in names]
-        added = [*entropy, *(None,) * (len(names) - len(entropy))]
-        seats = [tables.SeatTaken(seat, name=name, bot=None, entropy=added[seat], account=name, bot_account=bot)
+        seats = [tables.SeatTaken(seat, name=name, bot=None, entropy=entropy[seat] if entropy else None, account=name,
+                                  bot_account=bot)
                  for seat, (name, bot) in enumerate(zip(names, bots, strict=True))]
         after, decided = tables.settle(table, seats, games.house, MAX_EVENTS_PER_WRITE)
         return cls(games, game_id, created, after, tuple(names), games._write(game_id, table, after, decided))
