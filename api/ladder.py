@@ -17,7 +17,7 @@ from api.schemas import GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryIn
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
-from service.tournaments import Tournaments
+from service.tournaments import MOVE_SECONDS, Tournaments
 
 blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Pools, leaderboards and ratings.")
 blp.before_request(_bodies_are_json)
@@ -155,6 +155,8 @@ class CreateTournamentSchema(Strict):
                                                 "(1 to one fewer than the accounts, at most 10)"})
     duplicate = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
         "description": "each deal played once per seat, the seats rotated, with the same cards"})
+    move_seconds = JsonInteger(load_default=MOVE_SECONDS, validate=validate.Range(min=1, max=86_400), metadata={
+        "description": "the clock every game of the tournament runs: seconds a turn may take (default 10)"})
     replay_of = fields.String(validate=validate.Regexp(GAME_ID_PATTERN), metadata={
         "pattern": GAME_ID_PATTERN,
         "description": "A finished tournament's id: the new one, of the same game, format, players_per_table, "
@@ -197,6 +199,7 @@ class TournamentSchema(ma.Schema):
     players_per_table = fields.Integer()
     rounds = fields.Integer()
     duplicate = fields.Boolean()
+    move_seconds = fields.Integer(metadata={"description": "the clock every game of the tournament runs"})
     replay_of = fields.String(allow_none=True, metadata={"description": "The tournament whose deals this one "
                                                          "replays, or null"})
     round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
@@ -224,7 +227,7 @@ class TournamentsRoute(MethodView):
         tournament again."""
         return Tournaments(service()).create(caller(CREATE), body["game"], body["accounts"],
                                              body["players_per_table"], body["format"], body["rounds"],
-                                             body["duplicate"], body.get("replay_of"))
+                                             body["duplicate"], body.get("replay_of"), body["move_seconds"])
 
 
 @blp.route("/tournaments/<tournament_id>")

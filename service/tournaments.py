@@ -19,8 +19,9 @@ derive from it (:func:`service.chance.tournament_decks`, keyed with the deployme
 do the Swiss pairings' lots, so the seed alone fixes every deal. A replay (``replay_of``) takes a
 finished tournament's seed, in the open: with the same accounts and deterministic bots it plays the
 same games, and with other accounts the same deals (bots compared duplicate across tournaments).
-Every game runs a clock (``move_seconds`` 10) and every participant hears ``tournamentStart`` on its
-stream (``tournamentRound`` for each later Swiss round), then ``gameStart`` for each of its games.
+Every game runs a clock (``move_seconds``: the tournament's, 10 unless its maker chose) and every
+participant hears ``tournamentStart`` on its stream (``tournamentRound`` for each later Swiss round),
+then ``gameStart`` for each of its games.
 Standings, the crosstable and the games are read from the games themselves whenever asked for.
 """
 
@@ -64,10 +65,10 @@ class Tournaments:
 
     def create(self, caller: Caller, game: str, accounts: list[str], players_per_table: int,
                format: str = ROUND_ROBIN, rounds: int = 1, duplicate: bool = True,
-               replay_of: str | None = None) -> dict[str, Any]:
+               replay_of: str | None = None, move_seconds: int = MOVE_SECONDS) -> dict[str, Any]:
         """A round robin (every game made now) or a Swiss tournament (its first round made now) among
         ``accounts`` at tables of ``players_per_table`` (``replay_of``: a finished tournament of the same
-        shape whose seed, and so whose deals, it takes)."""
+        shape whose seed, and so whose deals, it takes), every game on a clock of ``move_seconds``."""
         caller.require(CREATE)
         if format not in FORMATS:
             raise InvalidOptions(f"format is one of {', '.join(FORMATS)}")
@@ -79,10 +80,10 @@ class Tournaments:
             raise InvalidOptions(f"players_per_table is {kind.min_players} to {min(kind.max_players, len(names))} "
                                  f"for {game} among {len(names)} accounts")
         spec = {"format": format, "accounts": names, "players_per_table": players_per_table, "rounds": rounds,
-                "duplicate": duplicate, "replay_of": replay_of}
+                "duplicate": duplicate, "replay_of": replay_of, "move_seconds": move_seconds}
         spec["seed"] = self._new_seed() if replay_of is None else self._seed_of(replay_of, game, spec)
         schedule, byes = self._swiss(spec) if format == SWISS else _round_robin(spec)
-        made = self._prepare(game, spec["seed"], schedule)
+        made = self._prepare(game, spec, schedule)
         tournament = Tournament(self.games.new_id(), caller.account.name, game, spec,
                                 [entry for entry, _ in made], self.games.clock(),
                                 current_round=1 if format == SWISS else rounds,
@@ -158,7 +159,7 @@ class Tournaments:
         standing = standings(spec["accounts"], results, _bye_points(tournament))
         pairing = swiss({row.account: row.points for row in standing}, _pairings(tournament),
                         spec["players_per_table"], spec["seed"])
-        made = self._prepare(tournament.game, spec["seed"], _schedule(number, pairing, _games_a_table(spec)))
+        made = self._prepare(tournament.game, spec, _schedule(number, pairing, _games_a_table(spec)))
         byes = _byes(number, pairing)
 
         def work(tx: Transaction, writes: AccountWrites) -> bool:
@@ -183,7 +184,8 @@ class Tournaments:
         results = _results(tournament, now)
         listed = [{**entry, "status": table.status} for entry, table in zip(tournament.games, now, strict=True)]
         finished = all(entry["status"] in tables.OVER for entry in listed) and not tournament.open
-        spec = {"replay_of": None, **{key: value for key, value in tournament.spec.items() if key != "seed"}}
+        spec = {"replay_of": None, "move_seconds": MOVE_SECONDS,  # (older tournaments' specs lack the clock)
+                **{key: value for key, value in tournament.spec.items() if key != "seed"}}
         points = bye_points(spec["players_per_table"], spec["duplicate"])
         return {"id": tournament.id, "creator": tournament.creator, "game": tournament.game, **spec,
                 "round": tournament.current_round, "status": "finished" if finished else "running",
@@ -199,17 +201,17 @@ class Tournaments:
         """The tournament's games as they stand, in its order."""
         return [self.games.table(entry["game_id"]) for entry in tournament.games]
 
-    def _prepare(self, game: str, seed: str,
+    def _prepare(self, game: str, spec: dict[str, Any],
                  schedule: list[dict[str, Any]]) -> list[tuple[dict[str, Any], AccountsGame]]:
-        """Each scheduled game prepared; the games of a deal (a round's table) share their decks, drawn
-        from the tournament's ``seed``."""
+        """Each scheduled game prepared, on the tournament's clock; the games of a deal (a round's table)
+        share their decks, drawn from the tournament's seed."""
         decks: dict[tuple[int, int], list[list[str]]] = {}
         made = []
         for entry in schedule:
             deal = (entry["round"], entry["table"])
             if deal not in decks:
-                decks[deal] = tournament_decks(seed, *deal, self.games.shuffle_secret, DECKS)
-            options: dict[str, Any] = {"decks": decks[deal], "move_seconds": MOVE_SECONDS}
+                decks[deal] = tournament_decks(spec["seed"], *deal, self.games.shuffle_secret, DECKS)
+            options: dict[str, Any] = {"decks": decks[deal], "move_seconds": spec.get("move_seconds", MOVE_SECONDS)}
             if "first_dealer" in all_games()[game].options:
                 options["first_dealer"] = 0
             started = AccountsGame.prepare(self.games, game, entry["seats"], options, rated=False)

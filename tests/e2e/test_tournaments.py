@@ -90,6 +90,8 @@ def test_bad_tournaments_are_told_why(http: Http) -> None:
     assert create(http, key, accounts=["ana", "nobody"]).status_code == 404
     assert create(http, key, accounts=["ana", "ANA"]).status_code == 422
     assert create(http, key, game="poker").status_code == 404
+    for clock in (0, 86_401, "10", 2.5):
+        assert create(http, key, move_seconds=clock).status_code == 422, clock
     sign_up(http, "dee", kind="person")  # (a person is entered by nobody but itself)
     refused = create(http, key, accounts=["ana", "dee"])
     assert refused.status_code == 403 and "dee is a person's account" in refused.json["detail"]
@@ -97,6 +99,16 @@ def test_bad_tournaments_are_told_why(http: Http) -> None:
     assert create(http, eve, accounts=["eve", "bo"]).status_code == 201
     assert http.client.post("/v1/tournaments", json={"game": "craits", "accounts": ["ana", "bo"]}).status_code == 401
     assert http.client.get("/v1/tournaments/nope").status_code == 404
+
+
+def test_a_tournament_runs_the_clock_its_maker_chose(http: Http) -> None:
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy")}
+    made = create(http, keys["ana"], move_seconds=90)
+    assert made.status_code == 201 and made.json["move_seconds"] == 90
+    assert http.client.get(f"/v1/tournaments/{made.json['id']}").json["move_seconds"] == 90
+    for entry in made.json["games"]:
+        assert http.client.get(f"/v1/games/{entry['game_id']}").json["options"]["move_seconds"] == 90
+    assert create(http, keys["bo"]).json["move_seconds"] == 10  # (the default)
 
 
 SWISS_NAMES = ("ana", "bo", "cy", "dee", "eve")
