@@ -32,12 +32,18 @@ class NameTaken(StoreError):
     """An account with this name (without regard to case) exists already."""
 
 
+#: Who may enter a bot account in a tournament made by another account (``Account.entered_by``), beside
+#: a tuple of the names (as given at sign-up) of the accounts that may.
+ANYONE, NOBODY = "anyone", "nobody"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Account:
     name: str
     kind: str  # "bot" or "person"
     description: str
     created_at: dt.datetime
+    entered_by: str | tuple[str, ...] = ANYONE  # who may enter it in a tournament another account makes
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -92,6 +98,10 @@ class AccountWrites(abc.ABC):
         """Add an account; NameTaken if its name is taken."""
 
     @abc.abstractmethod
+    def set_entered_by(self, account: str, entered_by: str | tuple[str, ...]) -> None:
+        """Set who may enter the account (its name key) in a tournament another account makes."""
+
+    @abc.abstractmethod
     def add_key(self, key: ApiKey) -> None:
         """Add an API key."""
 
@@ -106,6 +116,10 @@ class AccountWrites(abc.ABC):
     @abc.abstractmethod
     def finish_seats(self, game_id: str) -> dict[int, str]:
         """Mark the game's account seats finished; the accounts by seat."""
+
+    @abc.abstractmethod
+    def unfinished(self, game_ids: Sequence[str]) -> set[str]:
+        """Those of ``game_ids`` whose account seats are not finished: games of accounts not yet over."""
 
     @abc.abstractmethod
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:

@@ -33,6 +33,9 @@ class MemoryAccountWrites(AccountWrites):
             raise NameTaken(account.name)
         self.state.accounts[key_of(account.name)] = account
 
+    def set_entered_by(self, account: str, entered_by: str | tuple[str, ...]) -> None:
+        self.state.accounts[account] = dataclasses.replace(self.state.accounts[account], entered_by=entered_by)
+
     def add_key(self, key: ApiKey) -> None:
         self.state.keys[key.prefix] = key
 
@@ -56,6 +59,10 @@ class MemoryAccountWrites(AccountWrites):
         for seat, account in found.items():
             self.state.seats[game_id, seat] = (account, True)
         return found
+
+    def unfinished(self, game_ids: Sequence[str]) -> set[str]:
+        wanted = set(game_ids)
+        return {game for (game, _), (_, finished) in self.state.seats.items() if game in wanted and not finished}
 
     def challenge(self, challenge_id: str) -> Challenge | None:
         return self.state.challenges.get(challenge_id)

@@ -10,7 +10,17 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from persistence.accounts import Account, AccountEvent, AccountStore, AccountWrites, ApiKey, Challenge, NameTaken, key_of
+from persistence.accounts import (
+    ANYONE,
+    Account,
+    AccountEvent,
+    AccountStore,
+    AccountWrites,
+    ApiKey,
+    Challenge,
+    NameTaken,
+    key_of,
+)
 from persistence.port import Transaction
 from persistence.schema import account_events, account_seats, accounts, api_keys, challenges
 
@@ -32,11 +42,18 @@ def _challenge(row: Any) -> Challenge:
     return Challenge(**values)
 
 
+def _account(name: str, kind: str, description: str, created_at: dt.datetime, entered_by: Any) -> Account:
+    """An account from its columns (``entered_by`` null: set before the column was, so anyone)."""
+    return Account(name, kind, description, created_at,
+                   ANYONE if entered_by is None else entered_by if isinstance(entered_by, str) else tuple(entered_by))
+
+
 def _key(row: Any) -> ApiKey:
     return ApiKey(row.prefix, row.account, row.key_hash, frozenset(row.scopes.split()), row.created_at, row.revoked_at)
 
 
 _CHALLENGE_COLUMNS = [getattr(challenges.c, field.name) for field in dataclasses.fields(Challenge)]
+_UNFINISHED_CHUNK = 500  # game ids a query names at most (SQLite takes a bounded number of parameters)
 
 
 class SqlAccountWrites(AccountWrites):
@@ -52,6 +69,10 @@ class SqlAccountWrites(AccountWrites):
         row = {"name_key": key_of(account.name), **dataclasses.asdict(account)}
         if self.connection.execute(insert, row).first() is None:
             raise NameTaken(account.name)
+
+    def set_entered_by(self, account: str, entered_by: str | tuple[str, ...]) -> None:
+        value = entered_by if isinstance(entered_by, str) else list(entered_by)
+        self.connection.execute(accounts.update().where(accounts.c.name_key == account).values(entered_by=value))
 
     def add_key(self, key: ApiKey) -> None:
         row = dataclasses.asdict(key)
@@ -85,6 +106,14 @@ class SqlAccountWrites(AccountWrites):
             self.connection.execute(account_seats.update().where(account_seats.c.game_id == game_id)
                                     .values(finished=True))
         return {row.seat: row.account for row in rows}
+
+    def unfinished(self, game_ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(game_ids), _UNFINISHED_CHUNK):
+            chunk = list(game_ids[start:start + _UNFINISHED_CHUNK])
+            found |= set(self.connection.execute(sa.select(account_seats.c.game_id).distinct().where(
+                account_seats.c.game_id.in_(chunk), sa.not_(account_seats.c.finished))).scalars())
+        return found
 
     def challenge(self, challenge_id: str) -> Challenge | None:
         row = self.connection.execute(sa.select(*_CHALLENGE_COLUMNS).where(challenges.c.id == challenge_id)).first()
@@ -146,9 +175,9 @@ class SqlAccounts(AccountStore):
         return self.store._read(lambda connection: connection.execute(query).all())
 
     def account(self, name: str) -> Account | None:
-        rows = self._rows(sa.select(accounts.c.name, accounts.c.kind, accounts.c.description, accounts.c.created_at)
-                          .where(accounts.c.name_key == key_of(name)))
-        return Account(*rows[0]) if rows else None
+        rows = self._rows(sa.select(accounts.c.name, accounts.c.kind, accounts.c.description, accounts.c.created_at,
+                                    accounts.c.entered_by).where(accounts.c.name_key == key_of(name)))
+        return _account(*rows[0]) if rows else None
 
     def key(self, prefix: str) -> ApiKey | None:
         rows = self._rows(sa.select(api_keys).where(api_keys.c.prefix == prefix))
@@ -156,12 +185,12 @@ class SqlAccounts(AccountStore):
 
     def key_and_account(self, prefix: str) -> tuple[ApiKey, Account] | None:
         rows = self._rows(sa.select(api_keys, accounts.c.name, accounts.c.kind, accounts.c.description,
-                                    accounts.c.created_at.label("account_created_at"))
+                                    accounts.c.created_at.label("account_created_at"), accounts.c.entered_by)
                           .join(accounts, accounts.c.name_key == api_keys.c.account).where(api_keys.c.prefix == prefix))
         if not rows:
             return None
         row = rows[0]
-        return _key(row), Account(row.name, row.kind, row.description, row.account_created_at)
+        return _key(row), _account(row.name, row.kind, row.description, row.account_created_at, row.entered_by)
 
     def keys(self, account: str) -> list[ApiKey]:
         return [_key(row) for row in self._rows(sa.select(api_keys).where(api_keys.c.account == account)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+from persistence.accounts import key_of
 from persistence.port import EventStore, Transaction
 
 
@@ -94,6 +95,11 @@ class Tournament:
     byes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
+def entered_by_another(tournament: Tournament) -> list[str]:
+    """The name keys of the tournament's accounts but its maker: the accounts another account entered in it."""
+    return sorted({key_of(name) for name in tournament.spec["accounts"]} - {key_of(tournament.creator)})
+
+
 class LadderWrites(abc.ABC):
     """The ladder's writes in one event store transaction."""
 
@@ -134,7 +140,17 @@ class LadderWrites(abc.ABC):
         """Take the account out of every pool."""
 
     @abc.abstractmethod
-    def add_tournament(self, tournament: Tournament) -> None: ...
+    def add_tournament(self, tournament: Tournament) -> None:
+        """Add the tournament, and an entry for each of its accounts its maker is not."""
+
+    @abc.abstractmethod
+    def entered(self, accounts: Sequence[str]) -> list[Tournament]:
+        """The tournaments made by another account for any of ``accounts`` (name keys) that are not marked
+        finished (:meth:`mark_finished`): every one still running among them."""
+
+    @abc.abstractmethod
+    def mark_finished(self, tournament_ids: Sequence[str]) -> None:
+        """Mark the tournaments finished, which they stay: :meth:`entered` no longer finds them."""
 
     @abc.abstractmethod
     def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],

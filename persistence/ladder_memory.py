@@ -9,7 +9,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from persistence.ladder import Finish, LadderStore, LadderWrites, PoolEntry, Rating, RatingChange, Tournament
+from persistence.ladder import (
+    Finish,
+    LadderStore,
+    LadderWrites,
+    PoolEntry,
+    Rating,
+    RatingChange,
+    Tournament,
+    entered_by_another,
+)
 from persistence.port import Transaction, as_utc
 
 
@@ -33,6 +42,7 @@ class _MemoryLadder:
     history: list[RatingChange] = dataclasses.field(default_factory=list)
     pool: dict[tuple[str, str], PoolEntry] = dataclasses.field(default_factory=dict)
     tournaments: dict[str, Tournament] = dataclasses.field(default_factory=dict)
+    finished: set[str] = dataclasses.field(default_factory=set)  # tournaments marked finished
 
 
 class MemoryLadderWrites(LadderWrites):
@@ -75,6 +85,15 @@ class MemoryLadderWrites(LadderWrites):
     def add_tournament(self, tournament: Tournament) -> None:
         self.state.tournaments[tournament.id] = copy.deepcopy(tournament)
 
+    def entered(self, accounts: Sequence[str]) -> list[Tournament]:
+        wanted = set(accounts)
+        found = [tournament for tournament in self.state.tournaments.values()
+                 if tournament.id not in self.state.finished and wanted.intersection(entered_by_another(tournament))]
+        return [copy.deepcopy(tournament) for tournament in sorted(found, key=lambda found: (found.created_at, found.id))]
+
+    def mark_finished(self, tournament_ids: Sequence[str]) -> None:
+        self.state.finished.update(tournament_ids)
+
     def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],
                    more: bool) -> bool:
         stored = self.state.tournaments.get(tournament.id)
@@ -100,7 +119,8 @@ class MemoryLadder(LadderStore):
             return
         state = self.state
         writes = MemoryLadderWrites(_MemoryLadder(list(state.finishes), state.applied, dict(state.ratings),
-                                                  list(state.history), dict(state.pool), dict(state.tournaments)))
+                                                  list(state.history), dict(state.pool), dict(state.tournaments),
+                                                  set(state.finished)))
         self._open = (tx, writes)
         try:
             yield writes

@@ -10,9 +10,26 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from persistence.ladder import Finish, LadderStore, LadderWrites, PoolEntry, Rating, RatingChange, Tournament
+from persistence.ladder import (
+    Finish,
+    LadderStore,
+    LadderWrites,
+    PoolEntry,
+    Rating,
+    RatingChange,
+    Tournament,
+    entered_by_another,
+)
 from persistence.port import Transaction
-from persistence.schema import ladder_counters, pool_entries, rated_finishes, rating_history, ratings, tournaments
+from persistence.schema import (
+    ladder_counters,
+    pool_entries,
+    rated_finishes,
+    rating_history,
+    ratings,
+    tournament_entries,
+    tournaments,
+)
 
 FINISHES, APPLIED = "finishes", "ratings"  # the counters: the last finish recorded, the last one applied
 POOLS = "pools"  # the row a pairing round locks: one round at a time, in every process
@@ -89,6 +106,22 @@ class SqlLadderWrites(LadderWrites):
 
     def add_tournament(self, tournament: Tournament) -> None:
         self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
+        entered = entered_by_another(tournament)
+        if entered:
+            self.connection.execute(tournament_entries.insert(), [
+                {"tournament_id": tournament.id, "account": account, "running": True} for account in entered])
+
+    def entered(self, accounts: Sequence[str]) -> list[Tournament]:
+        running = sa.select(tournament_entries.c.tournament_id).where(
+            tournament_entries.c.account.in_(list(accounts)), tournament_entries.c.running)
+        rows = self.connection.execute(sa.select(tournaments).where(tournaments.c.id.in_(running))
+                                       .order_by(tournaments.c.created_at, tournaments.c.id)).all()
+        return [Tournament(**row._mapping) for row in rows]
+
+    def mark_finished(self, tournament_ids: Sequence[str]) -> None:
+        if tournament_ids:
+            self.connection.execute(tournament_entries.update().where(
+                tournament_entries.c.tournament_id.in_(list(tournament_ids))).values(running=False))
 
     def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],
                    more: bool) -> bool:

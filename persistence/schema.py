@@ -136,6 +136,9 @@ accounts = sa.Table(
     sa.Column("kind", sa.String(8), nullable=False),
     sa.Column("description", sa.String(500), nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
+    # (migration 0015) who may enter it in a tournament another account makes: "anyone", "nobody" or a
+    # list of names (null: set before the column was, so anyone)
+    sa.Column("entered_by", Json, nullable=True),
 )
 
 api_keys = sa.Table(
@@ -272,6 +275,18 @@ tournaments = sa.Table(
     sa.Column("current_round", sa.Integer, nullable=False, server_default="1"),
     sa.Column("open", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("byes", Json, nullable=False, server_default=sa.text("'[]'")),
+)
+
+# (migration 0015) The accounts each tournament entered that its maker did not make, and whether it was
+# still running when last looked at: an account's running tournaments made by others are found among its
+# rows still marked running (service.tournaments.MAX_RUNNING), each found finished marked so once.
+tournament_entries = sa.Table(
+    "tournament_entries",
+    metadata,
+    sa.Column("tournament_id", sa.String(64), sa.ForeignKey("tournaments.id"), primary_key=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("running", sa.Boolean, nullable=False),
+    sa.Index(None, "account", "running"),
 )
 
 # Webhooks (migration 0010): see persistence.webhooks and service.webhooks.

@@ -22,7 +22,7 @@ from tests.integration import workers
 
 ACCOUNT_TABLES = {"accounts", "api_keys", "account_seats", "challenges", "account_events"}  # revision 0007
 RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries",
-                 "tournaments"}  # revisions 0008, 0009 (0011: its rounds)
+                 "tournaments", "tournament_entries"}  # revisions 0008, 0009 (0011: its rounds; 0015: its entries)
 WEBHOOK_TABLES = {"webhooks", "webhook_secrets", "webhook_calls", "subscriptions", "webhook_outbox",
                   "webhook_positions"}  # revision 0010
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets", *ACCOUNT_TABLES,
@@ -220,5 +220,51 @@ def test_revision_0014_reads_a_challenge_made_before_it_as_committed_to_no_seed_
         downgrade(empty_url, "0013")
         with engine.connect() as connection:
             assert connection.execute(sa.text("SELECT accepted FROM challenges")).one().accepted is not None
+    finally:
+        engine.dispose()
+
+
+def test_revision_0015_enters_the_tournaments_made_before_it_marked_as_they_stand_and_reads_old_accounts_as_anyone(
+        empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence import open_store
+    from persistence.accounts import ANYONE, accounts_of
+    from persistence.ladder import ladder_of
+
+    at = dt.datetime(2026, 1, 2)
+    upgrade(empty_url, "0014")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:  # ana made two tournaments of Ana, Bo and Cy: g1's is over, g2's is not
+            for name in ("Ana", "Bo", "Cy"):
+                connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
+                                           "VALUES (:key, :name, 'bot', '', :at)"), {"key": name.lower(), "name": name,
+                                                                                      "at": at})
+            for game_id, finished in (("g1", True), ("g2", False)):
+                connection.execute(sa.text("INSERT INTO games (id, game, players, status, created_at) "
+                                           "VALUES (:id, 'craits', 2, 'active', :at)"), {"id": game_id, "at": at})
+                connection.execute(sa.text("INSERT INTO account_seats (game_id, seat, account, finished) "
+                                           "VALUES (:id, 0, 'bo', :finished)"), {"id": game_id, "finished": finished})
+            for tournament_id, game_id in (("t1", "g1"), ("t2", "g2")):
+                connection.execute(sa.text(
+                    "INSERT INTO tournaments (id, creator, game, spec, games, created_at) VALUES (:id, 'ana', 'craits', "
+                    "'{\"accounts\": [\"Ana\", \"Bo\", \"Cy\"]}', :games, :at)"),
+                    {"id": tournament_id, "games": f'[{{"game_id": "{game_id}"}}]', "at": at})
+        upgrade(empty_url)
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT tournament_id, account, running FROM tournament_entries "
+                                              "ORDER BY tournament_id, account")).all()
+        assert [(row[0], row[1], bool(row[2])) for row in rows] == [
+            ("t1", "bo", False), ("t1", "cy", False), ("t2", "bo", True), ("t2", "cy", True)]
+        store = open_store(empty_url)
+        try:
+            assert accounts_of(store).account("bo").entered_by == ANYONE  # type: ignore[union-attr]
+            with store.transaction() as tx, ladder_of(store).within(tx) as ladder:
+                assert [tournament.id for tournament in ladder.entered(["cy"])] == ["t2"]
+        finally:
+            store.close()
+        downgrade(empty_url, "0014")
+        assert "tournament_entries" not in tables(empty_url)
     finally:
         engine.dispose()
