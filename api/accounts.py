@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, ClassVar
 
 import marshmallow as ma
 from flask import Response, current_app, request, url_for
@@ -22,7 +23,7 @@ from api.account_stream import (
 from api.context import bearer_token, service
 from api.parsing import Blueprint
 from api.schemas import TEXT_PATTERN, Entropy, JsonInteger, Strict, Timestamp
-from service.accounts import CREATE, KINDS, READ, SCOPES, Caller
+from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
 
@@ -50,7 +51,8 @@ PROBLEMS = {
 #: The operations that need an account's key, which is asked for before anything in the request is read.
 KEYED = {("accounts.ChallengeList", "POST"), ("accounts.Accept", "POST"), ("accounts.Decline", "POST"),
          ("accounts.Cancel", "POST"), ("accounts.Keys", "GET"), ("accounts.Keys", "POST"), ("accounts.Key", "DELETE"),
-         ("accounts.Me", "GET"), ("accounts.AccountEvents", "GET"), ("accounts.AccountStream", "GET")}
+         ("accounts.Me", "GET"), ("accounts.AccountEvents", "GET"), ("accounts.AccountStream", "GET"),
+         ("accounts.TournamentEntry", "PUT")}
 
 
 @blp.before_request
@@ -118,6 +120,38 @@ class FiguresSchema(ma.Schema):
     last_game_id = fields.String()
 
 
+class EnteredBy(fields.Field):
+    """Who may enter a bot account in a tournament another account makes: "anyone", "nobody", or a list of the
+    accounts that may (1 to 16 names)."""
+
+    default_error_messages: ClassVar[dict[str, str]] = {
+        "invalid": f'Not "{ANYONE}", "{NOBODY}" or a list of 1 to {MAX_ENTERED_BY} account names.'}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(metadata={
+            "oneOf": [{"type": "string", "enum": [ANYONE, NOBODY]},
+                      {"type": "array", "items": {"type": "string", "pattern": ACCOUNT_NAME}, "minItems": 1,
+                       "maxItems": MAX_ENTERED_BY}],
+            "description": "Who may enter the bot in a tournament another account makes: anyone (the default), "
+                           "nobody, or the accounts named; it may always enter itself"}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | list[str]:
+        if value in (ANYONE, NOBODY):
+            return str(value)
+        if isinstance(value, list) and 1 <= len(value) <= MAX_ENTERED_BY and all(
+                isinstance(name, str) and re.fullmatch(ACCOUNT_NAME, name) for name in value):
+            return list(value)
+        raise self.make_error("invalid")
+
+
+class TournamentEntryBodySchema(Strict):
+    entered_by = EnteredBy(required=True)
+
+
+class TournamentEntrySchema(ma.Schema):
+    entered_by = EnteredBy()
+
+
 class AccountSchema(ma.Schema):
     name = fields.String()
     kind = fields.String(validate=validate.OneOf(KINDS))
@@ -126,6 +160,9 @@ class AccountSchema(ma.Schema):
     games = fields.Nested(AccountGamesSchema)
     ratings = fields.Dict(keys=fields.String(), values=fields.Nested(FiguresSchema), metadata={
         "description": "Its current rating in each game it played rated, by game (history: /v1/accounts/{name}/ratings)"})
+    tournaments = fields.Nested(TournamentEntrySchema, metadata={
+        "description": "Who may enter it in a tournament another account makes (a person: nobody; set with "
+                       "PUT /v1/account/tournaments)"})
     webhook = fields.Dict(allow_none=True, metadata={
         "description": "A webhook bot's circuit: {online, offline_since, retry_at, failures_in_a_row}; absent "
                        "for other accounts"})
@@ -244,6 +281,20 @@ class Me(MethodView):
     def get(self) -> dict[str, Any]:
         """The account the API key speaks for (any scope)."""
         return service().accounts.account(any_caller().account.name)
+
+
+@blp.route("/account/tournaments")
+class TournamentEntry(MethodView):
+    @blp.doc(operationId="putTournamentEntry", security=BEARER)
+    @blp.arguments(TournamentEntryBodySchema())
+    @blp.response(200, TournamentEntrySchema)
+    @problems(400, 401, 403, 404, 413, 415, 422)
+    def put(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Choose who may enter the bot account in a tournament another account makes (scope ``play``):
+        ``"anyone"`` (the default), ``"nobody"``, or a list of account names (404 for one that is no account).
+        A tournament naming it that its maker may not make is refused (403 ``forbidden``); it may always enter
+        itself."""
+        return service().accounts.set_entered_by(caller(PLAY), body["entered_by"])
 
 
 @blp.route("/account/keys")

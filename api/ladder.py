@@ -23,7 +23,9 @@ blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Pools, leader
 blp.before_request(_bodies_are_json)
 
 CURSOR = r"^[0-9]{1,9}$"
-PROBLEMS = {**examples.PROBLEM_TEXT, 403: "insufficient_scope: the API key lacks the play scope",
+PROBLEMS = {**examples.PROBLEM_TEXT,
+            403: "insufficient_scope: the API key lacks the scope this needs; or forbidden: a tournament names a "
+                 "person's account or a bot that does not let its maker enter it",
             404: "not_found: no such game type, account or tournament, or the account is not in the pool"}
 
 
@@ -224,7 +226,8 @@ class TournamentsRoute(MethodView):
         next one once the round before is over) among the named accounts (the ``create`` scope), each
         deal played duplicate; each participant hears ``tournamentStart`` (``tournamentRound`` for a
         later Swiss round) and its ``gameStart``s. With ``replay_of``, the deals of that finished
-        tournament again."""
+        tournament again. It names the maker's own account and bots that let the maker enter them (their
+        ``tournaments.entered_by``: else 403 ``forbidden``)."""
         return Tournaments(service()).create(caller(CREATE), body["game"], body["accounts"],
                                              body["players_per_table"], body["format"], body["rounds"],
                                              body["duplicate"], body.get("replay_of"), body["move_seconds"])

@@ -23,11 +23,21 @@ from typing import Any
 
 from domain import table as tables
 from domain.errors import InvalidOptions
-from persistence.accounts import Account, AccountEvent, AccountStore, AccountWrites, ApiKey, accounts_of, key_of
+from persistence.accounts import (
+    ANYONE,
+    NOBODY,
+    Account,
+    AccountEvent,
+    AccountStore,
+    AccountWrites,
+    ApiKey,
+    accounts_of,
+    key_of,
+)
 from persistence.accounts import NameTaken as NameInUse
 from persistence.ladder import ladder_of
 from persistence.port import EventStore, Transaction
-from service.errors import Forbidden, InsufficientScope, NameTaken, NotFound, Unauthorized
+from service.errors import Forbidden, InsufficientScope, NameTaken, NotABot, NotFound, Unauthorized
 from service.hub import AccountHub
 from service.ratings import figures
 
@@ -38,6 +48,7 @@ NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 KEY_START = "chk_"
 _PREFIX_END = len(KEY_START) + 12
 MAX_KEYS = 20  # live keys an account may hold
+MAX_ENTERED_BY = 16  # accounts a bot may name as those that may enter it in tournaments
 
 
 def utcnow() -> dt.datetime:
@@ -145,6 +156,33 @@ class AccountService:
             raise InsufficientScope("a key may revoke itself, or a key whose scopes it holds all of")
         self.write(lambda _tx, writes: writes.revoke_key(caller.key, prefix, self.clock()))
 
+    def set_entered_by(self, caller: Caller, entered_by: str | list[str]) -> dict[str, Any]:
+        """Set who may enter the caller's bot account in a tournament another account makes (scope ``play``):
+        anyone, nobody, or the named accounts (each an account, named once); the setting as it now stands."""
+        caller.require(PLAY)
+        if not caller.bot:
+            raise NotABot("only a bot account is entered in tournaments by others: a person enters one only by "
+                          "making it")
+        if isinstance(entered_by, str) and entered_by not in (ANYONE, NOBODY):
+            raise InvalidOptions(f"entered_by is {ANYONE!r}, {NOBODY!r} or a list of account names")
+        chosen = entered_by if isinstance(entered_by, str) else self._named(entered_by)
+        self.write(lambda _tx, writes: writes.set_entered_by(caller.key, chosen))
+        return {"entered_by": shown(chosen)}
+
+    def _named(self, names: list[str]) -> tuple[str, ...]:
+        """The accounts' names as given at sign-up, each account once."""
+        if not 1 <= len(names) <= MAX_ENTERED_BY:
+            raise InvalidOptions(f"entered_by names 1 to {MAX_ENTERED_BY} accounts")
+        found = []
+        for name in names:
+            account = self.store.account(name)
+            if account is None:
+                raise NotFound(f"entered_by: no account {name!r}")
+            found.append(account.name)
+        if len({key_of(name) for name in found}) != len(found):
+            raise InvalidOptions("entered_by: name each account once")
+        return tuple(found)
+
     # -- reading ------------------------------------------------------------------------------
     def caller(self, token: str | None) -> Caller | None:
         """The account an account key speaks for; None for no token or a seat token; Unauthorized
@@ -177,7 +215,8 @@ class AccountService:
         played, current = self.store.games_of(key_of(name))
         ratings = {rating.game: figures(rating) for rating in ladder_of(self.events_store).ratings_of(key_of(name))}
         return {"name": account.name, "kind": account.kind, "description": account.description,
-                "created_at": account.created_at, "games": {"played": played, "current": current}, "ratings": ratings}
+                "created_at": account.created_at, "games": {"played": played, "current": current}, "ratings": ratings,
+                "tournaments": {"entered_by": shown(account.entered_by if account.kind == "bot" else NOBODY)}}
 
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
         """The account's (its key's) events after ``after``, at most ``limit``, oldest first."""
@@ -186,6 +225,11 @@ class AccountService:
     def keys(self, caller: Caller) -> dict[str, Any]:
         """The caller's account's keys, by prefix (a key is never shown again)."""
         return {"keys": [_key_listed(key) for key in self.store.keys(caller.key)]}
+
+
+def shown(entered_by: str | tuple[str, ...]) -> str | list[str]:
+    """Who may enter an account in tournaments others make, as the API shows it: a word, or a list of names."""
+    return entered_by if isinstance(entered_by, str) else list(entered_by)
 
 
 def rendered(event: Any) -> dict[str, Any]:
@@ -218,4 +262,5 @@ def record_status(writes: AccountWrites, game_id: str, before: tables.Table, aft
             writes.append(account, "gameFinish", {"game_id": game_id, "seat": seat, "result": result}, at)
 
 
-__all__ = ["ADMIN", "CREATE", "PLAY", "READ", "SCOPES", "AccountService", "Caller", "Forbidden", "record_status"]
+__all__ = ["ADMIN", "ANYONE", "CREATE", "NOBODY", "PLAY", "READ", "SCOPES", "AccountService", "Caller", "Forbidden",
+           "record_status"]

@@ -86,7 +86,7 @@ class UrlRefused(DomainError):
 
 
 class NotABot(DomainError):
-    """A webhook registered for an account that is not a bot's."""
+    """A bot's setting (a webhook, who may enter it in tournaments) asked for by an account that is not a bot's."""
 
     code = "not_a_bot"
 

@@ -23,6 +23,9 @@ Every game runs a clock (``move_seconds``: the tournament's, 10 unless its maker
 participant hears ``tournamentStart`` on its stream (``tournamentRound`` for each later Swiss round),
 then ``gameStart`` for each of its games.
 Standings, the crosstable and the games are read from the games themselves whenever asked for.
+
+Nobody is entered against its will: a person only in a tournament it makes, a bot by the accounts its
+``entered_by`` lets (anyone, nobody, or those it names; itself always).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from domain.errors import InvalidOptions
 from domain.game import all_games
 from domain.ladder import places
 from domain.tournaments import Pairing, bye_points, crosstable, max_swiss_rounds, rotation, round_robin, standings, swiss
-from persistence.accounts import AccountWrites, key_of
+from persistence.accounts import ANYONE, NOBODY, Account, AccountWrites, key_of
 from persistence.ladder import LadderStore, Tournament, ladder_of
 from persistence.port import Transaction
 from service.accounts import CREATE, Caller
@@ -231,9 +234,8 @@ class Tournaments:
         AccountsGame.write_all(tx, writes, [started for _, started in made])
 
     def _accounts(self, caller: Caller, accounts: Any) -> list[str]:
-        """The named accounts' names as given at sign-up, each once: bots, and the caller itself (a person is
-        entered in a tournament by nobody but itself: its games would otherwise wait on it, and a seat it left
-        takes it out of every pool)."""
+        """The named accounts' names as given at sign-up, each once: the caller itself, and bots that let the
+        caller enter them (:func:`_require_consent`)."""
         if not isinstance(accounts, list) or not 2 <= len(accounts) <= 16:
             raise InvalidOptions("accounts names 2 to 16 accounts")
         found = []
@@ -241,13 +243,27 @@ class Tournaments:
             account = self.games.accounts.store.account(name)
             if account is None:
                 raise NotFound(f"no account {name!r}")
-            if account.kind != "bot" and key_of(account.name) != caller.key:
-                raise Forbidden(f"{account.name} is a person's account: a person enters a tournament only by making "
-                                "it (name bot accounts, or your own)")
+            if key_of(account.name) != caller.key:
+                _require_consent(account, caller)
             found.append(account.name)
         if len({key_of(name) for name in found}) != len(found):
             raise InvalidOptions("name each account once")
         return found
+
+
+def _require_consent(account: Account, caller: Caller) -> None:
+    """Forbidden unless ``account``, another than the caller's, lets the caller enter it in a tournament: a bot
+    whose ``entered_by`` is anyone or names the caller. Never a person: its games would wait on it, and a seat
+    it left takes it out of every pool."""
+    if account.kind != "bot":
+        raise Forbidden(f"{account.name} is a person's account: a person enters a tournament only by making "
+                        "it (name bot accounts, or your own)")
+    if account.entered_by == NOBODY:
+        raise Forbidden(f"{account.name} lets no other account enter it in a tournament (its entered_by is "
+                        "\"nobody\")")
+    if account.entered_by != ANYONE and caller.key not in {key_of(name) for name in account.entered_by}:
+        raise Forbidden(f"{account.name} lets only the accounts it names enter it in a tournament, and "
+                        f"{caller.account.name} is not one of them (GET /v1/accounts/{account.name} shows them)")
 
 
 def _round_robin(spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -95,7 +95,7 @@ class UrlRefused(CardhallError):
 
 
 class NotABot(CardhallError):
-    """A webhook registered for an account that is not a bot's."""
+    """A bot's setting (a webhook, who may enter it in tournaments) asked for by an account that is not a bot's."""
 
     code = "not_a_bot"
 
