@@ -293,7 +293,7 @@ class TournamentEntry(MethodView):
         """Choose who may enter the bot account in a tournament another account makes (scope ``play``):
         ``"anyone"`` (the default), ``"nobody"``, or a list of account names (404 for one that is no account).
         A tournament naming it that its maker may not make is refused (403 ``forbidden``); it may always enter
-        itself."""
+        itself. Whatever it chooses, it is in at most 4 running tournaments other accounts made."""
         return service().accounts.set_entered_by(caller(PLAY), body["entered_by"])
 
 

@@ -31,6 +31,7 @@ STATUS_OF_CODE = {
     "insufficient_scope": 403,
     "name_taken": 409,
     "challenge_closed": 409,
+    "too_many_tournaments": 409,
     "url_refused": 422,
     "not_a_bot": 403,
     "clock_required": 422,

@@ -85,7 +85,9 @@ ACCOUNT_PROBLEMS = {
     403: [("insufficient_scope", "this API key lacks the 'create' scope", None)],
     404: [("not_found", "no account 'alice'", None)],
     409: [("name_taken", "the name 'Alice' is taken (names are unique without regard to case)", None),
-          ("challenge_closed", "the challenge expired", None)],
+          ("challenge_closed", "the challenge expired", None),
+          ("too_many_tournaments", "bo is in 4 running tournaments other accounts made, the most one may be in at "
+                                   "once (4): enter it once one of them is finished", None)],
 }
 
 

@@ -26,7 +26,9 @@ CURSOR = r"^[0-9]{1,9}$"
 PROBLEMS = {**examples.PROBLEM_TEXT,
             403: "insufficient_scope: the API key lacks the scope this needs; or forbidden: a tournament names a "
                  "person's account or a bot that does not let its maker enter it",
-            404: "not_found: no such game type, account or tournament, or the account is not in the pool"}
+            404: "not_found: no such game type, account or tournament, or the account is not in the pool",
+            409: "too_many_tournaments: an account named is in as many running tournaments other accounts made as "
+                 "it may be"}
 
 
 def ratings() -> Ratings:
@@ -220,14 +222,15 @@ class TournamentsRoute(MethodView):
     @blp.doc(operationId="createTournament", security=BEARER)
     @blp.arguments(CreateTournamentSchema())
     @blp.response(201, TournamentSchema)
-    @problems(400, 401, 403, 404, 415, 422)
+    @problems(400, 401, 403, 404, 409, 415, 422)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """A round robin (every game made at once) or a Swiss tournament (its first round now, each
         next one once the round before is over) among the named accounts (the ``create`` scope), each
         deal played duplicate; each participant hears ``tournamentStart`` (``tournamentRound`` for a
         later Swiss round) and its ``gameStart``s. With ``replay_of``, the deals of that finished
         tournament again. It names the maker's own account and bots that let the maker enter them (their
-        ``tournaments.entered_by``: else 403 ``forbidden``)."""
+        ``tournaments.entered_by``: else 403 ``forbidden``), each in fewer than 4 running tournaments other
+        accounts made (else 409 ``too_many_tournaments``)."""
         return Tournaments(service()).create(caller(CREATE), body["game"], body["accounts"],
                                              body["players_per_table"], body["format"], body["rounds"],
                                              body["duplicate"], body.get("replay_of"), body["move_seconds"])

@@ -95,3 +95,10 @@ class ClockRequired(DomainError):
     """A webhook bot's seat in a game without a clock (``move_seconds``): nothing would bound its turns."""
 
     code = "clock_required"
+
+
+class TooManyTournaments(DomainError):
+    """A tournament that would put an account in more running tournaments made by other accounts than one may
+    be in at once (service.tournaments.MAX_RUNNING)."""
+
+    code = "too_many_tournaments"

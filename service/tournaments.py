@@ -25,12 +25,15 @@ then ``gameStart`` for each of its games.
 Standings, the crosstable and the games are read from the games themselves whenever asked for.
 
 Nobody is entered against its will: a person only in a tournament it makes, a bot by the accounts its
-``entered_by`` lets (anyone, nobody, or those it names; itself always).
+``entered_by`` lets (anyone, nobody, or those it names; itself always). Whatever a bot lets, it is in at
+most :data:`MAX_RUNNING` running tournaments that other accounts made, counted in the write that would
+make one more, once that write has locked the accounts (:func:`_within_bound`).
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 from domain import table as tables
@@ -39,12 +42,12 @@ from domain.game import all_games
 from domain.ladder import places
 from domain.tournaments import Pairing, bye_points, crosstable, max_swiss_rounds, rotation, round_robin, standings, swiss
 from persistence.accounts import ANYONE, NOBODY, Account, AccountWrites, key_of
-from persistence.ladder import LadderStore, Tournament, ladder_of
+from persistence.ladder import LadderStore, LadderWrites, Tournament, entered_by_another, ladder_of
 from persistence.port import Transaction
 from service.accounts import CREATE, Caller
 from service.challenges import AccountsGame
 from service.chance import tournament_decks
-from service.errors import Forbidden, NotFound
+from service.errors import Forbidden, NotFound, TooManyTournaments
 from service.games import GameService
 
 ROUND_ROBIN, SWISS = "round_robin", "swiss"
@@ -52,6 +55,8 @@ FORMATS = (ROUND_ROBIN, SWISS)
 MAX_GAMES = 120
 DECKS = 64  # stacked decks a duplicate deal brings: the most the option takes
 MOVE_SECONDS = 10
+#: Running tournaments made by other accounts that an account may be in at once, whoever it lets enter it.
+MAX_RUNNING = 4
 #: What a replay (``replay_of``) shares with its original, beside the game and the number of accounts.
 SHAPE = ("format", "players_per_table", "rounds", "duplicate")
 
@@ -96,6 +101,7 @@ class Tournaments:
             with self.ladder.within(tx) as ladder:
                 ladder.add_tournament(tournament)
                 self._announce(tx, writes, tournament, "tournamentStart", made, byes)
+                _within_bound(ladder, writes, tournament)  # (last: _announce has locked the accounts)
 
         self.games.accounts.write(work)
         for _, started in made:
@@ -264,6 +270,28 @@ def _require_consent(account: Account, caller: Caller) -> None:
     if account.entered_by != ANYONE and caller.key not in {key_of(name) for name in account.entered_by}:
         raise Forbidden(f"{account.name} lets only the accounts it names enter it in a tournament, and "
                         f"{caller.account.name} is not one of them (GET /v1/accounts/{account.name} shows them)")
+
+
+def _within_bound(ladder: LadderWrites, writes: AccountWrites, tournament: Tournament) -> None:
+    """TooManyTournaments if an account another made ``tournament`` for is already in :data:`MAX_RUNNING` other
+    running tournaments made by other accounts. Read in the tournament's own write once its accounts are locked,
+    so that of tournaments made at the same moment each counts the others; running as :meth:`Tournaments.get`
+    finds it (rounds to make, or a game not over: a game's seats, every one an account's, are marked finished
+    in the write that ends it). Those found finished are marked so, and not read again."""
+    entered = entered_by_another(tournament)
+    if not entered:
+        return
+    others = [other for other in ladder.entered(entered) if other.id != tournament.id]
+    unfinished = writes.unfinished([entry["game_id"] for other in others for entry in other.games])
+    running = {other.id for other in others if other.open or any(entry["game_id"] in unfinished for entry in other.games)}
+    ladder.mark_finished([other.id for other in others if other.id not in running])
+    counts = Counter(account for other in others if other.id in running for account in entered_by_another(other))
+    names = {key_of(name): name for name in tournament.spec["accounts"]}
+    for account in entered:
+        if counts[account] >= MAX_RUNNING:
+            raise TooManyTournaments(f"{names[account]} is in {counts[account]} running tournaments other accounts "
+                                     f"made, the most one may be in at once ({MAX_RUNNING}): enter it once one of "
+                                     "them is finished")
 
 
 def _round_robin(spec: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

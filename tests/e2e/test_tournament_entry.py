@@ -1,12 +1,17 @@
 """Nobody is entered in a tournament against its will: a bot says who may enter it (``PUT /v1/account/tournaments``,
-anyone by default), and a tournament naming a bot that does not let its maker enter it is refused and makes nothing."""
+anyone by default), a tournament naming a bot that does not let its maker enter it is refused and makes nothing,
+and whoever a bot lets, it is in at most four running tournaments other accounts made."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from service.games import GameService
+from service.tournaments import MAX_RUNNING
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, key_with, sign_up
+from tests.e2e.test_tournaments import play_out
 
 
 def enter(http: Http, key: str, *accounts: str) -> Any:
@@ -81,3 +86,32 @@ def test_a_tournament_naming_a_bot_that_does_not_let_its_maker_enter_it_is_refus
     assert "ana is not one of them" in refused.json["detail"]
     choose(http, keys["bo"], "anyone")
     assert enter(http, keys["ana"], "ana", "bo").status_code == 201
+
+
+def test_an_account_is_in_at_most_four_running_tournaments_others_made_and_a_finished_one_no_longer_counts(
+        http: Http, games: GameService) -> None:
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy")}
+    made = [enter(http, keys["ana"], "ana", "bo").json for _ in range(MAX_RUNNING)]
+    refused = enter(http, keys["cy"], "cy", "bo")
+    assert refused.status_code == 409 and refused.json["code"] == "too_many_tournaments", refused.json
+    assert refused.json["detail"].startswith("bo is in 4 running tournaments other accounts made")
+    assert len(http.client.get("/v1/accounts/cy").json["games"]["current"]) == 0  # (nothing made)
+    assert enter(http, keys["bo"], "bo", "cy").status_code == 201  # (its own tournaments do not count for it)
+    assert enter(http, keys["cy"], "cy", "ana").status_code == 201  # (nor do ana's own for ana)
+    first = made[0]
+    for entry in first["games"]:
+        play_out(games, entry["game_id"], keys, entry["seats"])
+    assert http.client.get(f"/v1/tournaments/{first['id']}").json["status"] == "finished"
+    assert enter(http, keys["cy"], "cy", "bo").status_code == 201  # (three running, and now this one)
+    again = enter(http, keys["ana"], "ana", "bo")
+    assert again.status_code == 409 and again.json["detail"].startswith("bo is in 4 running")
+
+
+def test_tournaments_made_at_the_same_moment_still_enter_an_account_in_at_most_four(http: Http) -> None:
+    makers = [f"maker{number}" for number in range(8)]
+    keys = {name: sign_up(http, name) for name in ["bo", *makers]}
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda maker: enter(http, keys[maker], maker, "bo").status_code, makers))
+    assert sorted(answers) == [201] * MAX_RUNNING + [409] * (len(makers) - MAX_RUNNING)
+    heard = [event["type"] for event in account_events(http, keys["bo"])]
+    assert heard.count("tournamentStart") == MAX_RUNNING

@@ -112,6 +112,12 @@ class ChallengeClosed(CardhallError):
     code = "challenge_closed"
 
 
+class TooManyTournaments(CardhallError):
+    """A tournament naming an account already in as many running tournaments made by others as it may be in."""
+
+    code = "too_many_tournaments"
+
+
 class RateLimited(CardhallError):
     """Too many requests from this client, still so after the client waited out ``Retry-After``."""
 
@@ -129,7 +135,7 @@ ERRORS: dict[str, type[CardhallError]] = {
     for cls in (ValidationError, Unauthorized, Forbidden, NotFound, SeatUnavailable, GameNotActive,
                 VersionConflict, NotYourTurn, SeatAbandoned, PreconditionFailed, IllegalMove, IdempotencyConflict,
                 PayloadTooLarge, RateLimited, InsufficientScope, NameTaken, ChallengeClosed, UrlRefused, NotABot,
-                ClockRequired)
+                ClockRequired, TooManyTournaments)
 }
 
 BY_STATUS: dict[int, type[CardhallError]] = {
