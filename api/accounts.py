@@ -292,8 +292,8 @@ class TournamentEntry(MethodView):
     def put(self, body: dict[str, Any]) -> dict[str, Any]:
         """Choose who may enter the bot account in a tournament another account makes (scope ``play``):
         ``"anyone"`` (the default), ``"nobody"``, or a list of account names (404 for one that is no account).
-        A tournament naming it that its maker may not make is refused (403 ``forbidden``); it may always enter
-        itself. Whatever it chooses, it is in at most 4 running tournaments other accounts made."""
+        A tournament naming it made by an account it does not let is refused (403 ``forbidden``); it may always
+        enter itself. Whatever it chooses, it is in at most 4 running tournaments other accounts made."""
         return service().accounts.set_entered_by(caller(PLAY), body["entered_by"])
 
 

@@ -89,7 +89,7 @@ class MemoryLadderWrites(LadderWrites):
         wanted = set(accounts)
         found = [tournament for tournament in self.state.tournaments.values()
                  if tournament.id not in self.state.finished and wanted.intersection(entered_by_another(tournament))]
-        return [copy.deepcopy(tournament) for tournament in sorted(found, key=lambda found: (found.created_at, found.id))]
+        return [copy.deepcopy(tournament) for tournament in sorted(found, key=lambda one: (one.created_at, one.id))]
 
     def mark_finished(self, tournament_ids: Sequence[str]) -> None:
         self.state.finished.update(tournament_ids)
