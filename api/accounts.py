@@ -52,7 +52,7 @@ PROBLEMS = {
 KEYED = {("accounts.ChallengeList", "POST"), ("accounts.Accept", "POST"), ("accounts.Decline", "POST"),
          ("accounts.Cancel", "POST"), ("accounts.Keys", "GET"), ("accounts.Keys", "POST"), ("accounts.Key", "DELETE"),
          ("accounts.Me", "GET"), ("accounts.AccountEvents", "GET"), ("accounts.AccountStream", "GET"),
-         ("accounts.TournamentEntry", "PUT")}
+         ("accounts.TournamentEntry", "GET"), ("accounts.TournamentEntry", "PUT")}
 
 
 @blp.before_request
@@ -285,6 +285,13 @@ class Me(MethodView):
 
 @blp.route("/account/tournaments")
 class TournamentEntry(MethodView):
+    @blp.doc(operationId="getTournamentEntry", security=BEARER)
+    @blp.response(200, TournamentEntrySchema)
+    @problems(401)
+    def get(self) -> dict[str, Any]:
+        """Who may enter the account in a tournament another account makes (any scope; a person: nobody)."""
+        return service().accounts.account(any_caller().account.name)["tournaments"]
+
     @blp.doc(operationId="putTournamentEntry", security=BEARER)
     @blp.arguments(TournamentEntryBodySchema())
     @blp.response(200, TournamentEntrySchema)

@@ -40,6 +40,8 @@ def test_a_bot_lets_anyone_enter_it_until_it_chooses_otherwise_and_its_pages_sho
     assert entered_by(http, "bo") == ["Ana", "cy"]
     assert http.client.get("/v1/account", headers=bearer(keys["bo"])).json["tournaments"] == {
         "entered_by": ["Ana", "cy"]}
+    assert http.client.get("/v1/account/tournaments", headers=bearer(keys["bo"])).json == {"entered_by": ["Ana", "cy"]}
+    assert http.client.get("/v1/account/tournaments").status_code == 401
     assert choose(http, keys["bo"], "nobody").json == {"entered_by": "nobody"} and entered_by(http, "bo") == "nobody"
     assert choose(http, keys["bo"], "anyone").json == {"entered_by": "anyone"} and entered_by(http, "bo") == "anyone"
     refused = choose(http, dee, "anyone")
