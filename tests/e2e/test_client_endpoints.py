@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from cardhall_client import CardhallClient
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -127,3 +130,51 @@ def test_audit_shows_commitments_while_a_game_runs_and_verifies_it_once_it_is_ov
     assert over["verified"] is True and cardhall.game(game_id)["rules_version"] == "scat/2"
     assert [s["commitment"] for s in over["shuffles"][: len(running["shuffles"])]] == [
         s["commitment"] for s in running["shuffles"]]
+
+
+def _account(cardhall: CardhallClient, prefix: str) -> tuple[str, CardhallClient]:
+    """A new bot account: its name and a client sending its key."""
+    name = f"{prefix}{uuid.uuid4().hex[:8]}"
+    return name, cardhall.seated(cardhall.create_account(name)["key"])
+
+
+def test_a_rated_challenge_played_out_shows_in_the_challenge_the_ratings_and_the_leaderboards_terms(cardhall):
+    (host_name, host), (guest_name, guest) = _account(cardhall, "host"), _account(cardhall, "guest")
+    assert cardhall.ratings(host_name) == []
+    offered = host.challenge("scat", 2, [guest_name], options={"lives": 1}, rated=True)
+    assert cardhall.challenge_info(offered["id"])["status"] == "open"
+    game_id = guest.accept(offered["id"])["game_id"]
+    assert cardhall.challenge_info(offered["id"])["game_id"] == game_id
+    while cardhall.game(game_id)["status"] == "active":
+        for me in (host, guest):
+            view = me.state(game_id)
+            if view["seat"] in view["to_act"]:
+                knock = [move for move in view["legal_moves"] if move["type"] == "knock"]
+                me.move(game_id, (knock or view["legal_moves"])[0], expected_version=view["version"])
+    until(lambda: cardhall.ratings(host_name), "the rated game rated", every=0.05)
+    assert [(rating["game"], rating["games"]) for rating in cardhall.ratings(host_name)] == [("scat", 1)]
+    board = cardhall.leaderboard("scat", limit=5)
+    assert board["min_games"] >= 1 and "next" in board
+    assert all(entry["games"] >= board["min_games"] for entry in board["entries"])
+
+
+def test_a_tournament_made_with_the_client_reads_back_with_its_games(cardhall):
+    (maker_name, maker), (rival_name, _) = _account(cardhall, "maker"), _account(cardhall, "rival")
+    made = maker.create_tournament("scat", [maker_name, rival_name], duplicate=False, move_seconds=60)
+    shown = cardhall.tournament(made["id"])
+    assert shown["status"] == "running" and len(shown["games"]) == 1
+    assert {row["account"] for row in shown["standings"]} == {maker_name, rival_name}
+
+
+def test_a_finished_games_record_is_read_alone_and_in_bulk_and_replays(cardhall):
+    game_id = cardhall.create_game("scat", 2, {"lives": 1})["id"]
+    me = cardhall.seated(cardhall.join(game_id, "alice")["token"])
+    cardhall.seat_bot(game_id, "random")
+    while (view := me.wait_for_turn(game_id))["status"] == "active":
+        me.move(game_id, view["legal_moves"][0])
+    record = cardhall.record(game_id)
+    assert (record["format"], record["redaction"], record["id"]) == ("cardhall-record/1", "full", game_id)
+    bulk = cardhall.iter_records(game="scat", since=record["created_at"], page_size=1)
+    assert record in list(bulk)
+    replayed = cardhall.replay_record(record)
+    assert replayed["valid"] is True and len(replayed["views"]) == record["version"]

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from cardhall_client import CardhallClient, NotFound
 from service import outbound, signing
 from tests import waiting
 from tests.e2e.server import ServerProcess, start_server
@@ -321,3 +322,27 @@ def test_a_bots_move_claims_the_next_turns_call_in_the_moves_own_transaction(sql
     assert played > 15 and all(call["outcome"] == "played" and call["calls"] == 1 for call in moves)
     # (besides: each bot's /start and /end claimed and recorded, the first turn's call claimed: 9)
     assert played < len(transactions) <= played + 9
+
+
+def test_the_python_client_registers_a_webhook_seats_its_bot_and_reads_the_calls_it_was_made(
+        server: ServerProcess, bots: Bots) -> None:
+    with CardhallClient(server.base_url) as anonymous:
+        key = anonymous.create_account("clienthook")["key"]
+    with CardhallClient(server.base_url, token=key) as hook:
+        secret = hook.set_webhook(bots.url("clienthook"), timeout_ms=5000)["secret"]
+        bots.secrets["clienthook"] = [secret]
+        game_id = hook.create_game("scat", 2, {"lives": 1, "move_seconds": 10})["id"]
+        assert hook.take_seat(game_id)["seat"] == 0
+        hook.seat_bot(game_id, "greedy")
+        until(lambda: hook.game(game_id)["status"] == "finished")
+        assert hook.webhook()["online"] is True and "secret" not in hook.webhook()
+        played = {call["outcome"] for call in hook.webhook_calls(game_id) if call["kind"] == "move"}
+        assert played == {"played"}
+        assert hook.rotate_webhook_secret()["secret"] != secret
+        hook.delete_webhook()
+        with pytest.raises(NotFound):
+            hook.webhook()
+        subscribed = hook.subscribe(bots.url("clienthook"), ["game.finished"])
+        assert subscribed["secret"].startswith("whsec_") and "secret" not in hook.subscription()
+        assert hook.rotate_subscription_secret()["secret"] != subscribed["secret"]
+        hook.unsubscribe()

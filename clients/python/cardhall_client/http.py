@@ -293,6 +293,94 @@ class CardhallClient:
         """Leave ``game``'s pool: no game is made for this account from it once this returns."""
         self._call("DELETE", f"/v1/pools/{game}/join", safe=False)
 
+    def challenge_info(self, challenge_id: str) -> dict[str, Any]:
+        """One challenge as it stands: ``status`` (``open``, ``started``, ``declined``…), ``accepted``, ``game_id``."""
+        return self._call("GET", f"/v1/challenges/{challenge_id}")
+
+    # -- ratings, tournaments and records ----------------------------------------------------
+    def leaderboard(self, game: str, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``game``'s leaderboard: ``entries`` best first, ``next`` (the next page's cursor, or None)
+        and ``min_games``, the rated games an account needs to be listed."""
+        return self._call("GET", f"/v1/leaderboards/{game}", params={"limit": limit, "cursor": cursor})
+
+    def ratings(self, name: str) -> list[dict[str, Any]]:
+        """The account's rating in each game it played rated, with its last changes (``history``)."""
+        return self._call("GET", f"/v1/accounts/{name}/ratings")["ratings"]
+
+    def create_tournament(self, game: str, accounts: list[str], *, format: str = "round_robin",
+                          players_per_table: int = 2, rounds: int = 1, duplicate: bool = True,
+                          move_seconds: int = 10, replay_of: str | None = None) -> dict[str, Any]:
+        """Make a tournament of the named bot accounts (``round_robin`` or ``swiss``); it starts at once."""
+        body = {"game": game, "accounts": accounts, "format": format, "players_per_table": players_per_table,
+                "rounds": rounds, "duplicate": duplicate, "move_seconds": move_seconds, "replay_of": replay_of}
+        return self._call("POST", "/v1/tournaments", json={key: value for key, value in body.items()
+                                                             if value is not None}, safe=False)
+
+    def tournament(self, tournament_id: str) -> dict[str, Any]:
+        """A tournament as it stands: ``status``, ``standings``, ``crosstable``, its ``games`` and ``byes``."""
+        return self._call("GET", f"/v1/tournaments/{tournament_id}")
+
+    def record(self, game_id: str) -> dict[str, Any]:
+        """The game's ``cardhall-record/1`` record as this client may see it (a finished game's: everything)."""
+        return self._call("GET", f"/v1/games/{game_id}/record")
+
+    def iter_records(self, game: str | None = None, since: str | None = None, account: str | None = None,
+                     page_size: int = 100) -> Iterator[dict[str, Any]]:
+        """Every finished game's full record matching the filters, newest first, following the pages."""
+        cursor = None
+        while True:
+            params = {"game": game, "since": since, "account": account, "limit": page_size, "cursor": cursor}
+            response = self._call("GET", "/v1/records", params=params, raw=True)
+            yield from (json.loads(line) for line in response.text.splitlines() if line.strip())
+            cursor = response.headers.get("Next-Cursor")
+            if not cursor:
+                return
+
+    def replay_record(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """Check a record as ``cardhall record validate`` does and, when it holds, the spectator's view after
+        every event; the server stores nothing."""
+        return self._call("POST", "/v1/records/replay", json=dict(record))
+
+    # -- webhook bots and subscriptions (this client's token a bot account's key) -------------
+    def set_webhook(self, url: str, timeout_ms: int = 1000, concurrency: int = 8) -> dict[str, Any]:
+        """Have the server call ``url`` for this bot's turns (``POST {url}/move``); the answer's ``secret``, which
+        signs every call, is shown once."""
+        body = {"url": url, "timeout_ms": timeout_ms, "concurrency": concurrency}
+        return self._call("PUT", "/v1/account/webhook", json=body, safe=False)
+
+    def webhook(self) -> dict[str, Any]:
+        """This bot's webhook (never its secret) and its circuit: ``online``, ``failures_in_a_row``."""
+        return self._call("GET", "/v1/account/webhook")
+
+    def delete_webhook(self) -> None:
+        """Stop the server calling this bot."""
+        self._call("DELETE", "/v1/account/webhook", safe=False)
+
+    def rotate_webhook_secret(self) -> dict[str, Any]:
+        """A new signing secret (shown once); the one before still signs until ``previous_expires_at``."""
+        return self._call("POST", "/v1/account/webhook/rotate", safe=False)
+
+    def webhook_calls(self, game_id: str) -> list[dict[str, Any]]:
+        """The server's calls to webhook bots in a game: ``version``, ``seat``, ``kind``, ``outcome``, ``latency_ms``."""
+        return self._call("GET", f"/v1/games/{game_id}/webhook-calls")["calls"]
+
+    def subscribe(self, url: str, events: list[str]) -> dict[str, Any]:
+        """Have this account's ``events`` (``game.started``, ``challenge.created``…) POSTed to ``url``; the
+        answer's ``secret`` is shown once."""
+        return self._call("PUT", "/v1/account/subscriptions", json={"url": url, "events": events}, safe=False)
+
+    def subscription(self) -> dict[str, Any]:
+        """This account's subscription (never its secret)."""
+        return self._call("GET", "/v1/account/subscriptions")
+
+    def unsubscribe(self) -> None:
+        """End this account's subscription."""
+        self._call("DELETE", "/v1/account/subscriptions", safe=False)
+
+    def rotate_subscription_secret(self) -> dict[str, Any]:
+        """A new signing secret for the subscription (shown once), as :meth:`rotate_webhook_secret`."""
+        return self._call("POST", "/v1/account/subscriptions/rotate", safe=False)
+
     # -- plumbing -------------------------------------------------------------
     def _caught_up(self, game_id: str, last: int) -> bool:
         summary = self.game(game_id)
@@ -313,9 +401,11 @@ class CardhallClient:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None,
-              headers: Mapping[str, str] | None = None, timeout: float | None = None, safe: bool = True) -> Any:
+              headers: Mapping[str, str] | None = None, timeout: float | None = None, safe: bool = True,
+              raw: bool = False) -> Any:
         """Send a request; retry connection failures (and, when ``safe`` to repeat, timeouts and 5xx), and
-        after the wait a 429 (always: it did nothing) or a 503 (when ``safe``) names in ``Retry-After``."""
+        after the wait a 429 (always: it did nothing) or a 503 (when ``safe``) names in ``Retry-After``.
+        The answer's JSON, or (``raw``) the response itself once it is no error."""
         query = {key: value for key, value in (params or {}).items() if value is not None}
         all_headers = {**self._auth(), **(headers or {})}
         for attempt in range(self.retries + 1):
@@ -332,7 +422,7 @@ class CardhallClient:
                     time.sleep(told)  # rate limited (nothing was done) or the server is busy: as told
                     continue
                 if response.status_code < 500 or not safe or last_try:
-                    return _answer(response)
+                    return _answer(response, raw)
             time.sleep(self.backoff * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -358,9 +448,11 @@ def _retry_after(response: httpx.Response) -> float | None:
     return min(float(value), MAX_RETRY_AFTER)
 
 
-def _answer(response: httpx.Response) -> Any:
+def _answer(response: httpx.Response, raw: bool = False) -> Any:
     if response.status_code >= 400:
         raise _error(response)
+    if raw:
+        return response
     return None if response.status_code == 204 else response.json()
 
 
