@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 import time
 from pathlib import Path
 
+import httpx
+
 from cardhall_cli import main
 from cardhall_client import CardhallClient
 from cardhall_client.cli import main as runner
+from cardhall_client.runner import play
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -189,3 +193,20 @@ def test_the_runner_reads_its_view_again_only_once_others_have_moved(live_server
     moves, waits = sent.count("POST moves"), sent.count("GET events wait")
     assert final["status"] == "finished" and moves > waits + 1  # (a short game: tens of moves)
     assert sent.count("GET state") <= 1 + waits  # (before: one more for every move)
+
+
+def test_the_runner_says_a_turn_it_reached_after_its_deadline_was_late_before_its_bot_was_asked(caplog):
+    past = (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=3)).isoformat()
+    view = {"status": "active", "seat": 0, "to_act": [0], "version": 5, "deadline": past, "state": {},
+            "result": None, "legal_moves": [{"type": "knock"}]}
+
+    def server(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(201, json={**view, "status": "finished", "to_act": [], "version": 6, "events": []})
+        return httpx.Response(200, json=view)
+
+    http = httpx.Client(base_url="http://cardhall.test", transport=httpx.MockTransport(server))
+    with CardhallClient("http://cardhall.test", token="t", http=http) as me:
+        play(me, "g", lambda seen: seen["legal_moves"][0], say=lambda line: None)
+    warnings = [record.getMessage() for record in caplog.records if record.name == "cardhall.bot"]
+    assert len(warnings) == 1 and "past its deadline before the bot was asked" in warnings[0]

@@ -118,3 +118,21 @@ def test_the_client_waits_as_long_as_a_429_says_and_tries_again(tmp_path):
         answers = [client.game_types() for _ in range(5)]  # the 3rd and 5th wait out their second
         assert len(answers) == 5 and all(answers)
         assert time.monotonic() - started >= 1.0
+
+
+def test_a_rate_limited_client_says_so_once_and_what_to_do(caplog):
+    answers = iter([429, 200, 429, 200])
+
+    def limited(request: httpx.Request) -> httpx.Response:
+        status = next(answers)
+        if status == 429:
+            return httpx.Response(429, headers={"Retry-After": "0"},
+                                  json={"status": 429, "code": "rate_limited", "detail": "too many requests"})
+        return httpx.Response(200, json={"game_types": []})
+
+    http = httpx.Client(base_url="http://cardhall.test", transport=httpx.MockTransport(limited))
+    client = CardhallClient("http://cardhall.test", token="t", backoff=0, http=http)
+    assert client.game_types() == [] and client.game_types() == []
+    warnings = [record.getMessage() for record in caplog.records if record.name == "cardhall.client"]
+    assert len(warnings) == 1
+    assert "rate limited" in warnings[0] and "--concurrency" in warnings[0] and "--rate-limit" in warnings[0]

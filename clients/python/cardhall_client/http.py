@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import secrets
 import ssl
 import time
@@ -34,6 +35,9 @@ from cardhall_client.types import (
 )
 
 LONG_POLL = 25.0  # seconds per long-poll: under the server's 30 s cap
+#: Seconds between two warnings that a client is rate limited: one says it, a flood would bury the rest.
+RATE_LIMIT_WARNING_EVERY = 30.0
+log = logging.getLogger("cardhall.client")
 
 
 @functools.cache
@@ -54,6 +58,7 @@ class CardhallClient:
         self.retries = retries
         self.backoff = backoff
         self._http = http or httpx.Client(base_url=self.base_url, timeout=timeout, verify=_tls())
+        self._warned_at = -RATE_LIMIT_WARNING_EVERY
 
     def seated(self, token: str | None) -> CardhallClient:
         """A client for another seat's token, sharing this one's connections."""
@@ -382,6 +387,17 @@ class CardhallClient:
         return self._call("POST", "/v1/account/subscriptions/rotate", safe=False)
 
     # -- plumbing -------------------------------------------------------------
+    def _warn_rate_limited(self, method: str, path: str, wait: float) -> None:
+        """Say (at most every half minute) that the server refused a request for the rate limit: a bot slowed
+        down this way misses its turns in clocked games, and the runner would not say why."""
+        now = time.monotonic()
+        if now - self._warned_at >= RATE_LIMIT_WARNING_EVERY:
+            self._warned_at = now
+            log.warning("rate limited by the server: %s %s waits %.0f s, as its Retry-After asks. Every request "
+                        "made with this key or token counts, in all its games at once: play fewer games at once "
+                        "(--concurrency), or ask the operator for a higher limit (cardhall serve --rate-limit)",
+                        method, path, wait)
+
     def _caught_up(self, game_id: str, last: int) -> bool:
         summary = self.game(game_id)
         return summary["status"] in OVER and summary["version"] <= last
@@ -419,6 +435,8 @@ class CardhallClient:
             else:
                 told = _retry_after(response)
                 if told is not None and not last_try and (response.status_code == 429 or safe):
+                    if response.status_code == 429:
+                        self._warn_rate_limited(method, path, told)
                     time.sleep(told)  # rate limited (nothing was done) or the server is busy: as told
                     continue
                 if response.status_code < 500 or not safe or last_try:

@@ -82,10 +82,15 @@ def _move(me: CardhallClient, game_id: str, view: View, choose: Choose, say: Say
 
 def _timed(choose: Choose, view: View) -> Mapping[str, Any]:
     """The bot's move (:func:`~cardhall_client.loading.ask`); a warning when it took more than half the time its
-    clock had left."""
+    clock had left, or when the turn's deadline had passed before it was asked (the runner, not the bot, was late)."""
     left = None
     if view.get("deadline"):
         left = (dt.datetime.fromisoformat(view["deadline"]) - dt.datetime.now(dt.UTC)).total_seconds()
+    if left is not None and left <= 0:
+        log.warning("the turn at version %s was %.2f s past its deadline before the bot was asked: the runner was "
+                    "kept waiting (by the server's rate limit, when a warning above says so), and the server plays "
+                    "the turn for it", view["version"], -left)
+        left = None
     began = time.monotonic()
     try:
         return ask(choose, view)
