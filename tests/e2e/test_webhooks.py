@@ -346,3 +346,22 @@ def test_the_python_client_registers_a_webhook_seats_its_bot_and_reads_the_calls
         assert subscribed["secret"].startswith("whsec_") and "secret" not in hook.subscription()
         assert hook.rotate_subscription_secret()["secret"] != subscribed["secret"]
         hook.unsubscribe()
+
+
+def test_a_loopback_url_refused_says_the_operators_flag_that_allows_it_and_a_metadata_url_does_not(
+        sqlite_url: str) -> None:
+    import persistence
+    from api import create_app
+    from service.games import GameService
+
+    client = create_app(GameService(persistence.open_store(sqlite_url))).test_client()
+    key = client.post("/v1/accounts", json={"name": "local", "kind": "bot"}).json["key"]
+
+    def refusal(url: str) -> str:
+        answer = client.put("/v1/account/webhook", json={"url": url}, headers={"Authorization": f"Bearer {key}"})
+        assert answer.status_code == 422 and answer.json["code"] == "url_refused"
+        return answer.json["detail"]
+
+    assert "--webhooks-allow-private" in refusal("http://127.0.0.1:9000")
+    assert "--webhooks-allow-private" in refusal("https://10.0.0.7/hook")
+    assert "--webhooks-allow-private" not in refusal("http://169.254.169.254/")
