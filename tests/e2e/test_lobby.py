@@ -4,6 +4,9 @@ against a real server: a challenge is accepted and both bots play its game to th
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -111,6 +114,13 @@ def test_the_living_bot_of_the_docs_is_the_example_and_under_30_lines() -> None:
     assert example in (EXAMPLES.parent / "docs" / "bots.md").read_text()
     assert len(example.splitlines()) < 30
     compile(example, "live_bot.py", "exec")
+
+
+def test_the_living_bot_example_takes_its_key_from_cardhall_key_and_says_so_when_it_is_missing() -> None:
+    environment = {name: value for name, value in os.environ.items() if name != "CARDHALL_KEY"}
+    ran = subprocess.run([sys.executable, str(EXAMPLES / "live_bot.py"), "http://127.0.0.1:9"], env=environment,
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 1 and "set CARDHALL_KEY" in ran.stderr
 
 
 def test_the_client_streams_an_accounts_events_and_resumes_after_the_last_it_saw(live_server: str) -> None:
