@@ -79,3 +79,12 @@ def test_an_arena_through_a_server_plays_house_bots_there_and_file_bots_with_the
     assert code == 0 and written["server"] == live_server
     assert sum(row["games"] for row in written["standings"]) == 9
     assert sum(row["wins"] for row in written["standings"]) == pytest.approx(3)
+
+
+def test_an_unnamed_bot_is_named_after_its_file_and_a_function_other_than_choose(tmp_path: Path):
+    (tmp_path / "cautious.py").write_text("def choose(view):\n    return view['legal_moves'][0]\n"
+                                          "def last(view):\n    return view['legal_moves'][-1]\n")
+    specs = [f"{tmp_path / 'cautious.py'}:choose", f"{tmp_path / 'cautious.py'}", f"{tmp_path / 'cautious.py'}:last",
+             f"{EXAMPLES / 'greedy_scat.py'}:choose", "mine=random"]
+    assert [one.name for one in arena.unique([arena.entrant(spec) for spec in specs])] == [
+        "cautious", "cautious#2", "cautious:last", "greedy_scat", "mine"]

@@ -34,11 +34,18 @@ def entrant(spec: str) -> Entrant:
     if spec in HOUSE_BOTS:
         return Entrant(spec, house=spec)
     name, _, bot = spec.rpartition("=")
-    if not name:
-        name = bot.rpartition(":")[2] if ":" in bot else bot.rpartition("/")[2].removesuffix(".py")
     if bot in HOUSE_BOTS:
-        return Entrant(name, house=bot)
-    return Entrant(name, choose=load_bot(bot))
+        return Entrant(name or bot, house=bot)
+    return Entrant(name or default_name(bot), choose=load_bot(bot))
+
+
+def default_name(bot: str) -> str:
+    """An unnamed bot's name: its file's (``mybot`` for ``path/to/mybot.py:choose``), with its function's when that
+    is not ``choose`` (``mybot:cautious``). Named after the function alone, every bot written as the docs show
+    would be ``choose``, ``choose#2``…"""
+    source, _, function = bot.rpartition(":") if ":" in bot else (bot, ":", "choose")
+    stem = source.rpartition("/")[2].removesuffix(".py")
+    return stem if function in ("", "choose") else f"{stem}:{function}"
 
 
 def unique(entrants: list[Entrant]) -> list[Entrant]:
