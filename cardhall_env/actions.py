@@ -20,9 +20,10 @@ import dataclasses
 import itertools
 import json
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.errors import InvalidMove
 from domain.game import Game, all_games
 from domain.moves import SEAT, Move, kind_of
 
@@ -66,6 +67,7 @@ class ActionTable:
 
     def __init__(self, game: Game) -> None:
         self.game = game.name
+        self._parse = game.parse_move
         moves: list[Move] = []
         blocks: list[MoveBlock] = []
         for cls in game.move_classes:
@@ -121,6 +123,14 @@ class ActionTable:
         if not 0 <= action < self.size:
             raise ValueError(f"{action} is no action id: {self.game}'s ids run from 0 to {self.size - 1}")
         return action
+
+    def action_of(self, move: Mapping[str, Any]) -> int:
+        """The id of ``move``, an API move object (one of a view's ``legal_moves``, or what a bot written for the
+        API returns): the inverse of :meth:`move_of`. ValueError for an object that is no move of this game."""
+        try:
+            return self.ids[self._parse(move)]
+        except (InvalidMove, KeyError) as error:
+            raise ValueError(f"{move!r} is no {self.game} move: {error}") from None
 
     def move_of(self, action: int) -> dict[str, Any] | None:
         """The API move object ``action`` stands for; None for ``pass``."""

@@ -343,7 +343,7 @@ class Match:
 
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""
-        self.step(self.actions.id_of(self.game.parse_move(move)))
+        self.step(self.actions.action_of(move))
 
     # -- what a seat sees -----------------------------------------------------------
     def view(self, seat: int | None, **how: Any) -> dict[str, Any]:

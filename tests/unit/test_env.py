@@ -231,6 +231,24 @@ def test_the_single_seat_plays_against_house_bots_until_a_result(game: str) -> N
     assert reward == (1.0 if 0 in env.view()["result"]["winners"] else -1.0)
 
 
+@pytest.mark.parametrize("game", sorted(VECTORS))
+def test_a_bot_written_for_the_api_plays_in_the_environment_its_moves_turned_into_action_ids(game: str) -> None:
+    env = cardhall_env.single(game, 2, opponents="greedy")
+    _, info = env.reset(seed=5)
+    rng, over = random.Random(5), False
+    while not over:
+        view = env.view()
+        assert sorted(env.actions.action_of(move) for move in view["legal_moves"]) == sorted(info["legal_actions"])
+        _, _, over, _, info = env.step(env.actions.action_of(rng.choice(view["legal_moves"])))
+    assert "illegal_action" not in info and env.view()["result"] is not None
+
+
+def test_an_object_that_is_no_move_of_the_game_has_no_action_id() -> None:
+    for move in ({"type": "fly"}, {"type": "play", "card": "ZZ"}, {"type": "call", "target": 9}, "draw"):
+        with pytest.raises(ValueError, match="is no craits move"):
+            action_table("craits").action_of(move)
+
+
 @pytest.mark.parametrize(("game", "players"), [("craits", 2), ("scat", 3)])
 def test_the_single_seats_info_hands_over_the_ids_its_mask_allows_and_none_once_over(game: str, players: int) -> None:
     env = cardhall_env.single(game, players, opponents="greedy")
