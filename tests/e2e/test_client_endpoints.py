@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from cardhall_client import CardhallClient
+from cardhall_client import CardhallClient, Forbidden
 from tests.waiting import until
 
 
@@ -164,6 +164,16 @@ def test_a_tournament_made_with_the_client_reads_back_with_its_games(cardhall):
     shown = cardhall.tournament(made["id"])
     assert shown["status"] == "running" and len(shown["games"]) == 1
     assert {row["account"] for row in shown["standings"]} == {maker_name, rival_name}
+
+
+def test_a_bot_says_with_the_client_who_may_enter_it_in_tournaments(cardhall):
+    (maker_name, maker), (bot_name, bot) = _account(cardhall, "maker"), _account(cardhall, "bot")
+    assert bot.tournament_entry() == {"entered_by": "anyone"}
+    assert bot.set_tournament_entry("nobody") == {"entered_by": "nobody"} == bot.tournament_entry()
+    with pytest.raises(Forbidden, match="lets no other account enter it"):
+        maker.create_tournament("scat", [maker_name, bot_name], duplicate=False, move_seconds=60)
+    assert bot.set_tournament_entry([maker_name]) == {"entered_by": [maker_name]}
+    assert maker.create_tournament("scat", [maker_name, bot_name], duplicate=False, move_seconds=60)["status"] == "running"
 
 
 def test_a_finished_games_record_is_read_alone_and_in_bulk_and_replays(cardhall):

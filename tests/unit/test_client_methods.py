@@ -26,6 +26,7 @@ METHODS = {
     "deleteWebhook": "delete_webhook", "rotateWebhookSecret": "rotate_webhook_secret",
     "getWebhookCalls": "webhook_calls", "getSubscription": "subscription", "putSubscription": "subscribe",
     "deleteSubscription": "unsubscribe", "rotateSubscriptionSecret": "rotate_subscription_secret",
+    "getTournamentEntry": "tournament_entry", "putTournamentEntry": "set_tournament_entry",
 }
 #: Documents about the API rather than operations of it: a browser or a generator reads them.
 DOCUMENTS = {"openapiDocument", "getRecordSchema"}

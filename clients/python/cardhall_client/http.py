@@ -365,6 +365,14 @@ class CardhallClient:
         """A new signing secret (shown once); the one before still signs until ``previous_expires_at``."""
         return self._call("POST", "/v1/account/webhook/rotate", safe=False)
 
+    def tournament_entry(self) -> dict[str, Any]:
+        """Who may enter this account in a tournament another account makes: ``entered_by``."""
+        return self._call("GET", "/v1/account/tournaments")
+
+    def set_tournament_entry(self, entered_by: str | list[str]) -> dict[str, Any]:
+        """Let ``"anyone"``, ``"nobody"`` or the accounts named enter this bot in tournaments they make."""
+        return self._call("PUT", "/v1/account/tournaments", json={"entered_by": entered_by})
+
     def webhook_calls(self, game_id: str) -> list[dict[str, Any]]:
         """The server's calls to webhook bots in a game: ``version``, ``seat``, ``kind``, ``outcome``, ``latency_ms``."""
         return self._call("GET", f"/v1/games/{game_id}/webhook-calls")["calls"]
