@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
                                  args.processes)
     rows = standings(names, args.players, finished)
     print(f"{args.game}, {args.players} players, {args.games} games, seed {seed}: "
-          f"{args.games / seconds:,.1f} games/s over {args.processes} processes")
+          f"{args.games / seconds:,.1f} games/s over {args.processes} process{'es' if args.processes != 1 else ''}")
     print(f"{'entrant':<24}{'seats':>7}{'wins':>9}{'win rate':>10}{'95 % interval':>18}{'chance':>8}{'illegal':>9}")
     for row in rows:
         low, high = row["ci95"]
