@@ -24,8 +24,8 @@ participant hears ``tournamentStart`` on its stream (``tournamentRound`` for eac
 then ``gameStart`` for each of its games.
 Standings, the crosstable and the games are read from the games themselves whenever asked for.
 
-Nobody is entered against its will: a person only in a tournament it makes, a bot by the accounts its
-``entered_by`` lets (anyone, nobody, or those it names; itself always). Whatever a bot lets, it is in at
+Who may enter whom: a person only itself, in a tournament it makes; a bot, the accounts its
+``entered_by`` lets (anyone until it says otherwise, nobody, or those it names; itself always). Whatever a bot lets, it is in at
 most :data:`MAX_RUNNING` running tournaments that other accounts made, counted in the write that would
 make one more, once that write has locked the accounts (:func:`_within_bound`).
 """
