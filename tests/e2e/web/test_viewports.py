@@ -1,12 +1,13 @@
-"""Every page works from a 360 px phone to a wide screen: no sideways scrolling, every control inside the
-viewport and not covered (and on the touch screens, the phones and the tablet, tall enough to tap), text
-contrast at least WCAG AA (see layout.py). Each page at each size is screenshotted into the artifacts
+"""Every page works from a 360 px phone, held upright or sideways, to a wide screen: no sideways scrolling, every
+control inside the viewport and not covered (and on the touch screens, the phones and the tablet, tall enough to tap),
+text contrast at least WCAG AA (see layout.py). Each page at each size is screenshotted into the artifacts
 directory (CARDHALL_ARTIFACTS, else the session's temporary directory; the test prints where), failing or
 not, for people to look at."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from tests.e2e.web.conftest import Watched, settled
 from tests.e2e.web.layout import audit
 from tests.e2e.web.test_play import eight_in_hand
 
-VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "tablet-768": (768, 1024), "laptop-1440": (1440, 900)}
-TOUCH = {"phone-360", "phone-390", "tablet-768"}  # (their controls are tapped: the audit wants them 40 px tall)
+VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "phone-844-sideways": (844, 390), "tablet-768": (768, 1024),
+             "laptop-1440": (1440, 900)}
+TOUCH = {"phone-360", "phone-390", "phone-844-sideways", "tablet-768"}  # (tapped: the audit wants their controls 40 px tall)
 
 
 @pytest.fixture(params=list(VIEWPORTS))
@@ -151,3 +153,21 @@ def test_long_names_wrap_in_the_lobby_and_at_a_table_on_every_screen(sized, api)
     settled(page)
     assert page.locator(".dealer-draw").count() == 1 and "to act: " in page.inner_text(".table-facts")
     assert (problems := checked("table-long-names")) == [], "\n".join(problems)
+
+
+def test_a_phones_browser_shows_every_page_at_the_phones_width(browser, live_server, api):
+    """A mobile browser lays a page out as wide as its <meta name=viewport> says, and zooms out a page wider than
+    that: each page keeps the phone's width (innerWidth is the layout's width, in CSS px)."""
+    game_id = api.finished("craits", 2, short=True)
+    account = f"mobile{uuid.uuid4().hex[:8]}"
+    assert api.client.post("/accounts", json={"name": account, "kind": "person"}).status_code == 201
+    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 740}, device_scale_factor=3,
+                                  is_mobile=True, has_touch=True)
+    page = context.new_page()
+    for path in ("/", f"/games/{game_id}", f"/games/{game_id}?embed=1", "/replay", "/rules/craits", "/rules/scat",
+                 "/leaderboards/scat", f"/accounts/{account}", "/games/nothing-here"):
+        page.goto(path)
+        page.wait_for_load_state()
+        assert page.locator("meta[name=viewport]").get_attribute("content") == "width=device-width, initial-scale=1"
+        assert page.evaluate("[innerWidth, document.documentElement.scrollWidth]") == [360, 360], path
+    context.close()
