@@ -1,5 +1,6 @@
-// The layout audit run in the page by layout.py: a list of problems in words (empty: none).
-() => {
+// The audit run in the page by layout.py: a list of problems in words (empty: none). ``what``: "layout" (the page
+// at its viewport) or "focus" (the focused element's ring).
+(what = "layout") => {
   const width = document.documentElement.clientWidth;
   const TAPPED = "button, input, select, textarea, summary, nav a, .row-actions a, .log a, .rules-link";
   const problems = [];
@@ -7,6 +8,47 @@
     const text = (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 40);
     return `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\s+/g, ".") : ""} "${text}"`;
   };
+  const rgba = (css) => {
+    const m = css.match(/rgba?\(([^)]+)\)/);
+    if (!m) return [0, 0, 0, 0];
+    const parts = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  };
+  const over = (top, base) => [0, 1, 2].map((i) => top[i] * top[3] + base[i] * (1 - top[3])).concat(1);
+  const mix = (base, painted, opacity) => [0, 1, 2].map((i) => base[i] + (painted[i] - base[i]) * opacity).concat(1);
+  const luminance = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  // The pixel seen under (or, with text, on) the element: each ancestor's background and opacity, from the canvas up.
+  const seen = (chain, text) => {
+    const paint = (i, base) => {
+      const style = getComputedStyle(chain[i]);
+      let colour = over(rgba(style.backgroundColor), base);
+      colour = i === 0 ? (text ? over(text, colour) : colour) : paint(i - 1, colour);
+      return mix(base, colour, Number(style.opacity));
+    };
+    return paint(chain.length - 1, [255, 255, 255, 1]);
+  };
+  // The focused element's ring: drawn (an outline 2 px wide at least) and 3:1 against what is painted around it
+  // (WCAG 1.4.11), the ring lying outside the element, over its parent's background.
+  if (what === "focus") {
+    const el = document.activeElement;
+    if (!el || el === document.body) return ["nothing has the focus"];
+    const style = getComputedStyle(el);
+    if (style.outlineStyle === "none" || parseFloat(style.outlineWidth) < 2) return [`${name(el)} shows no focus ring`];
+    const around = [];
+    for (let at = el.parentElement; at; at = at.parentElement) around.push(at);
+    const got = ratio(rgba(style.outlineColor), seen(around, null));
+    return got < 3 ? [`${name(el)}: its focus ring's contrast is ${got.toFixed(2)} < 3`] : [];
+  }
   const shown = (el) => el.checkVisibility({ opacityProperty: false, visibilityProperty: true })
     && el.getClientRects().length > 0 && el.getBoundingClientRect().width > 1;
   if (document.documentElement.scrollWidth > width) {
@@ -41,35 +83,6 @@
     }
   }
 
-  const rgba = (css) => {
-    const m = css.match(/rgba?\(([^)]+)\)/);
-    if (!m) return [0, 0, 0, 0];
-    const parts = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
-    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
-  };
-  const over = (top, base) => [0, 1, 2].map((i) => top[i] * top[3] + base[i] * (1 - top[3])).concat(1);
-  const mix = (base, painted, opacity) => [0, 1, 2].map((i) => base[i] + (painted[i] - base[i]) * opacity).concat(1);
-  const luminance = (c) => {
-    const [r, g, b] = c.slice(0, 3).map((v) => {
-      const s = v / 255;
-      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
-  const ratio = (a, b) => {
-    const [hi, lo] = [luminance(a), luminance(b)].sort((p, q) => q - p);
-    return (hi + 0.05) / (lo + 0.05);
-  };
-  // The pixel seen under (or, with text, on) the element: each ancestor's background and opacity, from the canvas up.
-  const seen = (chain, text) => {
-    const paint = (i, base) => {
-      const style = getComputedStyle(chain[i]);
-      let colour = over(rgba(style.backgroundColor), base);
-      colour = i === 0 ? (text ? over(text, colour) : colour) : paint(i - 1, colour);
-      return mix(base, colour, Number(style.opacity));
-    };
-    return paint(chain.length - 1, [255, 255, 255, 1]);
-  };
   const hasText = (el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim())
     || ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && el.type !== "range" && el.type !== "checkbox";
   for (const el of document.body.querySelectorAll("*")) {

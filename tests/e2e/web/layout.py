@@ -6,6 +6,9 @@ tall (links in running text aside, as WCAG 2.5.8 has them), and text whose contr
 is painted behind it (every background colour and opacity down to the canvas, composited as the
 browser does) is under WCAG AA (4.5:1; 3:1 for large text). Disabled controls are exempt, as WCAG
 exempts inactive components; text over a background image (a card's back) is not measured.
+
+``focus_ring(page)`` says what is wrong with the focused element's ring: none drawn, or under 3:1 against what
+is painted around it (WCAG 1.4.11).
 """
 
 from __future__ import annotations
@@ -20,3 +23,8 @@ AUDIT = (Path(__file__).parent / "layout.js").read_text()
 def audit(page: Page) -> list[str]:
     """What is wrong with the page's layout and contrast at its viewport, in words (empty: nothing)."""
     return page.evaluate(AUDIT)
+
+
+def focus_ring(page: Page) -> list[str]:
+    """What is wrong with the focused element's focus ring, in words (empty: nothing)."""
+    return page.evaluate(AUDIT, "focus")

@@ -1,10 +1,12 @@
-"""Every interactive element and every card has an accessible name (as Chromium's accessibility tree computes it)."""
+"""Every interactive element and every card has an accessible name (as Chromium's accessibility tree computes it), and
+every control the keyboard reaches shows where the focus is."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page
 
 from tests.e2e.web.conftest import settled
+from tests.e2e.web.layout import focus_ring
 from tests.e2e.web.test_play import eight_in_hand, seated_page
 
 INTERACTIVE = {"button", "link", "textbox", "spinbutton", "combobox", "checkbox", "slider", "radio", "listbox",
@@ -69,3 +71,31 @@ def test_an_empty_piles_slot_is_named_as_empty(page, api):
     assert empty.count() >= 1
     assert all(label.endswith(": empty") for label in empty.evaluate_all("slots => slots.map(s => s.getAttribute('aria-label'))"))
     assert unnamed(page) == []
+
+
+REACHABLE = """() => [...document.querySelectorAll("a[href], button, input, select, textarea, summary")]
+  .filter((el) => !el.disabled && el.checkVisibility({ visibilityProperty: true })).length"""
+
+
+def rings_tabbed_through(page: Page) -> list[str]:
+    """Tab once round the page, each control the keyboard reaches checked for its focus ring: what is wrong, in words."""
+    problems = []
+    for _ in range(page.evaluate(REACHABLE) + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement !== document.body"):
+            problems += focus_ring(page)
+    return problems
+
+
+def test_every_control_the_keyboard_reaches_shows_a_focus_ring_that_stands_out(page, api):
+    api.create("scat", 4)  # a waiting game: its row has a join form
+    page.goto("/")
+    settled(page)
+    page.wait_for_selector("#game-rows .join")
+    assert rings_tabbed_through(page) == []
+    game_id, token = eight_in_hand(api)
+    seated_page(page, api, game_id, token)
+    page.click("#hand button[data-card='8S']")  # the suit picker open too
+    assert rings_tabbed_through(page) == []
+    page.goto("/rules/scat")
+    assert rings_tabbed_through(page) == []
