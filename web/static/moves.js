@@ -40,10 +40,13 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
     if (move.card) byCard.set(move.card, [...(byCard.get(move.card) || []), move]);
     else others.push(move);
   }
-  const pick = (variants) => {
+  const pick = (variants, card) => {
     picker.replaceChildren(
       ...variants.map((move) => button(moveLabel(move, name, topCard), moveLabel(move, name, topCard), () => submit(move))),
-      button("Cancel", "Cancel", () => { picker.hidden = true; }),
+      button("Cancel", "Cancel", () => {
+        picker.hidden = true;
+        card.focus(); // (back where the keyboard was: the picker's buttons are gone)
+      }),
     );
     picker.hidden = false;
     picker.querySelector("button").focus();
@@ -55,7 +58,7 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
     if (!variants) continue;
     const label = variants.length === 1 ? moveLabel(variants[0], name, topCard) : `${cardName(code)}: choose how to play it`;
     const element = cardButton(code, label);
-    element.addEventListener("click", () => (variants.length === 1 ? submit(variants[0]) : pick(variants)));
+    element.addEventListener("click", () => (variants.length === 1 ? submit(variants[0]) : pick(variants, element)));
     shown.replaceWith(element);
   }
   picker.hidden = true;

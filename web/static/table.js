@@ -169,7 +169,29 @@ function moment(version) {
 
 const firstDeal = () => (game.events.find((event) => event.type === "RoundDealt") || {}).version;
 
+// The parts of the table drawn anew with each view that hold controls (each focusable itself, tabindex -1).
+const REDRAWN = ["you", "seats", "seating", "log"];
+
+/** Run ``redraw`` keeping the keyboard's place: a control that had the focus and was drawn anew (a card played, a
+ * move made, a log entry followed) hands it to its new self (the same card, button or link), else to the part of
+ * the table it was in; the focus never falls back to the page's start, which would send a keyboard or screen
+ * reader user through the whole table again after each move. */
+function keepingFocus(redraw) {
+  const had = document.activeElement;
+  const part = REDRAWN.map($).find((box) => box !== had && box.contains(had));
+  redraw();
+  if (!part || (had.isConnected && had.checkVisibility())) return;
+  const same = [...part.querySelectorAll(had.tagName)].find((drawn) => drawn.checkVisibility()
+    && drawn.textContent === had.textContent && drawn.getAttribute("aria-label") === had.getAttribute("aria-label"));
+  if (same) same.focus({ preventScroll: true });
+  else if (part.checkVisibility()) part.focus({ preventScroll: true });
+}
+
 function draw(view) {
+  keepingFocus(() => drawTable(view));
+}
+
+function drawTable(view) {
   const mySeat = view.seat;
   drawView(view, game.summary.players, name, mySeat, moment(game.shown));
   $("headline").textContent = headline(game.events.slice(Math.max(0, game.shown - 3), game.shown), said);

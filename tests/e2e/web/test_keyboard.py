@@ -1,0 +1,59 @@
+"""Playing with the keyboard alone: each move is reached with Tab and made with Enter, and when the table is drawn
+anew (a move made, the game moving on, a version followed from the log) the focus stays where the keyboard was
+rather than falling back to the page's start."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page
+
+from tests.e2e.web.conftest import settled
+from tests.e2e.web.test_play import eight_in_hand, seated_page
+
+FOCUSED = """() => { const el = document.activeElement;
+  return el === document.body ? "the page" : el.dataset.card || el.id || el.getAttribute("aria-label") || el.textContent; }"""
+
+
+def focused(page: Page) -> str:
+    """The focused element: its card, else its id, name or text; "the page" when nothing has the focus."""
+    return page.evaluate(FOCUSED)
+
+
+def tab_to(page: Page, selector: str, most: int = 40) -> None:
+    """Press Tab until the element ``selector`` names has the focus."""
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        if page.evaluate("(selector) => document.activeElement.matches(selector)", selector):
+            return
+    raise AssertionError(f"{selector} was not reached with Tab; the focus is on {focused(page)}")
+
+
+def test_a_move_is_made_from_the_keyboard_and_the_focus_stays_at_the_hand(page, api):
+    game_id, token = eight_in_hand(api)
+    seated_page(page, api, game_id, token)
+    tab_to(page, "#hand button[data-card='8S']")
+    page.keyboard.press("Enter")  # the suit picker opens with the focus on its first suit
+    assert focused(page) == "Play 8♠ and name clubs"
+    tab_to(page, "#picker button:last-child")
+    page.keyboard.press("Enter")  # Cancel: the focus goes back to the eight
+    assert page.is_hidden("#picker") and focused(page) == "8S"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # (the 8 played, clubs named)
+    page.wait_for_function("() => document.body.dataset.busy === 'false' && !document.querySelector('#hand [data-card=\"8S\"]')")
+    settled(page)
+    assert focused(page) == "you"  # (the eight is gone: its part of the table has the focus, not the page)
+    page.wait_for_function("() => document.querySelector('#hand button.card, #actions button')")  # the bot has played
+    assert focused(page) == "you"
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.matches('#hand button.card, #actions button')")
+
+
+def test_following_a_version_from_the_log_keeps_the_focus_on_its_entry(page, api):
+    game_id = api.finished("craits", 2, short=True)
+    page.goto(f"/games/{game_id}?v=12")
+    settled(page, 12)
+    tab_to(page, "#log a[aria-label='version 9']")
+    page.keyboard.press("Enter")
+    settled(page, 9)
+    assert focused(page) == "version 9"
+    page.keyboard.press("Tab")
+    assert focused(page) == "version 8"
