@@ -2,7 +2,8 @@
 // at its viewport) or "focus" (the focused element's ring).
 (what = "layout") => {
   const width = document.documentElement.clientWidth;
-  const TAPPED = "button, input, select, textarea, summary, nav a, .row-actions a, .log a, .rules-link";
+  const TAPPED = "button, input, select, textarea, summary, .bar a, .row-actions a, .log a, .rules-link, .games td a, "
+    + ".rating > p > a, .recent a, #current-games a, #account-link, .panel > p > a:only-child";
   const problems = [];
   const name = (el) => {
     const text = (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 40);
@@ -74,12 +75,15 @@
     }
   }
   window.scrollTo(0, 0);
-  // On a touch screen each control is a finger's size: 40 px tall at least, itself or the label it sits in (a
+  // On a touch screen each control is a finger's size: 44 by 44 px at least, itself or the label it sits in (a
   // checkbox's). Links in running text are exempt, as WCAG 2.5.8 exempts them; links standing alone are not.
   if (matchMedia("(pointer: coarse)").matches) {
     for (const el of [...document.querySelectorAll(TAPPED)].filter(shown)) {
-      const tall = Math.max(el.getBoundingClientRect().height, ...[...(el.labels || [])].map((l) => l.getBoundingClientRect().height));
-      if (tall < 40) problems.push(`${name(el)} is ${Math.round(tall)} px tall: under 40 px to tap`);
+      const boxes = [el, ...(el.labels || [])].map((at) => at.getBoundingClientRect());
+      const [wide, tall] = [Math.max(...boxes.map((box) => box.width)), Math.max(...boxes.map((box) => box.height))];
+      if (Math.round(wide) < 44 || Math.round(tall) < 44) {
+        problems.push(`${name(el)} is ${Math.round(wide)} by ${Math.round(tall)} px: under 44 by 44 to tap`);
+      }
     }
   }
 

@@ -1,8 +1,8 @@
 """What a page looks like to someone on a small screen, measured in the browser from the styles it applies.
 
 ``audit(page)`` lists what is wrong, in words: the page scrolling sideways, a control outside the
-viewport's width or covered by something else when scrolled to, on a touch screen a control under 40 px
-tall (links in running text aside, as WCAG 2.5.8 has them), and text whose contrast with what
+viewport's width or covered by something else when scrolled to, on a touch screen a control under 44 by
+44 px (links in running text aside, as WCAG 2.5.8 has them), and text whose contrast with what
 is painted behind it (every background colour and opacity down to the canvas, composited as the
 browser does) is under WCAG AA (4.5:1; 3:1 for large text). Disabled controls are exempt, as WCAG
 exempts inactive components; text over a background image (a card's back) is not measured.
