@@ -2,7 +2,7 @@
 // with the band μ ± σ behind it. No library: a few SVG elements made here.
 
 const SVG = "http://www.w3.org/2000/svg";
-const WIDTH = 640, MIN_WIDTH = 240, HEIGHT = 220, PAD = { left: 44, right: 12, top: 12, bottom: 28 };
+const WIDTH = 640, MIN_WIDTH = 240, HEIGHT = 220, PAD = { left: 56, right: 12, top: 12, bottom: 28 }; // (room for 14 px labels)
 
 function svg(tag, attributes = {}, text) {
   const node = document.createElementNS(SVG, tag);
@@ -33,7 +33,7 @@ export function ratingChart(points, title, room = WIDTH) {
   const { x, y, low, high } = scales(points, width);
   for (const value of [low, (low + high) / 2, high]) {
     chart.append(svg("line", { x1: PAD.left, x2: width - PAD.right, y1: y(value), y2: y(value), class: "grid" }));
-    chart.append(svg("text", { x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end", class: "axis" },
+    chart.append(svg("text", { x: PAD.left - 6, y: y(value) + 5, "text-anchor": "end", class: "axis" },
       value.toFixed(1)));
   }
   const band = points.map((p, i) => `${x(i)},${y(p.mu + p.sigma)}`)

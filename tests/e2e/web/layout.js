@@ -90,7 +90,13 @@
   const hasText = (el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim())
     || ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && el.type !== "range" && el.type !== "checkbox";
   for (const el of document.body.querySelectorAll("*")) {
-    if (!hasText(el) || !shown(el) || el.closest(":disabled, [aria-hidden=true], .visually-hidden")) continue;
+    if (!hasText(el) || !shown(el) || el.closest(".visually-hidden")) continue;
+    // Text as shown (an SVG's text as its drawing is scaled) 14 px at least: smaller, on a phone, wants zooming in.
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    const svg = el.ownerSVGElement;
+    const scale = svg && svg.viewBox.baseVal?.width ? svg.getBoundingClientRect().width / svg.viewBox.baseVal.width : 1;
+    if (size * scale < 13.95) problems.push(`${name(el)}: its text is ${(size * scale).toFixed(1)} px, under 14 px`);
+    if (el.closest(":disabled, [aria-hidden=true]")) continue;
     const chain = [];
     let imaged = false;
     for (let at = el; at; at = at.parentElement) {
@@ -100,7 +106,6 @@
     }
     if (imaged) continue;
     const style = getComputedStyle(el);
-    const size = parseFloat(style.fontSize);
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
     const needed = large ? 3 : 4.5;
     const got = ratio(seen(chain, rgba(style.color)), seen(chain, null));
