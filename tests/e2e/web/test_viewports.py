@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page
 
 from tests.e2e.web.conftest import Watched, settled
 from tests.e2e.web.layout import audit
-from tests.e2e.web.test_play import eight_in_hand
+from tests.e2e.web.test_play import eight_in_hand, seated_page
 
 VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "phone-844-sideways": (844, 390), "tablet-768": (768, 1024),
              "laptop-1440": (1440, 900)}
@@ -171,3 +171,23 @@ def test_a_phones_browser_shows_every_page_at_the_phones_width(browser, live_ser
         assert page.locator("meta[name=viewport]").get_attribute("content") == "width=device-width, initial-scale=1"
         assert page.evaluate("[innerWidth, document.documentElement.scrollWidth]") == [360, 360], path
     context.close()
+
+
+ON_SCREEN = """() => Object.fromEntries(Object.entries({ hand: "#hand .cards", piles: "#middle .middle-inner",
+  move: "#actions button", seat0: ".seat[data-seat='0']", seat1: ".seat[data-seat='1']" })
+  .map(([what, selector]) => [what, document.querySelector(selector).getBoundingClientRect().toJSON()]))"""
+
+
+def test_on_a_phone_a_seated_player_sees_the_piles_their_hand_and_a_move_without_scrolling(phone, api):
+    """The other players' seats sit two to a row on a phone, so that three of them leave the first screen to the
+    piles, the player's hand and the moves (one to a row, they pushed the hand a screen further down)."""
+    game_id = api.create("scat", 4, first_dealer=3)  # (seat 0, Ana, plays first)
+    token = api.join(game_id, "Ana")
+    for _ in range(3):
+        api.join(game_id, bot="greedy")
+    seated_page(phone, api, game_id, token)
+    boxes, height = phone.evaluate(ON_SCREEN), phone.viewport_size["height"]
+    assert boxes["seat0"]["top"] == boxes["seat1"]["top"]  # two seats to a row
+    assert boxes["piles"]["bottom"] <= height and boxes["hand"]["bottom"] <= height, (boxes, height)
+    assert boxes["move"]["top"] + 44 <= height, (boxes, height)
+    assert audit(phone) == []
