@@ -22,6 +22,7 @@ def test_signing_in_with_a_key_accepts_an_open_challenge_and_opens_its_game(page
     page.click("#sign-in button")
     page.wait_for_selector("#signed-in:not([hidden])")
     assert page.inner_text("#account-link") == f"guest{suffix}"
+    assert page.is_hidden("#sign-in")  # (signed in, the form to sign in is gone)
     row.locator("button", has_text="Accept").click()
     page.wait_for_url("**/games/*")
     game_id = page.url.rsplit("/", 1)[-1]
