@@ -50,10 +50,12 @@ export function invite(gameId) {
   return box;
 }
 
-function joinForm(gameId, joined) {
+/** The form to take a seat; ``typed``: what the visitor had typed in the form it replaces (drawn anew as others
+ * join), kept, else the name last used in this browser. */
+function joinForm(gameId, joined, typed) {
   const form = element("form", undefined, { className: "join" });
   const name = element("input", undefined, { type: "text", name: "name", required: true, maxLength: 64, placeholder: "your name",
-    autocomplete: "nickname", value: localStorage.getItem("cardhall.name") || "" });
+    autocomplete: "nickname", value: typed ?? (localStorage.getItem("cardhall.name") || "") });
   name.setAttribute("aria-label", "Your name, to join this game");
   const problem = problemBeside();
   form.append(name, element("button", "Join", { type: "submit" }), problem);
@@ -88,9 +90,10 @@ function leaveButton(text, gameId, path, token, confirmText, left) {
  * the seat taken in this browser (or null); ``changed()`` is called once something was done. */
 export function offerSeating(where, gameId, summary, mine, changed) {
   const offered = [];
+  const typed = where.querySelector("form.join input[name=name]")?.value;
   const handedOver = mine && summary.seats[mine.seat] && summary.seats[mine.seat].bot_since;
   if (summary.status === "waiting") {
-    if (!mine) offered.push(joinForm(gameId, () => window.location.reload()));
+    if (!mine) offered.push(joinForm(gameId, () => window.location.reload(), typed));
     offered.push(invite(gameId));
     if (mine) {
       offered.push(leaveButton("Abort the game", gameId, "abort", mine.token,

@@ -57,3 +57,16 @@ def test_following_a_version_from_the_log_keeps_the_focus_on_its_entry(page, api
     assert focused(page) == "version 9"
     page.keyboard.press("Tab")
     assert focused(page) == "version 8"
+
+
+def test_a_name_being_typed_to_join_a_game_stays_typed_as_others_take_their_seats(page, api):
+    game_id = api.create("scat", 3)
+    page.goto(f"/games/{game_id}")
+    settled(page)
+    field = page.locator("#seating form.join input[name=name]")
+    field.click()
+    page.keyboard.type("Ze")
+    api.join(game_id, "Amy")  # (the seating is drawn anew with the seat taken)
+    page.wait_for_function("() => [...document.querySelectorAll('#seats .seat-name')].some((s) => s.textContent.includes('Amy'))")
+    page.keyboard.type("d")
+    assert field.input_value() == "Zed" and focused(page) == "Your name, to join this game"
