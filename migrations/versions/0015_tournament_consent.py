@@ -7,7 +7,7 @@ game whose seats are not finished, as service.tournaments would find it.
 
 Revision ID: 0015
 Revises: 0014
-Create Date: 2026-12-08
+Create Date: 2026-12-07
 """
 
 from __future__ import annotations
