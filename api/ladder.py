@@ -13,10 +13,11 @@ from api import examples
 from api.accounts import ACCOUNT_NAME, BEARER, FiguresSchema, _bodies_are_json, caller
 from api.context import service
 from api.parsing import Blueprint
-from api.schemas import GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict, Timestamp
+from api.schemas import CURSOR_PATTERN, GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict, Timestamp
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
+from service.tournament_list import FINISHED, RUNNING, list_tournaments
 from service.tournaments import MOVE_SECONDS, Tournaments
 
 blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Pools, leaderboards and ratings.")
@@ -217,8 +218,48 @@ class TournamentSchema(ma.Schema):
     byes = fields.List(fields.Nested(ByeSchema), metadata={"description": "swiss: who sat out which round"})
 
 
+class TournamentListQuerySchema(Strict):
+    status = fields.String(validate=validate.OneOf([RUNNING, FINISHED]),
+                           metadata={"description": "only running, or only finished, tournaments"})
+    account = fields.String(validate=validate.Regexp(ACCOUNT_NAME), metadata={
+        "pattern": ACCOUNT_NAME, "description": "only the tournaments this account is in"})
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Regexp(CURSOR_PATTERN),
+                           metadata={"description": "next of the previous page", "pattern": CURSOR_PATTERN})
+
+
+class TournamentSummarySchema(ma.Schema):
+    id = fields.String()
+    creator = fields.String()
+    game = fields.String()
+    format = fields.String()
+    accounts = fields.List(fields.String())
+    round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
+    rounds = fields.Integer()
+    status = fields.String(metadata={"description": "running, or finished once every round is made and every "
+                                                    "game is over"})
+    created_at = Timestamp()
+
+
+class TournamentListSchema(ma.Schema):
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema))
+    next = fields.String(allow_none=True, metadata={"description": "the cursor of the next page, or null"})
+
+
 @blp.route("/tournaments")
 class TournamentsRoute(MethodView):
+    @blp.doc(operationId="listTournaments")
+    @blp.arguments(TournamentListQuerySchema(), location="query")
+    @blp.response(200, TournamentListSchema)
+    @problems(404, 422)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """Tournaments, newest first: only running or finished ones (``status``), only those an ``account`` is
+        in; paged by ``cursor``. Asked for a status, a page reads at most four times ``limit`` tournaments:
+        it may hold fewer than ``limit`` (even none) and still have a ``next``; read on until ``next`` is null.
+        The standings are the one tournament's (``GET /v1/tournaments/{tournament_id}``)."""
+        return list_tournaments(service(), query["limit"], query.get("cursor"), query.get("status"),
+                                query.get("account"))
+
     @blp.doc(operationId="createTournament", security=BEARER)
     @blp.arguments(CreateTournamentSchema())
     @blp.response(201, TournamentSchema)

@@ -176,6 +176,10 @@ class AccountStore(abc.ABC):
         """How many unfinished games each of ``accounts`` (keys) sits in, as last committed (none: left out)."""
 
     @abc.abstractmethod
+    def unfinished(self, game_ids: Sequence[str]) -> set[str]:
+        """Those of ``game_ids`` whose account seats are not finished, as last committed."""
+
+    @abc.abstractmethod
     def games_of(self, account: str) -> tuple[int, list[str]]:
         """How many games the account finished, and the ids of those it sits in now."""
 

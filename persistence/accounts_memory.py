@@ -118,6 +118,9 @@ class MemoryAccounts(AccountStore):
         return sorted((key for key in self.state.keys.values() if key.account == account),
                       key=lambda key: (key.created_at, key.prefix))
 
+    def unfinished(self, game_ids: Sequence[str]) -> set[str]:
+        return MemoryAccountWrites(self.state).unfinished(game_ids)
+
     def games_of(self, account: str) -> tuple[int, list[str]]:
         mine = [(game, finished) for (game, _), (owner, finished) in self.state.seats.items() if owner == account]
         return sum(1 for _, finished in mine if finished), sorted({game for game, finished in mine if not finished})

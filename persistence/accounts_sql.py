@@ -199,6 +199,9 @@ class SqlAccounts(AccountStore):
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
         return self.store._read(lambda connection: SqlAccountWrites(connection).playing(accounts))
 
+    def unfinished(self, game_ids: Sequence[str]) -> set[str]:
+        return self.store._read(lambda connection: SqlAccountWrites(connection).unfinished(game_ids))
+
     def games_of(self, account: str) -> tuple[int, list[str]]:
         rows = self._rows(sa.select(account_seats.c.game_id, account_seats.c.finished)
                           .where(account_seats.c.account == account))

@@ -213,6 +213,12 @@ class LadderStore(abc.ABC):
     def open_tournaments(self) -> list[str]:
         """The ids of the tournaments with rounds still to make, oldest first."""
 
+    @abc.abstractmethod
+    def tournaments(self, account: str | None, before: tuple[dt.datetime, str] | None, limit: int) -> list[Tournament]:
+        """Up to ``limit`` tournaments, newest first (by creation time, then id): those after ``before`` (the
+        creation time and id of the last one of the page before) in that order, those ``account`` (a name key)
+        is in if given."""
+
 
 _LADDERS: weakref.WeakKeyDictionary[EventStore, LadderStore] = weakref.WeakKeyDictionary()
 _MADE = threading.Lock()

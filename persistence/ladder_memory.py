@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from persistence.accounts import key_of
 from persistence.ladder import (
     Finish,
     LadderStore,
@@ -172,3 +173,11 @@ class MemoryLadder(LadderStore):
         found = [tournament for tournament in self.state.tournaments.values() if tournament.open]
         return [tournament.id for tournament in sorted(found, key=lambda tournament: (tournament.created_at,
                                                                                       tournament.id))]
+
+    def tournaments(self, account: str | None, before: tuple[dt.datetime, str] | None, limit: int) -> list[Tournament]:
+        found = sorted(self.state.tournaments.values(), key=lambda tournament: (tournament.created_at, tournament.id),
+                       reverse=True)
+        found = [tournament for tournament in found
+                 if (before is None or (tournament.created_at, tournament.id) < before)
+                 and (account is None or account in {key_of(name) for name in tournament.spec["accounts"]})]
+        return copy.deepcopy(found[:limit])

@@ -10,6 +10,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from persistence.accounts import key_of
 from persistence.ladder import (
     Finish,
     LadderStore,
@@ -27,6 +28,7 @@ from persistence.schema import (
     rated_finishes,
     rating_history,
     ratings,
+    tournament_accounts,
     tournament_entries,
     tournaments,
 )
@@ -106,6 +108,9 @@ class SqlLadderWrites(LadderWrites):
 
     def add_tournament(self, tournament: Tournament) -> None:
         self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
+        self.connection.execute(tournament_accounts.insert(), [
+            {"tournament_id": tournament.id, "account": account, "created_at": tournament.created_at}
+            for account in sorted({key_of(name) for name in tournament.spec["accounts"]})])
         entered = entered_by_another(tournament)
         if entered:
             self.connection.execute(tournament_entries.insert(), [
@@ -206,3 +211,16 @@ class SqlLadder(LadderStore):
         rows = self._rows(sa.select(tournaments.c.id).where(tournaments.c.open)
                           .order_by(tournaments.c.created_at, tournaments.c.id))
         return [row[0] for row in rows]
+
+    def tournaments(self, account: str | None, before: tuple[dt.datetime, str] | None, limit: int) -> list[Tournament]:
+        query = sa.select(tournaments)
+        created_at, tournament_id = tournaments.c.created_at, tournaments.c.id
+        if account is not None:  # (the account's rows, in the listing's order on their own index)
+            created_at, tournament_id = tournament_accounts.c.created_at, tournament_accounts.c.tournament_id
+            query = query.join(tournament_accounts, tournament_accounts.c.tournament_id == tournaments.c.id).where(
+                tournament_accounts.c.account == account)
+        if before is not None:
+            query = query.where(sa.or_(created_at < before[0],
+                                       sa.and_(created_at == before[0], tournament_id < before[1])))
+        rows = self._rows(query.order_by(created_at.desc(), tournament_id.desc()).limit(limit))
+        return [Tournament(**row._mapping) for row in rows]

@@ -275,6 +275,7 @@ tournaments = sa.Table(
     sa.Column("current_round", sa.Integer, nullable=False, server_default="1"),
     sa.Column("open", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("byes", Json, nullable=False, server_default=sa.text("'[]'")),
+    sa.Index(None, "created_at", "id"),  # (migration 0016) the listing's order, newest first
 )
 
 # (migration 0015) The accounts each tournament entered that its maker did not make, and whether it was
@@ -287,6 +288,17 @@ tournament_entries = sa.Table(
     sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
     sa.Column("running", sa.Boolean, nullable=False),
     sa.Index(None, "account", "running"),
+)
+
+# (migration 0016) Every account of each tournament (its name key), beside the tournament's creation time: an
+# account's tournaments listed newest first without reading the others (service.tournament_list).
+tournament_accounts = sa.Table(
+    "tournament_accounts",
+    metadata,
+    sa.Column("tournament_id", sa.String(64), sa.ForeignKey("tournaments.id"), primary_key=True),
+    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Index(None, "account", "created_at", "tournament_id"),
 )
 
 # Webhooks (migration 0010): see persistence.webhooks and service.webhooks.

@@ -164,6 +164,9 @@ def test_a_tournament_made_with_the_client_reads_back_with_its_games(cardhall):
     shown = cardhall.tournament(made["id"])
     assert shown["status"] == "running" and len(shown["games"]) == 1
     assert {row["account"] for row in shown["standings"]} == {maker_name, rival_name}
+    listed = cardhall.tournaments(account=rival_name, status="running", limit=5)
+    assert [entry["id"] for entry in listed["tournaments"]] == [made["id"]] and listed["next"] is None
+    assert cardhall.tournaments(account=rival_name, status="finished") == {"tournaments": [], "next": None}
 
 
 def test_a_bot_says_with_the_client_who_may_enter_it_in_tournaments(cardhall):

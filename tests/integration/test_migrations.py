@@ -21,8 +21,9 @@ from persistence.sqlstore import DUE_GAMES
 from tests.integration import workers
 
 ACCOUNT_TABLES = {"accounts", "api_keys", "account_seats", "challenges", "account_events"}  # revision 0007
-RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries",
-                 "tournaments", "tournament_entries"}  # revisions 0008, 0009 (0011: its rounds; 0015: its entries)
+RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries", "tournaments",
+                 "tournament_entries", "tournament_accounts"}  # revisions 0008, 0009 (0011: its rounds; 0015: its
+# entries; 0016: its accounts)
 WEBHOOK_TABLES = {"webhooks", "webhook_secrets", "webhook_calls", "subscriptions", "webhook_outbox",
                   "webhook_positions"}  # revision 0010
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets", *ACCOUNT_TABLES,

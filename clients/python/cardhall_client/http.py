@@ -325,6 +325,14 @@ class CardhallClient:
         """A tournament as it stands: ``status``, ``standings``, ``crosstable``, its ``games`` and ``byes``."""
         return self._call("GET", f"/v1/tournaments/{tournament_id}")
 
+    def tournaments(self, status: str | None = None, account: str | None = None, limit: int = 20,
+                    cursor: str | None = None) -> dict[str, Any]:
+        """One page of tournaments, newest first (``status``: ``running`` or ``finished``; ``account``: those it
+        is in): ``tournaments`` and ``next`` (the next page's cursor, or None). A page asked for a status may be
+        short, even empty, and still have a ``next``."""
+        params = {"status": status, "account": account, "limit": limit, "cursor": cursor}
+        return self._call("GET", "/v1/tournaments", params=params)
+
     def record(self, game_id: str) -> dict[str, Any]:
         """The game's ``cardhall-record/1`` record as this client may see it (a finished game's: everything)."""
         return self._call("GET", f"/v1/games/{game_id}/record")
