@@ -16,6 +16,7 @@ from api.followers import Followers
 from api.schemas import ProblemSchema
 from service.games import GameService
 from service.timestamps import timestamp
+from service.tournaments import Tournaments
 
 
 class CardhallApi(Api):
@@ -163,10 +164,11 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.register_blueprint(assets.blp)
     limits.install(app)
     metrics.install(app)
-    # (the page of an unknown game, game type or account is a 404 page)
+    # (the page of an unknown game, game type, account or tournament is a 404 page)
     app.config["CARDHALL_GAME_EXISTS"] = games.exists
     app.config["CARDHALL_GAME_TYPE_EXISTS"] = games.is_game_type
     app.config["CARDHALL_ACCOUNT_EXISTS"] = games.accounts.exists
+    app.config["CARDHALL_TOURNAMENT_EXISTS"] = Tournaments(games).exists
     app.register_blueprint(web.blueprint)
     _allow_origins(app, app.config.get("CARDHALL_CORS_ORIGINS") or [])
     return app

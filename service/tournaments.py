@@ -184,6 +184,10 @@ class Tournaments:
             started.cached()
         return [entry["game_id"] for entry, _ in made]
 
+    def exists(self, tournament_id: str) -> bool:
+        """Whether there is a tournament ``tournament_id``."""
+        return self.ladder.tournament(tournament_id) is not None
+
     def get(self, tournament_id: str) -> dict[str, Any]:
         """The tournament: what was asked for, its round, standings and crosstable so far, every game."""
         tournament = self.ladder.tournament(tournament_id)

@@ -1,8 +1,9 @@
 """The web pages: the lobby (``/``), the table (``/games/{id}``), the record viewer (``/replay``),
-a game's leaderboard (``/leaderboards/{game}``) and an account's page (``/accounts/{name}``). A page of
-a game, game type or account the server does not have is a 404 page, the app saying which exist (its
-settings ``CARDHALL_GAME_EXISTS``, ``CARDHALL_GAME_TYPE_EXISTS`` and ``CARDHALL_ACCOUNT_EXISTS``: each a
-function of a name).
+a game's leaderboard (``/leaderboards/{game}``), an account's page (``/accounts/{name}``), the tournaments
+(``/tournaments``, an account's with ``?account=``) and a tournament's page (``/tournaments/{id}``). A page
+of a game, game type, account or tournament the server does not have is a 404 page, the app saying which
+exist (its settings ``CARDHALL_GAME_EXISTS``, ``CARDHALL_GAME_TYPE_EXISTS``, ``CARDHALL_ACCOUNT_EXISTS`` and
+``CARDHALL_TOURNAMENT_EXISTS``: each a function of a name).
 
 The pages are shells; their scripts (plain ES modules under ``static/``, no build
 step) talk to the public API like any other client. No rule lives here or in the
@@ -94,3 +95,17 @@ def account(name: str) -> str | tuple[str, int]:
     if _unknown("CARDHALL_ACCOUNT_EXISTS", name):
         return _missing("account", name)
     return render_template("account.html", name=name)
+
+
+@blueprint.get("/tournaments")
+def tournaments() -> str:
+    """The tournaments, running then finished, newest first and paged; ``?account=`` those an account is in."""
+    return render_template("tournaments.html", account=request.args.get("account", ""))
+
+
+@blueprint.get("/tournaments/<string:tournament_id>")
+def tournament(tournament_id: str) -> str | tuple[str, int]:
+    """A tournament's page: its standings, crosstable and games by round, refreshed while it runs."""
+    if _unknown("CARDHALL_TOURNAMENT_EXISTS", tournament_id):
+        return _missing("tournament", tournament_id)
+    return render_template("tournament.html", tournament_id=tournament_id)

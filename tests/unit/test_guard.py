@@ -73,6 +73,7 @@ def test_every_cardhall_variable_the_server_reads_is_a_setting_in_the_deploy_tab
     named = set(re.findall(r"CARDHALL_[A-Z_]+[A-Z]", code))
     flask_only = {"CARDHALL_SSE_HEARTBEAT", "CARDHALL_ACCOUNT_HEARTBEAT", "CARDHALL_STREAM_MAX",
                   "CARDHALL_GAME_EXISTS", "CARDHALL_GAME_TYPE_EXISTS", "CARDHALL_ACCOUNT_EXISTS",
+                  "CARDHALL_TOURNAMENT_EXISTS",
                   "CARDHALL_WEBHOOK_OPTIONS"}  # (app config keys alone)
     assert named - flask_only <= set(VARIABLES)
     deploy = (ROOT / "docs" / "deploy.md").read_text()

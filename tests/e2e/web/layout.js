@@ -3,7 +3,7 @@
 (what = "layout") => {
   const width = document.documentElement.clientWidth;
   const TAPPED = "button, input, select, textarea, summary, .bar a, .row-actions a, .log a, .rules-link, .games td a, "
-    + ".rating > p > a, .recent a, #current-games a, #account-link, .panel > p > a:only-child";
+    + ".rating > p > a, .recent a, #current-games a, #account-link, .panel > p > a:only-child, dl.facts dd > a";
   const problems = [];
   const name = (el) => {
     const text = (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 40);

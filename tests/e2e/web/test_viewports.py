@@ -165,7 +165,8 @@ def test_a_phones_browser_shows_every_page_at_the_phones_width(browser, live_ser
                                   is_mobile=True, has_touch=True)
     page = context.new_page()
     for path in ("/", f"/games/{game_id}", f"/games/{game_id}?embed=1", "/replay", "/rules/craits", "/rules/scat",
-                 "/leaderboards/scat", f"/accounts/{account}", "/games/nothing-here"):
+                 "/leaderboards/scat", f"/accounts/{account}", "/games/nothing-here", "/tournaments",
+                 f"/tournaments?account={account}", "/tournaments/nothing-here"):
         page.goto(path)
         page.wait_for_load_state()
         assert page.locator("meta[name=viewport]").get_attribute("content") == "width=device-width, initial-scale=1"
