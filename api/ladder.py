@@ -195,22 +195,27 @@ class ByeSchema(ma.Schema):
                                                    "else 1 / players_per_table"})
 
 
-class TournamentSchema(ma.Schema):
+class TournamentSummarySchema(ma.Schema):
+    """A tournament as the list shows it; the one tournament's GET shows more (:class:`TournamentSchema`)."""
+
     id = fields.String()
     creator = fields.String()
     game = fields.String()
     format = fields.String()
     accounts = fields.List(fields.String())
-    players_per_table = fields.Integer()
+    round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
     rounds = fields.Integer()
+    status = fields.String(metadata={"description": "running, or finished once every round is made and every "
+                                                    "game is over"})
+    created_at = Timestamp()
+
+
+class TournamentSchema(TournamentSummarySchema):
+    players_per_table = fields.Integer()
     duplicate = fields.Boolean()
     move_seconds = fields.Integer(metadata={"description": "the clock every game of the tournament runs"})
     replay_of = fields.String(allow_none=True, metadata={"description": "The tournament whose deals this one "
                                                          "replays, or null"})
-    round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
-    status = fields.String(metadata={"description": "running, or finished once every round is made and every "
-                                                    "game is over"})
-    created_at = Timestamp()
     standings = fields.List(fields.Nested(StandingSchema))
     crosstable = fields.Dict(keys=fields.String(), values=fields.Dict(keys=fields.String(), values=fields.Float()),
                              metadata={"description": "points each account scored in the games it shared with each other"})
@@ -226,19 +231,6 @@ class TournamentListQuerySchema(Strict):
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(validate=validate.Regexp(CURSOR_PATTERN),
                            metadata={"description": "next of the previous page", "pattern": CURSOR_PATTERN})
-
-
-class TournamentSummarySchema(ma.Schema):
-    id = fields.String()
-    creator = fields.String()
-    game = fields.String()
-    format = fields.String()
-    accounts = fields.List(fields.String())
-    round = fields.Integer(metadata={"description": "the rounds made so far (swiss: the current round)"})
-    rounds = fields.Integer()
-    status = fields.String(metadata={"description": "running, or finished once every round is made and every "
-                                                    "game is over"})
-    created_at = Timestamp()
 
 
 class TournamentListSchema(ma.Schema):

@@ -83,15 +83,26 @@ def page(browser: Browser, live_server: str, artifacts: Path, request: pytest.Fi
     context.close()
 
 
-@pytest.fixture
-def phone(browser: Browser, live_server: str) -> Iterator[Page]:
-    """A fresh page as an iPhone 13 shows it: 390 by 844, touch."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844}, has_touch=True)
+def touch_page(browser: Browser, live_server: str, width: int, height: int) -> Iterator[Page]:
+    """A fresh page on a touch screen of ``width`` by ``height`` CSS pixels, closed once the test is done."""
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height}, has_touch=True)
     context.set_default_timeout(10_000)
     opened = context.new_page()
     opened.watched = Watched(opened, live_server)  # type: ignore[attr-defined]
     yield opened
     context.close()
+
+
+@pytest.fixture
+def phone(browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh page as an iPhone 13 shows it: 390 by 844, touch."""
+    yield from touch_page(browser, live_server, 390, 844)
+
+
+@pytest.fixture
+def small_phone(browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh page on a 360 px wide touch screen, the narrowest the pages are made for."""
+    yield from touch_page(browser, live_server, 360, 740)
 
 
 class Api:

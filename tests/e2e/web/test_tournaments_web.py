@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
-from tests.e2e.web.conftest import Watched, settled
+from tests.e2e.web.conftest import settled
 from tests.e2e.web.layout import audit, focus_ring
 from tests.e2e.web.test_accessibility import rings_tabbed_through, unnamed
 
@@ -110,17 +110,6 @@ def test_an_unknown_tournament_is_a_404_page(page: Page):
     answer = page.goto("/tournaments/nosuchtournament")
     assert answer is not None and answer.status == 404
     assert page.locator("h2").inner_text() == "No such tournament"
-
-
-@pytest.fixture
-def small_phone(browser: Browser, live_server: str):  # type: ignore[no-untyped-def]
-    """A fresh page on a 360 px wide touch screen, the narrowest the pages are made for."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 740}, has_touch=True)
-    context.set_default_timeout(10_000)
-    opened = context.new_page()
-    opened.watched = Watched(opened, live_server)  # type: ignore[attr-defined]
-    yield opened
-    context.close()
 
 
 def test_on_a_small_phone_the_tournament_pages_fit_and_the_crosstable_scrolls_in_its_box(small_phone: Page,
