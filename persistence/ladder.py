@@ -95,6 +95,13 @@ class Tournament:
     byes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
+def running(tournaments: Sequence[Tournament], unfinished: set[str]) -> set[str]:
+    """The ids of those of ``tournaments`` still running, given the ids of the games whose account seats are not
+    finished (``unfinished``): rounds left to make, or a game not over."""
+    return {tournament.id for tournament in tournaments
+            if tournament.open or any(entry["game_id"] in unfinished for entry in tournament.games)}
+
+
 def entered_by_another(tournament: Tournament) -> list[str]:
     """The name keys of the tournament's accounts but its maker: the accounts another account entered in it."""
     return sorted({key_of(name) for name in tournament.spec["accounts"]} - {key_of(tournament.creator)})

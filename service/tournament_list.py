@@ -19,7 +19,7 @@ from typing import Any
 
 from persistence.accounts import key_of
 from persistence.cursor import decode_cursor, encode_cursor
-from persistence.ladder import Tournament, ladder_of
+from persistence.ladder import Tournament, ladder_of, running
 from service.errors import NotFound
 from service.games import GameService
 
@@ -39,12 +39,12 @@ def list_tournaments(games: GameService, limit: int, cursor: str | None = None, 
     listed: list[dict[str, Any]] = []
     for _ in range(SCANNED if status is not None else 1):
         read = ladder.tournaments(key, position, limit + 1)
-        running = _running(games, read)
+        live = _running(games, read)
         for tournament in read:
-            if status in (None, RUNNING if tournament.id in running else FINISHED):
+            if status in (None, RUNNING if tournament.id in live else FINISHED):
                 if len(listed) == limit:  # (one more than the page holds: the next page starts here)
                     return {"tournaments": listed, "next": _cursor(position)}
-                listed.append(_entry(tournament, tournament.id in running))
+                listed.append(_entry(tournament, tournament.id in live))
             position = (tournament.created_at, tournament.id)
         if len(read) <= limit:  # (none left to read)
             return {"tournaments": listed, "next": None}
@@ -57,10 +57,8 @@ def _cursor(position: tuple[dt.datetime, str] | None) -> str | None:
 
 def _running(games: GameService, tournaments: list[Tournament]) -> set[str]:
     """The ids of those of ``tournaments`` running: rounds to make, or a game whose seats are not finished."""
-    unfinished = games.accounts.store.unfinished([entry["game_id"] for tournament in tournaments
-                                                  for entry in tournament.games])
-    return {tournament.id for tournament in tournaments
-            if tournament.open or any(entry["game_id"] in unfinished for entry in tournament.games)}
+    return running(tournaments, games.accounts.store.unfinished([entry["game_id"] for tournament in tournaments
+                                                                 for entry in tournament.games]))
 
 
 def _entry(tournament: Tournament, running: bool) -> dict[str, Any]:

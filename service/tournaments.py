@@ -42,7 +42,7 @@ from domain.game import all_games
 from domain.ladder import places
 from domain.tournaments import Pairing, bye_points, crosstable, max_swiss_rounds, rotation, round_robin, standings, swiss
 from persistence.accounts import ANYONE, NOBODY, Account, AccountWrites, key_of
-from persistence.ladder import LadderStore, LadderWrites, Tournament, entered_by_another, ladder_of
+from persistence.ladder import LadderStore, LadderWrites, Tournament, entered_by_another, ladder_of, running
 from persistence.port import Transaction
 from service.accounts import CREATE, Caller
 from service.challenges import AccountsGame
@@ -287,9 +287,9 @@ def _within_bound(ladder: LadderWrites, writes: AccountWrites, tournament: Tourn
         return
     others = [other for other in ladder.entered(entered) if other.id != tournament.id]
     unfinished = writes.unfinished([entry["game_id"] for other in others for entry in other.games])
-    running = {other.id for other in others if other.open or any(entry["game_id"] in unfinished for entry in other.games)}
-    ladder.mark_finished([other.id for other in others if other.id not in running])
-    counts = Counter(account for other in others if other.id in running for account in entered_by_another(other))
+    still = running(others, unfinished)
+    ladder.mark_finished([other.id for other in others if other.id not in still])
+    counts = Counter(account for other in others if other.id in still for account in entered_by_another(other))
     names = {key_of(name): name for name in tournament.spec["accounts"]}
     for account in entered:
         if counts[account] >= MAX_RUNNING:
