@@ -29,7 +29,6 @@ from persistence.schema import (
     rating_history,
     ratings,
     tournament_accounts,
-    tournament_entries,
     tournaments,
 )
 
@@ -108,25 +107,24 @@ class SqlLadderWrites(LadderWrites):
 
     def add_tournament(self, tournament: Tournament) -> None:
         self.connection.execute(tournaments.insert(), dataclasses.asdict(tournament))
+        entered = set(entered_by_another(tournament))
         self.connection.execute(tournament_accounts.insert(), [
-            {"tournament_id": tournament.id, "account": account, "created_at": tournament.created_at}
+            {"tournament_id": tournament.id, "account": account, "created_at": tournament.created_at,
+             "entered": account in entered, "running": account in entered}
             for account in sorted({key_of(name) for name in tournament.spec["accounts"]})])
-        entered = entered_by_another(tournament)
-        if entered:
-            self.connection.execute(tournament_entries.insert(), [
-                {"tournament_id": tournament.id, "account": account, "running": True} for account in entered])
 
     def entered(self, accounts: Sequence[str]) -> list[Tournament]:
-        running = sa.select(tournament_entries.c.tournament_id).where(
-            tournament_entries.c.account.in_(list(accounts)), tournament_entries.c.running)
+        running = sa.select(tournament_accounts.c.tournament_id).where(
+            tournament_accounts.c.account.in_(list(accounts)), tournament_accounts.c.running)
         rows = self.connection.execute(sa.select(tournaments).where(tournaments.c.id.in_(running))
                                        .order_by(tournaments.c.created_at, tournaments.c.id)).all()
         return [Tournament(**row._mapping) for row in rows]
 
     def mark_finished(self, tournament_ids: Sequence[str]) -> None:
         if tournament_ids:
-            self.connection.execute(tournament_entries.update().where(
-                tournament_entries.c.tournament_id.in_(list(tournament_ids))).values(running=False))
+            self.connection.execute(tournament_accounts.update().where(
+                tournament_accounts.c.tournament_id.in_(list(tournament_ids)), tournament_accounts.c.running)
+                .values(running=False))
 
     def next_round(self, tournament: Tournament, games: Sequence[dict[str, Any]], byes: Sequence[dict[str, Any]],
                    more: bool) -> bool:

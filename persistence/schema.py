@@ -278,27 +278,22 @@ tournaments = sa.Table(
     sa.Index(None, "created_at", "id"),  # (migration 0016) the listing's order, newest first
 )
 
-# (migration 0015) The accounts each tournament entered that its maker did not make, and whether it was
-# still running when last looked at: an account's running tournaments made by others are found among its
-# rows still marked running (service.tournaments.MAX_RUNNING), each found finished marked so once.
-tournament_entries = sa.Table(
-    "tournament_entries",
-    metadata,
-    sa.Column("tournament_id", sa.String(64), sa.ForeignKey("tournaments.id"), primary_key=True),
-    sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
-    sa.Column("running", sa.Boolean, nullable=False),
-    sa.Index(None, "account", "running"),
-)
-
 # (migration 0016) Every account of each tournament (its name key), beside the tournament's creation time: an
-# account's tournaments listed newest first without reading the others (service.tournament_list).
+# account's tournaments listed newest first without reading the others (service.tournament_list). (0017, which
+# took in 0015's tournament_entries) ``entered``: another account entered it, it is not the maker; ``running``: so
+# entered, and the tournament still running when last looked at. An account's running tournaments made by others
+# are found among its rows still marked running (service.tournaments.MAX_RUNNING), each found finished marked so
+# once; the maker's row is never marked running, so never counted.
 tournament_accounts = sa.Table(
     "tournament_accounts",
     metadata,
     sa.Column("tournament_id", sa.String(64), sa.ForeignKey("tournaments.id"), primary_key=True),
     sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), primary_key=True),
     sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("entered", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("running", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index(None, "account", "created_at", "tournament_id"),
+    sa.Index(None, "account", "running"),
 )
 
 # Webhooks (migration 0010): see persistence.webhooks and service.webhooks.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -22,8 +23,8 @@ from tests.integration import workers
 
 ACCOUNT_TABLES = {"accounts", "api_keys", "account_seats", "challenges", "account_events"}  # revision 0007
 RATING_TABLES = {"rated_finishes", "ladder_counters", "ratings", "rating_history", "pool_entries", "tournaments",
-                 "tournament_entries", "tournament_accounts"}  # revisions 0008, 0009 (0011: its rounds; 0015: its
-# entries; 0016: its accounts)
+                 "tournament_accounts"}  # revisions 0008, 0009 (0011: its rounds; 0016: its accounts, which took
+# in 0015's entries in 0017)
 WEBHOOK_TABLES = {"webhooks", "webhook_secrets", "webhook_calls", "subscriptions", "webhook_outbox",
                   "webhook_positions"}  # revision 0010
 TABLES = {"events", "games", "seats", "idempotency", "snapshots", "deployment_secrets", *ACCOUNT_TABLES,
@@ -252,12 +253,13 @@ def test_revision_0015_enters_the_tournaments_made_before_it_marked_as_they_stan
                     "INSERT INTO tournaments (id, creator, game, spec, games, created_at) VALUES (:id, 'ana', 'craits', "
                     "'{\"accounts\": [\"Ana\", \"Bo\", \"Cy\"]}', :games, :at)"),
                     {"id": tournament_id, "games": f'[{{"game_id": "{game_id}"}}]', "at": at})
-        upgrade(empty_url)
+        upgrade(empty_url, "0015")
         with engine.connect() as connection:
             rows = connection.execute(sa.text("SELECT tournament_id, account, running FROM tournament_entries "
                                               "ORDER BY tournament_id, account")).all()
         assert [(row[0], row[1], bool(row[2])) for row in rows] == [
             ("t1", "bo", False), ("t1", "cy", False), ("t2", "bo", True), ("t2", "cy", True)]
+        upgrade(empty_url)
         store = open_store(empty_url)
         try:
             assert accounts_of(store).account("bo").entered_by == ANYONE  # type: ignore[union-attr]
@@ -267,5 +269,74 @@ def test_revision_0015_enters_the_tournaments_made_before_it_marked_as_they_stan
             store.close()
         downgrade(empty_url, "0014")
         assert "tournament_entries" not in tables(empty_url)
+    finally:
+        engine.dispose()
+
+
+def test_revision_0017_merges_the_entries_into_the_tournaments_accounts_and_gives_them_back_going_down(
+        empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence import open_store
+    from persistence.ladder import Tournament, ladder_of
+
+    at = dt.datetime(2026, 1, 2)
+    upgrade(empty_url, "0016")
+    engine = sa.create_engine(empty_url)
+    # ana made t1 of Ana, Bo and Cy (over) and t2 of Ana and Bo (running); bo made t3 of Bo and Cy (running)
+    made = {"t1": ("ana", ["Ana", "Bo", "Cy"]), "t2": ("ana", ["Ana", "Bo"]), "t3": ("bo", ["Bo", "Cy"])}
+    entries = [("t1", "bo", False), ("t1", "cy", False), ("t2", "bo", True), ("t3", "cy", True)]
+    try:
+        with engine.begin() as connection:  # as revision 0016 kept them: entries and accounts in two tables
+            for name in ("Ana", "Bo", "Cy"):
+                connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
+                                           "VALUES (:key, :name, 'bot', '', :at)"), {"key": name.lower(), "name": name,
+                                                                                      "at": at})
+            for tournament_id, (creator, names) in made.items():
+                connection.execute(sa.text(
+                    "INSERT INTO tournaments (id, creator, game, spec, games, created_at) VALUES (:id, :creator, "
+                    "'craits', :spec, '[]', :at)"),
+                    {"id": tournament_id, "creator": creator, "spec": json.dumps({"accounts": names}), "at": at})
+                connection.execute(sa.text("INSERT INTO tournament_accounts (tournament_id, account, created_at) "
+                                           "VALUES (:id, :account, :at)"),
+                                   [{"id": tournament_id, "account": name.lower(), "at": at} for name in names])
+            connection.execute(sa.text("INSERT INTO tournament_entries (tournament_id, account, running) "
+                                       "VALUES (:id, :account, :running)"),
+                               [{"id": id_, "account": account, "running": running} for id_, account, running in entries])
+        upgrade(empty_url, "0017")
+        assert "tournament_entries" not in tables(empty_url)
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT tournament_id, account, entered, running FROM tournament_accounts "
+                                              "ORDER BY tournament_id, account")).all()
+        assert [(row[0], row[1], bool(row[2]), bool(row[3])) for row in rows] == [
+            ("t1", "ana", False, False), ("t1", "bo", True, False), ("t1", "cy", True, False),
+            ("t2", "ana", False, False), ("t2", "bo", True, True),
+            ("t3", "bo", False, False), ("t3", "cy", True, True)]
+        store = open_store(empty_url)
+        try:  # the makers' rows never count: ana and bo are each in one running tournament another made
+            with store.transaction() as tx, ladder_of(store).within(tx) as ladder:
+                assert [tournament.id for tournament in ladder.entered(["ana"])] == []
+                assert [tournament.id for tournament in ladder.entered(["bo"])] == ["t2"]
+                assert [tournament.id for tournament in ladder.entered(["bo", "cy"])] == ["t2", "t3"]
+                ladder.add_tournament(Tournament("t4", "Cy", "craits", {"accounts": ["Cy", "Ana"]}, [],
+                                                 at + dt.timedelta(days=1)))  # (written as the migration wrote t3)
+                assert [tournament.id for tournament in ladder.entered(["cy"])] == ["t3"]
+                assert [tournament.id for tournament in ladder.entered(["ana"])] == ["t4"]
+            assert [tournament.id for tournament in ladder_of(store).tournaments("bo", None, 10)] == ["t3", "t2", "t1"]
+            assert [tournament.id for tournament in ladder_of(store).tournaments("cy", None, 10)] == ["t4", "t3", "t1"]
+        finally:
+            store.close()
+        downgrade(empty_url, "0016")
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT tournament_id, account, running FROM tournament_entries "
+                                              "ORDER BY tournament_id, account")).all()
+            kept = connection.execute(sa.text("SELECT * FROM tournament_accounts ORDER BY tournament_id, account")).all()
+        assert [(row[0], row[1], bool(row[2])) for row in rows] == [*entries, ("t4", "ana", True)]
+        assert [tuple(row._mapping) for row in kept] == [("tournament_id", "account", "created_at")] * 9
+        assert [(row.tournament_id, row.account) for row in kept] == [
+            (id_, name.lower()) for id_, (_, names) in sorted(made.items()) for name in sorted(names)] + [
+            ("t4", "ana"), ("t4", "cy")]
+        upgrade(empty_url)
+        assert current_revision(empty_url) == head()
     finally:
         engine.dispose()
