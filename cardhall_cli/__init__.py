@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 #: Subcommands register here: name -> (add its arguments, run it).
 COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
@@ -21,6 +21,24 @@ def command(name: str, add_arguments: Callable[[argparse.ArgumentParser], None])
     return decorate
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """A subcommand's parser that takes its options and positionals in any order, as its usage line shows them
+    (options first): plain argparse takes a positional list that may be empty (``cardhall bot run [BOT]``) as
+    empty where an option follows the subcommand, and then refuses the positional given after the options."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None,
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        if self._intermixing:  # (parse_known_intermixed_args reads the arguments with this, twice)
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line parser with every registered subcommand."""
     from cardhall_cli import (
@@ -32,7 +50,7 @@ def parser() -> argparse.ArgumentParser:
         simulate,  # noqa: F401  (registers simulate)
     )
     top = argparse.ArgumentParser(prog="cardhall", description="Cardhall: card games as a service.")
-    sub = top.add_subparsers(dest="command", required=True)
+    sub = top.add_subparsers(dest="command", required=True, parser_class=_Intermixed)
     for name, (add_arguments, run) in COMMANDS.items():
         sub_parser = sub.add_parser(name, help=(run.__doc__ or "").strip().splitlines()[0])
         add_arguments(sub_parser)

@@ -175,6 +175,19 @@ def test_the_clients_own_command_cardhall_bot_plays_a_game_as_the_servers_cardha
     assert capsys.readouterr().out.splitlines()[-1].startswith("game over: winners")
 
 
+def test_the_bot_may_come_before_or_after_the_options_on_both_commands(live_server, capsys):
+    """The usage line shows the options first: ``cardhall bot run --server … --new scat FILE`` plays as
+    ``cardhall bot run FILE --server … --new scat`` does, and so does the client's ``cardhall-bot``."""
+    bot = str(EXAMPLES / "greedy_scat.py")
+    options = ["--server", live_server, "--new", "scat", "--players", "2", "--fill", "greedy"]
+    for command in (["bot", "run", *options, bot], ["bot", "run", bot, *options]):
+        assert main(command) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].endswith(f"bot plays {bot}") and lines[-1].startswith("game over: winners")
+    assert runner(["run", *options, bot]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("game over: winners")
+
+
 def test_the_runner_reads_its_view_again_only_once_others_have_moved(live_server):
     """A move's answer holds the seat's view: the runner moves on from it (the house bot has played in the same
     request), and a wait reads the view once it hears of a move, so a bot spends few requests."""

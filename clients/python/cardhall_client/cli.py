@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["run", "challenge"],
                         help="run: play one game with the bot (with --key alone: live on the server as the "
                              "key's account); challenge: offer a game to the named accounts")
-    parser.add_argument("subject", metavar="BOT | NAME", nargs="*",
+    parser.add_argument("subject", metavar="BOT | NAME", nargs="*", default=[],
                         help="run: path/to/file.py:function, a function choose(view) -> move (with --key, none "
                              "plays random legal moves); challenge: the accounts offered the other seats (none: "
                              "an open challenge)")
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cardhall-bot", description="Run a Cardhall bot, or send a challenge.")
     add_arguments(parser)
     try:
-        return run(parser.parse_args(argv))
+        return run(parser.parse_intermixed_args(argv))  # (the bot after the options too, as the usage line shows)
     except BadBot as error:  # (a mistyped path or function: said in a line, as every other mistake; `cardhall bot`'s
         return _usage(f"cardhall-bot: {error}")  # own entry point, cardhall_cli.main, says it the same way)
 
