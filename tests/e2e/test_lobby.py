@@ -80,11 +80,54 @@ def _started(client: CardhallClient, challenge_id: str) -> str:
     raise AssertionError("unreachable")
 
 
-def test_bot_challenge_offers_a_game_from_the_command_line(live_server: str, capsys: Any) -> None:
+def test_bot_challenge_says_what_it_offered_and_the_next_step_which_starts_the_game(live_server: str, capsys: Any) -> None:
+    """The summary names the challenge, its game and players, whether rated, its expiry, and how the other
+    account accepts it: that command, run after the challenge was sent, accepts it and plays its game."""
+    suffix = uuid.uuid4().hex[:8]
+    host, guest = sign_up(live_server, f"ch{suffix}"), sign_up(live_server, f"cg{suffix}")
+    assert main(["bot", "challenge", f"cg{suffix}", "--server", live_server, "--key", str(host.token),
+                 "--new", "scat", "--expires-in", "600"]) == 0
+    offered, accept, post = capsys.readouterr().out.splitlines()
+    challenge = host.challenge_info(offered.split()[1].rstrip(":"))
+    assert offered == (f"challenge {challenge['id']}: scat for 2 players, ch{suffix} (you) and cg{suffix}; unrated; "
+                       f"expires {challenge['expires_at']} (in 600 s)")
+    assert accept == (f"next: cg{suffix} accepts it, with cg{suffix}'s key as KEY: "
+                      f"cardhall bot run --server {live_server} --key KEY --accept scat")
+    assert post.strip() == f"(or POST {live_server}/v1/challenges/{challenge['id']}/accept with 'Authorization: Bearer KEY')"
+    codes: list[int] = []
+    runs = [accept.split(": ", 2)[2].replace("KEY", str(guest.token)).split()[1:] + ["--games", "1"],
+            ["bot", "run", "--server", live_server, "--key", str(host.token), "--games", "1"]]  # (the host's own seat)
+    threads = [threading.Thread(target=lambda argv: codes.append(main(argv)), args=(argv,)) for argv in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(180)
+    assert codes == [0, 0], capsys.readouterr().out
+    game_id = host.challenge_info(challenge["id"])["game_id"]
+    assert host.game(game_id)["status"] == "finished"
+    host.close()
+    guest.close()
+
+
+def test_bot_challenge_says_an_open_challenge_is_open_to_any_account_which_accepts_it_over_http(
+        live_server: str, capsys: Any) -> None:
+    """No account is told of an open challenge (a living bot answers those offered to it by name): the step
+    printed is the request that accepts it."""
+    with sign_up(live_server, f"oc{uuid.uuid4().hex[:8]}") as host:
+        assert main(["bot", "challenge", "--server", live_server, "--key", str(host.token), "--new", "craits",
+                     "--players", "3", "--rated"]) == 0
+    offered, accept = capsys.readouterr().out.splitlines()
+    assert offered.split("; ")[0].endswith("(you) and 2 open seats, open to any account") and "; rated;" in offered
+    challenge_id = offered.split()[1].rstrip(":")
+    assert accept == (f"next: 2 other accounts accept it over HTTP, each with its own key as KEY: "
+                      f"POST {live_server}/v1/challenges/{challenge_id}/accept with 'Authorization: Bearer KEY'")
+
+
+def test_bot_challenge_prints_the_challenge_as_json_for_scripts(live_server: str, capsys: Any) -> None:
     suffix = uuid.uuid4().hex[:8]
     host, guest = sign_up(live_server, f"h{suffix}"), sign_up(live_server, f"g{suffix}")
     code = main(["bot", "challenge", f"g{suffix}", "--server", live_server, "--key", str(host.token),
-                 "--new", "scat", "--players", "2", "--expires-in", "600"])
+                 "--new", "scat", "--players", "2", "--expires-in", "600", "--json"])
     assert code == 0
     offered = json.loads(capsys.readouterr().out)
     assert offered["to"] == [f"g{suffix}"] and offered["game"] == "scat" and offered["status"] == "open"
@@ -93,17 +136,29 @@ def test_bot_challenge_offers_a_game_from_the_command_line(live_server: str, cap
     guest.close()
 
 
+def test_bot_challenge_takes_the_names_before_or_after_the_options(live_server: str, capsys: Any) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    host, *guests = (sign_up(live_server, f"{name}{suffix}") for name in ("oh", "og", "oa"))
+    options = ["--server", live_server, "--key", str(host.token), "--new", "craits", "--players", "3", "--json"]
+    for command in (["bot", "challenge", *options, f"og{suffix}", f"oa{suffix}"],
+                    ["bot", "challenge", f"og{suffix}", *options, f"oa{suffix}"]):
+        assert main(command) == 0
+        assert json.loads(capsys.readouterr().out)["to"] == [f"og{suffix}", f"oa{suffix}"]
+    for client in (host, *guests):
+        client.close()
+
+
 def test_bot_challenge_takes_the_key_from_cardhall_key_when_no_key_option_is_given(
         live_server: str, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """An account's key in the environment stays out of the process list and the shell's history; ``--key`` wins."""
     suffix = uuid.uuid4().hex[:8]
     host, guest = sign_up(live_server, f"eh{suffix}"), sign_up(live_server, f"eg{suffix}")
     monkeypatch.setenv("CARDHALL_KEY", str(host.token))
-    assert main(["bot", "challenge", f"eg{suffix}", "--server", live_server, "--new", "craits"]) == 0
+    assert main(["bot", "challenge", f"eg{suffix}", "--server", live_server, "--new", "craits", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["challenger"] == f"eh{suffix}"
     monkeypatch.setenv("CARDHALL_KEY", "chk_000000000000_not-a-key")
     assert main(["bot", "challenge", f"eh{suffix}", "--server", live_server, "--key", str(guest.token),
-                 "--new", "scat"]) == 0
+                 "--new", "scat", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["challenger"] == f"eg{suffix}"
     host.close()
     guest.close()

@@ -79,6 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=1, help="with --key: games played at once (default 1)")
     parser.add_argument("--expires-in", type=int, default=60, help="challenge: seconds it stays open (default 60)")
     parser.add_argument("--rated", action="store_true", help="challenge: a rated game")
+    parser.add_argument("--json", action="store_true",
+                        help="challenge: print the challenge as the API answers it (JSON, for scripts), not a summary")
     parser.add_argument("--players", type=int, default=2, help="players in a new game (default 2)")
     parser.add_argument("--fill", choices=["random", "greedy", "none"], default="random",
                         help="house bots for the other seats of a new game; none: wait for others (default random)")
@@ -174,8 +176,35 @@ def _challenge(args: argparse.Namespace, prog: str) -> int:
                                        rated=args.rated, expires_in=args.expires_in)
         except CardhallError as error:
             return _failed(prog, error)
-    print(json.dumps(offered), flush=True)
+    print(json.dumps(offered) if args.json else offer_summary(offered, args.server, prog, args.expires_in), flush=True)
     return 0
+
+
+def offer_summary(offered: dict[str, Any], server: str, prog: str = "cardhall-bot", expires_in: int | None = None) -> str:
+    """A challenge as its challenger reads it: what was offered to whom, until when, and the one thing that
+    starts its game, the others accepting it. An account named accepts it with the runner (a live bot
+    answers the challenges offered to it by name) or over HTTP; an open challenge only over HTTP, as no
+    account is told of it. The JSON is for scripts (``--json``)."""
+    invited = offered["to"] or []
+    open_seats = offered["players"] - len(offered["accepted"]) - len(invited)
+    players = [f"{offered['challenger']} (you)", *invited]
+    if open_seats:
+        players.append(f"{open_seats} open seat{'s' if open_seats > 1 else ''}, open to any account")
+    options = "".join(f"; {name}={json.dumps(value)}" for name, value in offered["options"].items())
+    lines = [f"challenge {offered['id']}: {offered['game']} for {offered['players']} players, "
+             f"{', '.join(players[:-1])} and {players[-1]}; {'rated' if offered['rated'] else 'unrated'}{options}; "
+             f"expires {offered['expires_at']}{f' (in {expires_in} s)' if expires_in else ''}"]
+    post = f"POST {server.rstrip('/')}/v1/challenges/{offered['id']}/accept with 'Authorization: Bearer KEY'"
+    if len(invited) == 1:
+        who = f"{invited[0]} accepts it, with {invited[0]}'s key as KEY"
+    elif invited:
+        who = f"{' and '.join(invited)} each accept it, each with its own key as KEY"
+    else:
+        who = "another account" if open_seats == 1 else f"{open_seats} other accounts"
+        return "\n".join([*lines, f"next: {who} accept{'s' if open_seats == 1 else ''} it over HTTP, "
+                                   f"{'with its' if open_seats == 1 else 'each with its own'} key as KEY: {post}"])
+    return "\n".join([*lines, f"next: {who}: {prog} run --server {server} --key KEY --accept {offered['game']}",
+                       f"      (or {post})"])
 
 
 def _run_one(args: argparse.Namespace, prog: str) -> int:

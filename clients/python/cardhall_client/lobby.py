@@ -1,7 +1,7 @@
 """A bot that lives on the platform: it follows its account's events, accepts the challenges it
-likes while it has room, waits in the pools it names, and plays every game it is seated in, several
-at once; given a number of games, it leaves the pools once that many have started and stops once
-they are over.
+likes while it has room (those sent before it started too), waits in the pools it names, and plays
+every game it is seated in, several at once; given a number of games, it leaves the pools once that
+many have started and stops once they are over.
 
     from cardhall_client import CardhallClient
     from cardhall_client.lobby import live
@@ -12,6 +12,7 @@ they are over.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import logging
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -49,12 +50,15 @@ class Lobby:
         self._lock = threading.Lock()
 
     def run(self, stop: Callable[[], bool] = lambda: False, after: int | None = None) -> None:
-        """Play the games under way, join the pools, then follow the account's events after id ``after``
-        (default: from now on) until ``stop()`` or, given a number of games, until they are played; the
-        pools are left at the end."""
-        after = self._newest() if after is None else after
+        """Play the games under way, answer the challenges offered to it that are still open (given no ``after``),
+        join the pools, then follow the account's events after id ``after`` (default: from now on) until ``stop()``
+        or, given a number of games, until they are played; the pools are left at the end."""
+        offered: list[dict[str, Any]] = []
+        after = self._newest(offered) if after is None else after
         for game_id in self.client.account(self.me)["games"]["current"]:
             self._play(game_id)
+        for challenge in self._still_open(offered):
+            self._answer(challenge)
         try:
             for game, players in self.pools.items():
                 self.client.join_pool(game, list(players), rated=self.rated, concurrency=self.concurrency)
@@ -98,10 +102,13 @@ class Lobby:
             self._decline(challenge, "this bot is playing as many games as it may")
         else:
             try:
-                self.client.accept(challenge["id"])
+                accepted = self.client.accept(challenge["id"])
                 self.say(f"accepted {challenge['challenger']}'s challenge to {challenge['game']}")
             except CardhallError as refused:  # (expired, taken, canceled meanwhile)
                 self.say(f"challenge {challenge['id']}: {refused.detail}")
+                return
+            if accepted.get("game_id"):  # (its last seat: played now, so that busy() counts it before its gameStart)
+                self._play(accepted["game_id"])
 
     def _decline(self, challenge: dict[str, Any], reason: str) -> None:
         if challenge["to"] is not None:  # (an open challenge is left to others)
@@ -131,13 +138,26 @@ class Lobby:
             log.exception("game %s: its player stopped", game_id)
             self.say(f"game {game_id}: its player stopped on {type(error).__name__}: {error}")
 
-    def _newest(self) -> int:
+    def _newest(self, offered: list[dict[str, Any]]) -> int:
         """The id of the account's newest event: what happened before the bot started is not acted on
-        again (its games under way are found from the account's page)."""
-        after = 0
+        again (its games under way are found from the account's page). The challenges offered to it that
+        have not expired are added to ``offered``: one sent before the bot started is answered too."""
+        after, now = 0, dt.datetime.now(dt.UTC)
         while page := self.client.account_events(after, limit=1000)["events"]:
             after = page[-1]["id"]
+            offered += [event["data"] for event in page if event["type"] == "challenge"
+                        and dt.datetime.fromisoformat(event["data"]["expires_at"]) > now]
         return after
+
+    def _still_open(self, offered: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Those of ``offered`` still open and not yet accepted by this account, as they stand now."""
+        found = []
+        for challenge in offered:
+            with contextlib.suppress(CardhallError):  # (gone meanwhile: nothing to answer)
+                challenge = self.client.challenge_info(challenge["id"])
+                if challenge["status"] == "open" and self.me.lower() not in map(str.lower, challenge["accepted"]):
+                    found.append(challenge)
+        return found
 
 
 def live(client: CardhallClient, choose: Choose, accept: Collection[str] = (), concurrency: int = 1,
