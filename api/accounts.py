@@ -79,9 +79,10 @@ def caller(scope: str) -> Caller:
 
 def any_caller() -> Caller:
     """The account the request's key speaks for, whatever its scopes."""
-    found = service().accounts.caller(bearer_token())
+    token = bearer_token()
+    found = service().accounts.caller(token)
     if found is None:
-        return service().accounts.required_caller(None, READ)
+        return service().accounts.required_caller(token, READ)  # (refused: no key, or a token that is none)
     return found
 
 

@@ -16,7 +16,7 @@ from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
 from domain.errors import DomainError
-from service.errors import OUTAGES
+from service.errors import OUTAGES, InvalidToken
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,8 @@ def domain_problem(error: DomainError) -> Response:
     """The problem for an error the domain or service raised."""
     status = STATUS_OF_CODE.get(error.code, 422)
     response = problem(status, error.code, error.message, rule=error.rule)
+    if isinstance(error, InvalidToken):  # (a token was given, and is none this server knows: RFC 6750, 3.1)
+        response.headers["WWW-Authenticate"] = 'Bearer realm="cardhall", error="invalid_token"'
     if status == 503:
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

@@ -6,6 +6,7 @@ from typing import Any
 
 from api.errors import PROBLEM, problem_document
 from domain.game import all_games
+from service.errors import UNKNOWN_KEY, UNKNOWN_TOKEN
 
 CREATE = {
     "craits": {"summary": "A short Craits game for four", "value": {"game": "craits", "players": 4,
@@ -39,7 +40,7 @@ def moves() -> dict[str, Any]:
 
 PROBLEM_TEXT = {
     400: "validation_error: the body is not JSON, or JSON past the limits (depth, duplicate keys, numbers)",
-    401: "unauthorized: no bearer token, or an unknown one",
+    401: "unauthorized: no bearer token, or one this server does not know (WWW-Authenticate tells which)",
     403: "forbidden: the token acts for another game",
     404: "not_found: no such game",
     409: "seat_unavailable, game_not_active, not_your_turn, seat_abandoned or version_conflict",
@@ -55,10 +56,18 @@ PROBLEM_TEXT = {
 }
 
 
+#: The headers a problem of a status always carries.
+HEADERS = {
+    401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": (
+        'Bearer realm="cardhall"; with error="invalid_token" when the bearer token given is not one this server '
+        "knows (another shape, never issued, or revoked: which, it does not say)")}},
+}
+
+
 #: One example answer of each error code, by status: (code, detail, rule), as the server words them.
 PROBLEMS = {
     400: [("validation_error", "the body is not valid JSON: Expecting value: line 1 column 1 (char 0)", None)],
-    401: [("unauthorized", "the bearer token is not one this server gave out", None)],
+    401: [("unauthorized", UNKNOWN_TOKEN, None)],
     403: [("forbidden", "this token acts for a seat of another game", None)],
     404: [("not_found", "no game '8f0c2a5d7e2b4d0c9c1e5b7a3f6d2e10'", None)],
     409: [("seat_unavailable", "the game is active: no seat is free", None),
@@ -82,6 +91,7 @@ PROBLEMS = {
 
 #: Answers only the account and ladder routes give, beside those of :data:`PROBLEMS`.
 ACCOUNT_PROBLEMS = {
+    401: [("unauthorized", UNKNOWN_KEY, None)],
     403: [("insufficient_scope", "this API key lacks the 'create' scope", None)],
     404: [("not_found", "no account 'alice'", None)],
     409: [("name_taken", "the name 'Alice' is taken (names are unique without regard to case)", None),
@@ -112,8 +122,8 @@ def problems_documenter(blp: Any, texts: dict[int, str] | None = None,
     def problems(*statuses: int):  # type: ignore[no-untyped-def]
         def decorate(view):  # type: ignore[no-untyped-def]
             for status in (*statuses, 414, 429, 431):
-                view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM,
-                                        description=texts[status], examples=problem_examples(status, more))(view)
+                view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM, description=texts[status],
+                                        examples=problem_examples(status, more), headers=HEADERS.get(status))(view)
             return view
 
         return decorate

@@ -37,7 +37,7 @@ from persistence.accounts import (
 from persistence.accounts import NameTaken as NameInUse
 from persistence.ladder import ladder_of
 from persistence.port import EventStore, Transaction
-from service.errors import Forbidden, InsufficientScope, NameTaken, NotABot, NotFound, Unauthorized
+from service.errors import UNKNOWN_KEY, Forbidden, InsufficientScope, InvalidToken, NameTaken, NotABot, NotFound, Unauthorized
 from service.hub import AccountHub
 from service.ratings import figures
 
@@ -185,21 +185,24 @@ class AccountService:
 
     # -- reading ------------------------------------------------------------------------------
     def caller(self, token: str | None) -> Caller | None:
-        """The account an account key speaks for; None for no token or a seat token; Unauthorized
-        for a key never given out or revoked."""
+        """The account an account key speaks for; None for no token or a token of another shape (a seat's);
+        InvalidToken for a key never given out or revoked."""
         if token is None or not is_account_key(token):
             return None
         found = self.store.key_and_account(token[len(KEY_START):_PREFIX_END])
         if found is None or not hmac.compare_digest(found[0].key_hash, key_hash(token)) or found[0].revoked_at is not None:
-            raise Unauthorized("this API key is not valid: it was revoked, or never given out")
+            raise InvalidToken(UNKNOWN_KEY)
         key, account = found
         return Caller(account, key.account, key.prefix, key.scopes)
 
     def required_caller(self, token: str | None, scope: str) -> Caller:
-        """The account the key speaks for, which must hold ``scope``."""
+        """The account the key speaks for, which must hold ``scope``. A token of another shape (a seat's, or
+        none Cardhall gives out) is refused as an unknown key is: it was given, and is no key."""
         caller = self.caller(token)
-        if caller is None:
+        if caller is None and token is None:
             raise Unauthorized("this needs 'Authorization: Bearer KEY' with an account's API key")
+        if caller is None:
+            raise InvalidToken(UNKNOWN_KEY)
         caller.require(scope)
         return caller
 

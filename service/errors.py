@@ -19,9 +19,23 @@ class NotFound(DomainError):
 
 
 class Unauthorized(DomainError):
-    """No bearer token, or one that acts for no seat."""
+    """No credentials where they are needed: no bearer token (or an Authorization header of another scheme)."""
 
     code = "unauthorized"
+
+
+class InvalidToken(Unauthorized):
+    """A bearer token given that this server does not know: of no shape it gives out, never given out, or
+    revoked. Which of these is never said, so that an answer tells nothing of which keys or tokens exist;
+    that a token was given at all is (RFC 6750's ``invalid_token``), so that its owner looks at the token
+    rather than at how it is sent. The same code as :class:`Unauthorized`: the status is the contract's 401."""
+
+
+#: What a key given that this server does not know is told, whatever the reason.
+UNKNOWN_KEY = "the API key given is not one this server knows (keys look like chk_…; a revoked key stops working)"
+#: What a bearer token given on a game's route that this server does not know is told, whatever the reason.
+UNKNOWN_TOKEN = ("the bearer token given is not one this server knows (a seat's token looks like chs_…, an account's "
+                 "API key like chk_…; a revoked key stops working)")
 
 
 class Forbidden(DomainError):

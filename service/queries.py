@@ -19,7 +19,7 @@ from domain.game import all_games
 from persistence.accounts import key_of
 from persistence.port import EventStore, StoredEvent
 from service.accounts import PLAY, READ, AccountService, Caller, is_account_key
-from service.errors import BadRequest, Forbidden, NotFound, Unauthorized, Unavailable
+from service.errors import UNKNOWN_TOKEN, BadRequest, Forbidden, InvalidToken, NotFound, Unauthorized, Unavailable
 from service.replays import Checkpoints
 from service.tables import TableCache, decode
 from service.timestamps import timestamp
@@ -146,7 +146,7 @@ class GameQueries:
             return self._account_seat(game_id, self.accounts.caller(token), required=required)
         found = self.token_seats.get(hash_token(token))
         if found is None:
-            raise Unauthorized("the bearer token is not one this server gave out")
+            raise InvalidToken(UNKNOWN_TOKEN)
         token_game, seat = found
         if token_game != game_id:
             raise Forbidden("this token acts for a seat of another game")

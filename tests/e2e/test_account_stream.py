@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from api import create_app
 from api.asgi import create_asgi
 from service.games import GameService
-from tests.e2e.test_accounts import bearer
+from tests.e2e.test_accounts import NO_TOKEN, UNKNOWN_TOKEN, bearer, refusal
 
 CHALLENGE = {"game": "craits", "players": 2, "to": ["bo"], "expires_in": 600}
 
@@ -79,6 +79,24 @@ def test_the_stream_sends_keep_alives_and_needs_the_read_scope(client: TestClien
     refused = client.get("/v1/account/stream", headers=bearer(player))
     assert refused.status_code == 403 and refused.json()["code"] == "insufficient_scope"
     assert client.get("/v1/account/stream").status_code == 401
+
+
+def test_the_waiting_routes_tell_no_key_from_a_key_the_server_does_not_know_as_the_others_do(
+        client: TestClient) -> None:
+    """The account's stream and long-poll, and a game's, are answered by the ASGI app: their 401s are the
+    REST routes' (a bare challenge with no token; ``invalid_token`` for a garbage or revoked one, with one
+    detail on the account's routes, where neither is a key it knows)."""
+    bo = sign_up(client, "bo")
+    revoked = client.post("/v1/account/keys", json={"scopes": ["read"]}, headers=bearer(bo)).json()["key"]
+    assert client.delete(f"/v1/account/keys/{revoked[4:16]}", headers=bearer(bo)).status_code == 204
+    game_id = client.post("/v1/games", json={"game": "scat", "players": 2}).json()["id"]
+    for path, query in (("/v1/account/stream", {}), ("/v1/account/events", {"wait": 5}),
+                        (f"/v1/games/{game_id}/events/stream", {}), (f"/v1/games/{game_id}/events", {"wait": 5})):
+        account = path.startswith("/v1/account")
+        unknown = {refusal(client.get(path, params=query, headers=bearer(token))) for token in ("garbage", revoked)}
+        assert {told[:3] for told in unknown} == {(401, "unauthorized", UNKNOWN_TOKEN)}, path
+        if account:
+            assert len(unknown) == 1 and refusal(client.get(path, params=query))[:3] == (401, "unauthorized", NO_TOKEN)
 
 
 def test_an_account_past_its_cap_of_streams_has_its_oldest_closed_and_a_revoked_key_ends_its_streams(

@@ -24,6 +24,16 @@ def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+#: The challenge of a 401 to a request with no credentials, and to one whose token the server does not know.
+NO_TOKEN, UNKNOWN_TOKEN = 'Bearer realm="cardhall"', 'Bearer realm="cardhall", error="invalid_token"'
+
+
+def refusal(response: Any) -> tuple[int, str, str, str]:
+    """What a 401 tells: status, code, challenge and detail."""
+    body = response.json() if callable(response.json) else response.json
+    return response.status_code, body["code"], response.headers["WWW-Authenticate"], body["detail"]
+
+
 def key_with(http: Http, key: str, *scopes: str) -> str:
     response = http.client.post("/v1/account/keys", json={"scopes": list(scopes)}, headers=bearer(key))
     assert response.status_code == 201, response.json
@@ -79,6 +89,25 @@ def test_a_revoked_key_is_refused_and_the_others_still_work(http: Http) -> None:
     assert http.client.get("/v1/account", headers=bearer(key)).json["name"] == "ana"
     listed = http.client.get("/v1/account/keys", headers=bearer(key)).json["keys"]
     assert [entry["revoked_at"] is not None for entry in listed] == [False, True]
+
+
+def test_no_key_and_a_key_the_server_does_not_know_are_told_apart_but_never_why_it_does_not_know_it(
+        http: Http) -> None:
+    """RFC 6750: no credentials is a bare challenge saying what to send; a token given that the server does
+    not know is ``invalid_token``, and a mistyped, forged, revoked key or a seat's token read alike: nothing
+    tells which keys exist."""
+    key = sign_up(http, "ana")
+    revoked = key_with(http, key, "read")
+    assert http.client.delete(f"/v1/account/keys/{revoked[4:16]}", headers=bearer(key)).status_code == 204
+    _, [seat_token, _] = http.started("scat", 2)
+    status, code, challenge, detail = refusal(http.client.get("/v1/account"))
+    assert (status, code, challenge) == (401, "unauthorized", NO_TOKEN) and "Authorization: Bearer KEY" in detail
+    unknown = {refusal(http.client.get("/v1/account", headers=bearer(token)))
+               for token in ("garbage", "chk_000000000000_" + "A" * 43, key[:-4] + ("AAAA" if key[-4:] != "AAAA" else "BBBB"),
+                             revoked, seat_token)}
+    assert len(unknown) == 1
+    [(status, code, challenge, told)] = unknown
+    assert (status, code, challenge) == (401, "unauthorized", UNKNOWN_TOKEN) and "chk_" in told and told != detail
 
 
 def test_a_forged_key_with_a_real_prefix_is_refused(http: Http) -> None:

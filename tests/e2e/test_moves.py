@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.test_accounts import NO_TOKEN, UNKNOWN_TOKEN
 from tests.e2e.test_games_resource import assert_problem
 
 
@@ -20,12 +21,21 @@ def test_a_legal_move_answers_201_with_the_new_version_the_events_and_the_caller
 
 
 def test_a_move_without_a_token_is_401_and_with_an_unknown_token_too(http):
+    """Told apart as RFC 6750 does: no bearer token (or another scheme) is a bare challenge; a token the server
+    does not know, a seat's or a key's shape or none, is ``invalid_token`` with one detail."""
     game_id, _ = http.started("craits", 2)
-    assert_problem(http.move(game_id, None, {"type": "draw"}), 401, "unauthorized")
-    assert_problem(http.move(game_id, "not-a-token", {"type": "draw"}), 401, "unauthorized")
+    missing = http.move(game_id, None, {"type": "draw"})
+    assert_problem(missing, 401, "unauthorized")
     response = http.client.post(f"/v1/games/{game_id}/moves", json={"type": "draw"},
                                 headers={"Authorization": "Basic YTpi"})
     assert_problem(response, 401, "unauthorized")
+    assert missing.headers["WWW-Authenticate"] == response.headers["WWW-Authenticate"] == NO_TOKEN
+    unknown = [http.move(game_id, token, {"type": "draw"}) for token in ("not-a-token", "chs_" + "A" * 43)]
+    unknown.append(http.state(game_id, "chk_000000000000_" + "A" * 43))
+    for answer in unknown:
+        assert_problem(answer, 401, "unauthorized")
+        assert answer.headers["WWW-Authenticate"] == UNKNOWN_TOKEN
+    assert len({answer.json["detail"] for answer in unknown[:2]}) == 1
     assert http.version(game_id) == http.state(game_id).json["version"]
 
 
