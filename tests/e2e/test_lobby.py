@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import uuid
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +214,7 @@ def test_bot_run_with_a_pool_plays_its_games_from_the_pool_then_leaves_it(live_s
         thread.join(180)
     out = capsys.readouterr().out
     assert codes == [0, 0], out
+    assert out.count(" over: ") == 2 and out.count("game over: winners") == 2, out  # (each bot says its result once)
     assert out.count("played 1 game(s)") == 2 and out.count("waiting in the scat pool for games of 2 players") == 2
     [game_id] = [event["data"]["game_id"] for event in bots[0].account_events()["events"]
                  if event["type"] == "gameStart"]
@@ -228,6 +230,17 @@ def test_bot_run_with_a_pool_plays_its_games_from_the_pool_then_leaves_it(live_s
         with pytest.raises(NotFound):  # (it left the pool)
             bot.leave_pool("scat")
         bot.close()
+
+
+def test_a_living_bot_says_the_end_of_a_game_it_does_not_play_once_and_leaves_its_own_to_their_players(
+        live_server: str) -> None:
+    said: list[str] = []
+    lobby = Lobby(sign_up(live_server, f"end{uuid.uuid4().hex[:8]}"), first_move, say=said.append)
+    lobby.playing["g" * 32] = futures.Future()  # (a game its player plays: the player says the result)
+    for game_id in ("g" * 32, "h" * 32):
+        lobby.handle({"type": "gameFinish", "data": {"game_id": game_id, "result": {"winners": [0]}}})
+    assert said == [f"game {'h' * 32} over: {{'winners': [0]}}"]
+    lobby.client.close()
 
 
 def test_a_living_bot_says_why_its_player_stopped_on_an_error_that_is_no_problem_of_the_server(

@@ -89,8 +89,10 @@ class Lobby:
         elif event["type"] == "gameStart":
             self._play(data["game_id"])
         elif event["type"] == "gameFinish":
-            self.say(f"game {data['game_id']} over: {data['result']}")
-            if self.games is not None and (playing := self.playing.get(data["game_id"])) is not None:
+            playing = self.playing.get(data["game_id"])
+            if playing is None:  # (a game played here: its player says the result, once, after its last round or hand)
+                self.say(f"game {data['game_id']} over: {data['result']}")
+            elif self.games is not None:
                 futures.wait([playing], timeout=60)  # (its player sees the end too: then done() may say so)
 
     def _answer(self, challenge: dict[str, Any]) -> None:
