@@ -2,9 +2,9 @@
 // the lobby's open challenges with an Accept button, and an account's page.
 
 import { Notice, Problem, call, newEntropy, seats, showProblem } from "./api.js";
+import { $, element, gameLink, plural, when } from "./dom.js";
 
 const KEY = "cardhall.account";
-const $ = (id) => document.getElementById(id);
 
 /** The signed-in account in this browser: {name, kind, key}, or null. */
 export const signedIn = {
@@ -22,13 +22,6 @@ export const signedIn = {
     localStorage.removeItem(KEY);
   },
 };
-
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  Object.assign(node, attributes);
-  return node;
-}
 
 function showAccount() {
   const account = signedIn.get();
@@ -64,7 +57,7 @@ function challengeRow(challenge) {
   const seatsLeft = challenge.players - challenge.accepted.length;
   const options = Object.entries(challenge.options).map(([name, value]) => `${name} ${value}`).join(", ");
   item.append(element("span", `${challenge.challenger}: ${challenge.game} for ${challenge.players}` +
-    `${options ? ` (${options})` : ""}${challenge.rated ? ", rated" : ""} — ${seatsLeft} seat${seatsLeft === 1 ? "" : "s"} open`));
+    `${options ? ` (${options})` : ""}${challenge.rated ? ", rated" : ""} — ${plural(seatsLeft, "seat", "seats")} open`));
   const account = signedIn.get();
   const accept = element("button", "Accept", { type: "button", disabled: !account });
   accept.setAttribute("aria-label", `Accept ${challenge.challenger}'s challenge to ${challenge.game}`);
@@ -123,12 +116,12 @@ export async function page(name) {
     const account = await call(`/accounts/${encodeURIComponent(name)}`);
     $("account-name").textContent = account.name;
     $("account-kind").textContent = account.kind === "bot" ? "a bot" : "a person";
-    $("account-created").textContent = new Date(account.created_at).toLocaleString([], { dateStyle: "medium" });
+    $("account-created").textContent = when(account.created_at, { dateStyle: "medium" });
     $("account-played").textContent = String(account.games.played);
     $("account-description").textContent = account.description || "";
     $("current-games").replaceChildren(...account.games.current.map((id) => {
       const item = element("li");
-      item.append(element("a", `game ${id.slice(0, 8)}`, { href: `/games/${id}` }));
+      item.append(gameLink(id));
       return item;
     }));
     $("no-current").hidden = account.games.current.length > 0;

@@ -3,47 +3,28 @@
 
 import { call } from "./api.js";
 import { ratingChart } from "./chart.js";
+import { $, accountLink, cell, element, gameLink, when } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const PAGE = 50;
 const PLACES = { 1: "won", 2: "lost", 3: "left" };
-
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  Object.assign(node, attributes);
-  return node;
-}
-
-/** Each cell says what it is, as its column's head does: on a narrow screen the rows are shown as cards
- * without the table's head (as the lobby's are). */
-function cell(row, content, className = "") {
-  const td = element("td", undefined, { className });
-  td.dataset.label = $("board-rows").closest("table").tHead.rows[0].cells[row.cells.length].textContent;
-  td.append(content);
-  row.append(td);
-}
-
-const when = (iso) => new Date(iso).toLocaleString();
-const accountLink = (name) => element("a", name, { href: `/accounts/${encodeURIComponent(name)}` });
-const gameLink = (gameId, text) => element("a", text, { href: `/games/${encodeURIComponent(gameId)}` });
 
 async function showBoard(root, cursors) {
   const game = root.dataset.game;
   const cursor = cursors[cursors.length - 1];
   const query = new URLSearchParams({ limit: PAGE, ...(cursor ? { cursor } : {}) });
   const board = await call(`/leaderboards/${encodeURIComponent(game)}?${query}`);
+  const table = $("board-rows").closest("table");
   $("board-note").textContent = `Accounts with at least ${board.min_games} rated games, by ordinal (μ − 3σ).`;
   const rows = board.entries.map((entry) => {
     const row = element("tr");
-    cell(row, String(entry.rank));
-    cell(row, accountLink(entry.account), "names");
-    cell(row, entry.ordinal.toFixed(2));
-    cell(row, entry.mu.toFixed(2));
-    cell(row, entry.sigma.toFixed(2));
-    cell(row, String(entry.games));
-    cell(row, String(entry.wins));
-    cell(row, gameLink(entry.last_game_id, when(entry.last_played)));
+    cell(row, table, String(entry.rank));
+    cell(row, table, accountLink(entry.account), "names");
+    cell(row, table, entry.ordinal.toFixed(2));
+    cell(row, table, entry.mu.toFixed(2));
+    cell(row, table, entry.sigma.toFixed(2));
+    cell(row, table, String(entry.games));
+    cell(row, table, String(entry.wins));
+    cell(row, table, gameLink(entry.last_game_id, when(entry.last_played)));
     return row;
   });
   $("board-rows").replaceChildren(...rows);

@@ -1,9 +1,9 @@
 // The lobby: games to watch or join (paged), and a form to start one.
 
 import { Notice, call, chanceFixed, newEntropy, seatName, seats, showProblem } from "./api.js";
+import { $, cell, element, gameLink, when } from "./dom.js";
 import { inviteLink } from "./seating.js";
 
-const $ = (id) => document.getElementById(id);
 const PAGE = 20;
 let types = [];
 let cursors = [null]; // the cursor of each page shown so far (null: the first page)
@@ -12,19 +12,11 @@ const FIXED_TITLES = {
   stacked: "Its creator stacked the decks: they know the cards",
 };
 
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  Object.assign(node, attributes);
-  return node;
-}
-
 function joinForm(game) {
   const form = element("form", undefined, { className: "join" });
   const name = element("input", undefined, { type: "text", name: "name", required: true, maxLength: 64, placeholder: "your name" });
   name.setAttribute("aria-label", `Your name, to join game ${game.id.slice(0, 8)}`);
-  const problem = element("p", undefined, { className: "problem", hidden: true });
-  problem.setAttribute("role", "alert");
+  const problem = element("p", undefined, { className: "problem", hidden: true, role: "alert" });
   form.append(name, element("button", "Join", { type: "submit" }), problem);
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
@@ -51,44 +43,33 @@ function copyInvite(game) {
   return button;
 }
 
-const NAMED = ["Seats", "Status"]; // the cells holding players' names (a status says who won)
-
 /** A game's name as its rules write it ("Craits"), from the game types the server lists. */
 const gameTitle = (game) => (types.find((type) => type.game === game) || { title: game }).title;
 
-function labelled(label, text) {
-  const cell = element("td", text, { className: NAMED.includes(label) ? "names" : "" });
-  cell.dataset.label = label;
-  return cell;
-}
-
 function row(game) {
-  const tr = document.createElement("tr");
+  const table = $("game-rows").closest("table");
+  const tr = element("tr");
   tr.dataset.game = game.id;
   const mine = seats.get(game.id);
   const names = game.seats.map((seat) => seatName(game, seat.seat)).join(", ");
   const status = game.status === "finished" && game.result ? `finished: ${game.result.winners.map((s) => seatName(game, s)).join(", ")} won` : game.status;
-  const cells = [
-    ["Game", gameTitle(game.game)],
-    ["Seats", names + (mine ? ` — you: seat ${mine.seat}` : "")],
-    ["Status", status],
-    ["Version", String(game.version)],
-    ["Created", new Date(game.created_at).toLocaleString([], { dateStyle: "short", timeStyle: "short" })],
-  ];
-  // Each cell says what it is: on a narrow screen the rows are shown as cards without the table's head.
-  tr.append(...cells.map(([label, text]) => labelled(label, text)));
+  cell(tr, table, gameTitle(game.game));
+  cell(tr, table, names + (mine ? ` — you: seat ${mine.seat}` : ""), "names"); // ("names": players' names wrap anywhere)
+  cell(tr, table, status, "names"); // (a finished game's says who won)
+  cell(tr, table, String(game.version));
+  cell(tr, table, when(game.created_at, { dateStyle: "short", timeStyle: "short" }));
   for (const mark of chanceFixed(game)) {
     tr.firstChild.append(" ", element("span", mark, { className: `badge ${mark}`, title: FIXED_TITLES[mark] }));
   }
-  const cell = element("td");
+  const last = element("td"); // (the actions say what they are: no label)
   const actions = element("div", undefined, { className: "row-actions" });
-  cell.append(actions);
-  const watch = element("a", mine ? "Open" : "Watch", { href: `/games/${game.id}` });
+  last.append(actions);
+  const watch = gameLink(game.id, mine ? "Open" : "Watch");
   watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${gameTitle(game.game)} game ${game.id.slice(0, 8)}`);
   actions.append(watch);
   if (game.status === "waiting") actions.append(copyInvite(game));
   if (game.status === "waiting" && !mine) actions.append(joinForm(game));
-  tr.append(cell);
+  tr.append(last);
   return tr;
 }
 

@@ -2,13 +2,7 @@
 // while it waits, resign from it while it runs. Each control shows its own problem beside it.
 
 import { call, newEntropy, seats, showProblem } from "./api.js";
-
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  Object.assign(node, attributes);
-  return node;
-}
+import { element } from "./dom.js";
 
 function problemBeside() {
   return element("p", undefined, { className: "problem", hidden: true, role: "alert" });

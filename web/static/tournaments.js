@@ -3,31 +3,12 @@
 // it runs.
 
 import { call, showProblem } from "./api.js";
+import { $, accountLink, capitalised, cell, element, gameLink, when } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const PAGE = 20;
 const REFRESH_MS = 3000; // (while a tournament runs: its games end and its rounds are made as it is watched)
 const FORMATS = { round_robin: "round robin", swiss: "Swiss" };
 
-function element(tag, text, attributes = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  Object.assign(node, attributes);
-  return node;
-}
-
-/** Each cell says what it is, as its column's head does: on a narrow screen the rows are shown as cards
- * without the table's head (as the leaderboard's are). */
-function cell(row, table, content, className = "") {
-  const td = element("td", undefined, { className });
-  td.dataset.label = table.tHead.rows[0].cells[row.cells.length].textContent;
-  td.append(content);
-  row.append(td);
-}
-
-const capitalised = (word) => word.charAt(0).toUpperCase() + word.slice(1);
-const when = (iso) => new Date(iso).toLocaleString();
-const accountLink = (name) => element("a", name, { href: `/accounts/${encodeURIComponent(name)}` });
 const tournamentLink = (entry) => element("a", `${capitalised(entry.game)} ${FORMATS[entry.format] || entry.format}`,
   { href: `/tournaments/${encodeURIComponent(entry.id)}` });
 const points = (value) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
@@ -156,7 +137,7 @@ function roundOf(tournament, number) {
     cell(tr, table, String(game.turn + 1));
     cell(tr, table, game.seats.join(", "), "names");
     cell(tr, table, game.status);
-    cell(tr, table, element("a", `game ${game.game_id.slice(0, 8)}`, { href: `/games/${encodeURIComponent(game.game_id)}` }));
+    cell(tr, table, gameLink(game.game_id));
   }
   section.append(table);
   const byes = tournament.byes.filter((bye) => bye.round === number);
