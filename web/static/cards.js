@@ -1,5 +1,7 @@
 // Cards as elements: CSS faces with a text label each, for screen readers and tests.
 
+import { element } from "./dom.js";
+
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 const RANKS = { A: "ace", K: "king", Q: "queen", J: "jack", T: "10" };
 
@@ -22,52 +24,32 @@ export function cardName(code) {
   return `${RANKS[code[0]] || code[0]} of ${suitName(code[1])}`;
 }
 
-function face(element, code) {
-  element.className = `card ${"HD".includes(code[1]) ? "red" : "black"}`;
-  element.dataset.card = code;
-  const corner = document.createElement("span");
-  corner.className = "corner";
-  corner.textContent = short(code);
-  const pip = document.createElement("span");
-  pip.className = "pip";
-  pip.textContent = suitSymbol(code[1]);
-  element.append(corner, pip);
-  corner.setAttribute("aria-hidden", "true");
-  pip.setAttribute("aria-hidden", "true");
-  return element;
+function face(node, code) {
+  node.className = `card ${"HD".includes(code[1]) ? "red" : "black"}`;
+  node.dataset.card = code;
+  node.append(element("span", short(code), { className: "corner", "aria-hidden": "true" }),
+    element("span", suitSymbol(code[1]), { className: "pip", "aria-hidden": "true" }));
+  return node;
 }
 
 /** A face-up card; ``label`` (default: its name) is what assistive technology reads. */
 export function card(code, label = cardName(code)) {
-  const element = face(document.createElement("span"), code);
-  element.setAttribute("role", "img");
-  element.setAttribute("aria-label", label);
-  return element;
+  return face(element("span", undefined, { role: "img", "aria-label": label }), code);
 }
 
 /** A face-up card that makes a move when clicked. */
 export function cardButton(code, label) {
-  const element = face(document.createElement("button"), code);
-  element.type = "button";
-  element.classList.add("playable");
-  element.setAttribute("aria-label", label);
-  return element;
+  const button = face(element("button", undefined, { type: "button", "aria-label": label }), code);
+  button.classList.add("playable");
+  return button;
 }
 
 /** A face-down card. */
 export function back(label = "face-down card") {
-  const element = document.createElement("span");
-  element.className = "card back";
-  element.setAttribute("role", "img");
-  element.setAttribute("aria-label", label);
-  return element;
+  return element("span", undefined, { className: "card back", role: "img", "aria-label": label });
 }
 
 /** Where a card would lie, empty (an empty pile): named too, as every card is. */
 export function emptySlot(label) {
-  const element = document.createElement("span");
-  element.className = "card empty";
-  element.setAttribute("role", "img");
-  element.setAttribute("aria-label", label);
-  return element;
+  return element("span", undefined, { className: "card empty", role: "img", "aria-label": label });
 }

@@ -1,6 +1,7 @@
 // Small things a view may carry: a turn clock's countdown and a finished game's verified shuffles.
 
 import { call, chanceFixed } from "./api.js";
+import { element } from "./dom.js";
 
 let ticking = null;
 
@@ -24,11 +25,8 @@ export async function showVerified(where, gameId) {
   try {
     const audit = await call(`/games/${gameId}/audit`);
     if (audit.verified !== true) return;
-    const badge = document.createElement("span");
-    badge.className = "badge verified";
-    badge.textContent = "verified";
-    badge.title = "Every shuffle matches the commitment published before it was used";
-    where.append(badge);
+    where.append(element("span", "verified",
+      { className: "badge verified", title: "Every shuffle matches the commitment published before it was used" }));
   } catch {
     // 404: this server keeps no audit. Nothing to show.
   }
@@ -44,10 +42,8 @@ export function showChanceFixed(where, summary) {
   if (!where) return;
   for (const mark of chanceFixed(summary)) {
     if (where.querySelector(`.${mark}`)) continue;
-    const badge = document.createElement("span");
-    badge.className = `badge ${mark}`;
-    [badge.textContent, badge.title] = FIXED[mark];
-    if (mark === "seeded" && summary.replay_of) badge.textContent = `replay of ${summary.replay_of.slice(0, 8)}`;
-    where.append(badge);
+    const [text, title] = FIXED[mark];
+    where.append(element("span", mark === "seeded" && summary.replay_of ? `replay of ${summary.replay_of.slice(0, 8)}` : text,
+      { className: `badge ${mark}`, title }));
   }
 }

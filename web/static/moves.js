@@ -2,6 +2,7 @@
 // action buttons, call-out buttons by the seats. Only moves the server listed; nothing else.
 
 import { cardButton, cardName, short, suitName } from "./cards.js";
+import { element } from "./dom.js";
 
 /** A legal move in words, e.g. "Play 8♠ and name hearts". */
 export function moveLabel(move, name, topCard) {
@@ -24,12 +25,9 @@ export function moveLabel(move, name, topCard) {
 }
 
 function button(text, label, onClick) {
-  const element = document.createElement("button");
-  element.type = "button";
-  element.textContent = text;
-  if (label !== text) element.setAttribute("aria-label", label);
-  element.addEventListener("click", onClick);
-  return element;
+  const made = element("button", text, { type: "button", ...(label !== text ? { "aria-label": label } : {}) });
+  made.addEventListener("click", onClick);
+  return made;
 }
 
 /** Fill the hand, actions and seats' call buttons with the moves in ``moves``; ``submit(move)`` makes one. */

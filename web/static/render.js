@@ -2,28 +2,19 @@
 // comes from the view the server sent; a hand the view hides is drawn face down.
 
 import { back, card, cardName, emptySlot, suitName, suitSymbol } from "./cards.js";
+import { $, element, plural } from "./dom.js";
 
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
 const MAX_BACKS = 10; // more face-down cards than this are drawn as this many, with the count beside
 
 function backs(count, whose) {
-  const row = element("div", "cards backs");
+  const row = element("div", undefined, { className: "cards backs" });
   for (let i = 0; i < Math.min(count, MAX_BACKS); i += 1) row.append(back(`${whose}: face-down card`));
-  if (count > MAX_BACKS) row.append(element("span", "more", `+${count - MAX_BACKS}`));
+  if (count > MAX_BACKS) row.append(element("span", `+${count - MAX_BACKS}`, { className: "more" }));
   return row;
 }
 
 function faceUp(codes, label) {
-  const row = element("div", "cards");
-  row.setAttribute("role", "group");
-  row.setAttribute("aria-label", label);
+  const row = element("div", undefined, { className: "cards", role: "group", "aria-label": label });
   row.append(...codes.map((code) => card(code)));
   return row;
 }
@@ -43,36 +34,36 @@ function seatBadges(state, seat, view) {
 
 function seatPanel(view, seat, name, mine) {
   const state = view.state || {}; // (null while the game waits for players)
-  const panel = element("article", "seat");
+  const panel = element("article", undefined, { className: "seat" });
   panel.dataset.seat = seat;
   if (view.to_act.includes(seat)) panel.classList.add("acting");
   if (seat === mine) panel.classList.add("mine");
   panel.setAttribute("aria-label", `Seat ${seat}: ${name(seat)}`);
-  const head = element("h2", "seat-name", name(seat) + (seat === mine ? " (you)" : ""));
-  const facts = element("p", "facts");
+  const head = element("h2", name(seat) + (seat === mine ? " (you)" : ""), { className: "seat-name" });
+  const facts = element("p", undefined, { className: "facts" });
   const size = (state.hand_sizes || [])[seat] ?? 0;
-  facts.append(element("span", "hand-size", plural(size, "card", "cards")));
+  facts.append(element("span", plural(size, "card", "cards"), { className: "hand-size" }));
   facts.lastChild.dataset.count = size;
-  if (state.scores) facts.append(element("span", "score", `score ${state.scores[seat]}`));
-  if (state.lives) facts.append(element("span", "lives", `${plural(state.lives[seat], "life", "lives")}`));
-  if ((state.county || []).includes(seat)) facts.append(element("span", "county", "on the county, still in"));
+  if (state.scores) facts.append(element("span", `score ${state.scores[seat]}`, { className: "score" }));
+  if (state.lives) facts.append(element("span", plural(state.lives[seat], "life", "lives"), { className: "lives" }));
+  if ((state.county || []).includes(seat)) facts.append(element("span", "on the county, still in", { className: "county" }));
   const value = (state.hand_values || [])[seat];
-  if (value !== null && value !== undefined) facts.append(element("span", "value", `worth ${value}`));
-  const badges = element("p", "seat-badges");
-  badges.append(...seatBadges(state, seat, view).map((text) => element("span", `badge ${text.replace(/ /g, "-")}`, text)));
+  if (value !== null && value !== undefined) facts.append(element("span", `worth ${value}`, { className: "value" }));
+  const badges = element("p", undefined, { className: "seat-badges" });
+  badges.append(...seatBadges(state, seat, view)
+    .map((text) => element("span", text, { className: `badge ${text.replace(/ /g, "-")}` })));
   const hand = (state.hands || [])[seat];
   // The viewer's own cards are drawn once, below, where they can be played.
-  const cards = seat === mine ? element("div", "cards") : hand ? faceUp(hand, `${name(seat)}'s hand`) : backs(size, name(seat));
-  panel.append(head, facts, badges, cards, element("div", "seat-moves"));
+  const cards = seat === mine ? element("div", undefined, { className: "cards" })
+    : hand ? faceUp(hand, `${name(seat)}'s hand`) : backs(size, name(seat));
+  panel.append(head, facts, badges, cards, element("div", undefined, { className: "seat-moves" }));
   return panel;
 }
 
 function pile(label, count, top) {
-  const box = element("div", "pile");
-  box.setAttribute("role", "group");
-  box.setAttribute("aria-label", label);
+  const box = element("div", undefined, { className: "pile", role: "group", "aria-label": label });
   box.append(top ? card(top, `top of the discard pile: ${cardName(top)}`) : count ? back(`${label}: ${plural(count, "card", "cards")}`) : emptySlot(`${label}: empty`));
-  box.append(element("span", "pile-label", `${label}: ${plural(count, "card", "cards")}`));
+  box.append(element("span", `${label}: ${plural(count, "card", "cards")}`, { className: "pile-label" }));
   return box;
 }
 
@@ -88,24 +79,26 @@ function facts(state) {
 
 function middle(view, name) {
   const state = view.state;
-  const box = element("div", "middle-inner");
+  const box = element("div", undefined, { className: "middle-inner" });
   if (!state) {
-    box.append(element("p", "waiting", "Waiting for players: the game starts when every seat is taken."));
+    box.append(element("p", "Waiting for players: the game starts when every seat is taken.", { className: "waiting" }));
     return box;
   }
   const remaining = state.draw_pile ?? state.stock;
   if (remaining !== undefined) box.append(pile(state.stock !== undefined ? "stock" : "draw pile", remaining));
   box.append(pile("discard pile", (state.discard || []).length, state.top_card));
-  const list = element("ul", "table-facts");
-  list.append(...facts(state).map((line) => element("li", "", line)));
-  if (view.to_act.length) list.append(element("li", "turn", `to act: ${view.to_act.map(name).join(", ")}`));
+  const list = element("ul", undefined, { className: "table-facts" });
+  list.append(...facts(state).map((line) => element("li", line)));
+  if (view.to_act.length) {
+    list.append(element("li", `to act: ${view.to_act.map(name).join(", ")}`, { className: "turn" }));
+  }
   box.append(list);
   if (view.result) box.append(result(view.result, name));
   return box;
 }
 
 function result(outcome, name) {
-  const box = element("p", "result");
+  const box = element("p", undefined, { className: "result" });
   const totals = outcome.scores ? outcome.scores.map((s, seat) => `${name(seat)} ${s}`) : (outcome.lives || []).map((l, seat) => `${name(seat)} ${plural(l, "life", "lives")}`);
   box.textContent = `Game over — ${outcome.winners.map(name).join(" and ")} won. ${totals.join(", ")}.`;
   return box;
@@ -116,27 +109,28 @@ const REASONS = { showdown: "showdown after a knock", throw_down: "thrown down",
 /** The last hand's (or round's) results, as a list: each seat's round score and total (Craits), or the
  * hands shown, their values and the lives lost and left (Scat); ``settled``: the event that ended it. */
 function results(state, name, settled) {
-  const box = element("section", "results");
-  box.setAttribute("aria-label", "The last hand's results");
-  const list = element("ul", "results-list");
+  const box = element("section", undefined, { className: "results", "aria-label": "The last hand's results" });
+  const list = element("ul", undefined, { className: "results-list" });
   if (settled.type === "HandVoided") {
-    box.append(element("h2", "results-title", `Hand ${state.hand_number}: the stock ran out, nobody lost a life`));
+    box.append(element("h2", `Hand ${state.hand_number}: the stock ran out, nobody lost a life`,
+      { className: "results-title" }));
     return box;
   }
   if (state.round_scores) {
     const round = state.round_scores.length;
-    box.append(element("h2", "results-title", `Round ${round} of ${state.rounds}: the scores`));
-    list.append(...state.round_scores[round - 1].map((points, seat) => element("li", "",
-      `${name(seat)}: ${points} this round, ${state.scores[seat]} in all`)));
+    box.append(element("h2", `Round ${round} of ${state.rounds}: the scores`, { className: "results-title" }));
+    list.append(...state.round_scores[round - 1].map((points, seat) =>
+      element("li", `${name(seat)}: ${points} this round, ${state.scores[seat]} in all`)));
   } else if (state.last_settlement) {
     const settlement = state.last_settlement;
-    box.append(element("h2", "results-title", `Hand ${settlement.hand_number}: ${REASONS[settlement.reason] || settlement.reason}`));
+    box.append(element("h2", `Hand ${settlement.hand_number}: ${REASONS[settlement.reason] || settlement.reason}`,
+      { className: "results-title" }));
     list.append(...settlement.lost.map((lost, seat) => {
-      const item = element("li", "");
+      const item = element("li");
       const worth = settlement.values[seat] === null ? "" : ` worth ${settlement.values[seat]}`;
       const left = (state.out || []).includes(seat) ? "out of the game"
         : (state.county || []).includes(seat) ? "on the county, still in" : `${plural(state.lives[seat], "life", "lives")} left`;
-      item.append(element("span", "", `${name(seat)}${worth}: ${lost ? `lost ${plural(lost, "life", "lives")}` : "lost nothing"}, ${left}`));
+      item.append(element("span", `${name(seat)}${worth}: ${lost ? `lost ${plural(lost, "life", "lives")}` : "lost nothing"}, ${left}`));
       // The words lead and the cards follow (beside them, or below on a narrow screen): a line wrapped never
       // leaves a player's cards looking like the end of the line above.
       const hand = settlement.hands[seat];
@@ -150,20 +144,19 @@ function results(state, name, settled) {
 
 /** The draw for the first dealer, card by card (each draw of a tie again): who drew what, and who deals. */
 function dealerDraw(state, name) {
-  const box = element("section", "dealer-draw");
-  box.setAttribute("aria-label", "The draw for the first dealer");
-  box.append(element("h2", "results-title", "The draw for the first dealer"));
+  const box = element("section", undefined, { className: "dealer-draw", "aria-label": "The draw for the first dealer" });
+  box.append(element("h2", "The draw for the first dealer", { className: "results-title" }));
   state.dealer_draws.forEach((draw, round) => {
-    const row = element("div", "cards draw-row");
-    if (round) row.append(element("span", "", "a tie, drawn again:"));
+    const row = element("div", undefined, { className: "cards draw-row" });
+    if (round) row.append(element("span", "a tie, drawn again:"));
     for (const [seat, code] of draw) {
-      const drawn = element("figure", "drawn");
-      drawn.append(card(code, `${name(seat)} drew ${cardName(code)}`), element("figcaption", "", name(seat)));
+      const drawn = element("figure", undefined, { className: "drawn" });
+      drawn.append(card(code, `${name(seat)} drew ${cardName(code)}`), element("figcaption", name(seat)));
       row.append(drawn);
     }
     box.append(row);
   });
-  box.append(element("p", "", `${name(state.dealer)} deals.`));
+  box.append(element("p", `${name(state.dealer)} deals.`));
   return box;
 }
 
@@ -171,14 +164,14 @@ function dealerDraw(state, name) {
  * ``moment`` says what was shown last: ``settled`` (the event that ended the last hand or round, while no move
  * came since) and ``beforeFirstMove`` (nobody has moved yet: the first dealer's draw is shown). */
 export function drawView(view, players, name, mine, moment = {}) {
-  const seats = document.getElementById("seats");
+  const seats = $("seats");
   seats.replaceChildren(...Array.from({ length: players }, (_, seat) => seatPanel(view, seat, name, mine)));
   const inner = middle(view, name);
   if (view.state && moment.settled) inner.append(results(view.state, name, moment.settled));
   if (view.state && moment.beforeFirstMove && (view.state.dealer_draws || []).length) inner.append(dealerDraw(view.state, name));
-  document.getElementById("middle").replaceChildren(inner);
-  const hand = document.getElementById("hand");
+  $("middle").replaceChildren(inner);
+  const hand = $("hand");
   const cards = view.state && view.state.hand;
-  hand.replaceChildren(...(cards ? [element("h2", "hand-title", "Your hand"), faceUp(cards, "your hand")] : []));
-  document.getElementById("you").hidden = mine === null || mine === undefined;
+  hand.replaceChildren(...(cards ? [element("h2", "Your hand", { className: "hand-title" }), faceUp(cards, "your hand")] : []));
+  $("you").hidden = mine === null || mine === undefined;
 }

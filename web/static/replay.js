@@ -5,8 +5,8 @@
 import { Notice, Problem, showProblem } from "./api.js";
 import { showChanceFixed } from "./extras.js";
 import { drawView } from "./render.js";
+import { $, capitalised } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const shown = { record: null, views: [], version: 0 };
 
 /** The first record in ``text``: one JSON document, or the first line of JSON Lines. */
@@ -38,7 +38,7 @@ function show(version) {
   const view = shown.views[shown.version - 1];
   drawView(view, shown.record.players, name, null);
   const record = shown.record;
-  $("title").textContent = `${record.game[0].toUpperCase()}${record.game.slice(1)} — ${record.players} players — record of ${record.id.slice(0, 8)}`;
+  $("title").textContent = `${capitalised(record.game)} — ${record.players} players — record of ${record.id.slice(0, 8)}`;
   $("slider").value = String(shown.version);
   $("position").textContent = `version ${shown.version} of ${shown.views.length}`;
   document.body.dataset.version = String(shown.version);

@@ -8,8 +8,8 @@ import { drawView } from "./render.js";
 import { describe, headline } from "./words.js";
 import { showChanceFixed, showClock, showVerified } from "./extras.js";
 import { offerSeating } from "./seating.js";
+import { $, element } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const gameId = $("table").dataset.game;
 const mine = seats.get(gameId);
 const token = mine ? mine.token : null;
@@ -67,21 +67,12 @@ const LOG_WINDOW = 100; // the log lists this many events up to the version show
 
 function drawLog(version) {
   const items = game.events.slice(Math.max(0, version - LOG_WINDOW), version).map((event) => {
-    const item = document.createElement("li");
-    item.value = event.version;
+    const item = element("li", undefined, { value: event.version });
     item.dataset.version = event.version;
-    const link = document.createElement("a");
-    link.href = `?v=${event.version}`;
-    link.textContent = `#${event.version}`;
-    link.setAttribute("aria-label", `version ${event.version}`);
-    item.append(link, ` ${said(event)}`);
+    item.append(element("a", `#${event.version}`, { href: `?v=${event.version}`, "aria-label": `version ${event.version}` }),
+      ` ${said(event)}`);
     const made = calls.get(event.version);
-    if (made) {
-      const latency = document.createElement("span");
-      latency.className = "latency";
-      latency.textContent = ` · ${callSaid(made)}`;
-      item.append(latency);
-    }
+    if (made) item.append(element("span", ` · ${callSaid(made)}`, { className: "latency" }));
     return item;
   });
   items.at(-1)?.classList.add("current");
