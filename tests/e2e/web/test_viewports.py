@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.e2e.web.conftest import Watched, settled
+from tests.e2e.web.conftest import Watched, settled, touch_page
 from tests.e2e.web.layout import audit
 from tests.e2e.web.test_play import eight_in_hand, seated_page
 
@@ -175,20 +175,74 @@ def test_a_phones_browser_shows_every_page_at_the_phones_width(browser, live_ser
 
 
 ON_SCREEN = """() => Object.fromEntries(Object.entries({ hand: "#hand .cards", piles: "#middle .middle-inner",
-  move: "#actions button", seat0: ".seat[data-seat='0']", seat1: ".seat[data-seat='1']" })
+  move: "#actions button", seat0: ".seat[data-seat='0']", seat1: ".seat[data-seat='1']", seat2: ".seat[data-seat='2']" })
   .map(([what, selector]) => [what, document.querySelector(selector).getBoundingClientRect().toJSON()]))"""
 
 
 def test_on_a_phone_a_seated_player_sees_the_piles_their_hand_and_a_move_without_scrolling(phone, api):
-    """The other players' seats sit two to a row on a phone, so that three of them leave the first screen to the
-    piles, the player's hand and the moves (one to a row, they pushed the hand a screen further down)."""
+    """The other players' seats sit two to a row on a phone, below the player's own on a line of its own, so that
+    three of them leave the first screen to the piles, the player's hand and the moves (one to a row, they pushed the
+    hand a screen further down)."""
     game_id = api.create("scat", 4, first_dealer=3)  # (seat 0, Ana, plays first)
     token = api.join(game_id, "Ana")
     for _ in range(3):
         api.join(game_id, bot="greedy")
     seated_page(phone, api, game_id, token)
     boxes, height = phone.evaluate(ON_SCREEN), phone.viewport_size["height"]
-    assert boxes["seat0"]["top"] == boxes["seat1"]["top"]  # two seats to a row
+    assert boxes["seat1"]["top"] == boxes["seat2"]["top"] and boxes["seat0"]["bottom"] <= boxes["seat1"]["top"]
     assert boxes["piles"]["bottom"] <= height and boxes["hand"]["bottom"] <= height, (boxes, height)
     assert boxes["move"]["top"] + 44 <= height, (boxes, height)
     assert audit(phone) == []
+
+
+#: The first row of the seated player's hand and every other control to make a move (Scat's draws and knock, a
+#: Craits player's draw), each as the page lays it out: [top, bottom] in CSS px from the top of the first screen.
+CONTROLS = """() => {
+  const cards = [...document.querySelectorAll("#hand .cards > .card")].map((card) => card.getBoundingClientRect());
+  const firstRow = cards.filter((box) => box.top < cards[0].bottom);
+  return { cards: firstRow.map((box) => [box.top, box.bottom]),
+           moves: [...document.querySelectorAll("#actions button")].map((button) => {
+             const box = button.getBoundingClientRect();
+             return [box.top, box.bottom];
+           }) };
+}"""
+
+
+@pytest.fixture(params=["phone-360", "phone-390"])
+def upright_phone(request: pytest.FixtureRequest, browser: Browser, live_server: str):  # type: ignore[no-untyped-def]
+    """A fresh page on a phone held upright: the 360 by 740 one, then the 390 by 844 one."""
+    yield from touch_page(browser, live_server, *VIEWPORTS[request.param])
+
+
+def must_draw(players: int) -> list[str]:
+    """A Craits deck dealing seat 0 (the first dealer's left) eight clubs and turning up the three of hearts: no card
+    to play, so the player's one move is Draw, below two rows of cards on a phone."""
+    held, up = ["AC", "2C", "4C", "5C", "6C", "7C", "9C", "TC"], "3H"
+    rest = [rank + suit for suit in "DHSC" for rank in "A23456789TJQK" if rank + suit not in (*held, up)]
+    deal = [held[index // players] if index % players == 0 else rest.pop(0) for index in range(8 * players)]
+    return [*deal, up, *rest]
+
+
+@pytest.mark.parametrize(("game", "players", "stacked"), [
+    ("craits", 2, False), ("craits", 3, False), ("craits", 4, False), ("craits", 4, True),
+    ("scat", 2, False), ("scat", 3, False), ("scat", 4, False), ("scat", 5, False)])
+def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_screen(upright_phone, api, game, players,
+                                                                                    stacked):
+    """Opened on their turn, a player's first row of cards and the buttons to move lie within the first screen: no
+    scrolling to play (three players' Craits put the hand 7 px below a 360 by 740 phone's first screen)."""
+    options = {"decks": [must_draw(players)]} if stacked else {}
+    game_id = api.create(game, players, first_dealer=players - 1, **options)  # (seat 0, Ana, plays first)
+    token = api.join(game_id, "Ana")
+    for _ in range(players - 1):
+        api.join(game_id, bot="greedy")
+    for _ in range(60):  # (an up-card may give the bots the first turns: the server plays them)
+        if (view := api.view(game_id, token))["to_act"] == [0]:
+            break
+        api.client.get(f"/games/{game_id}/events", params={"after": view["version"], "limit": 1, "wait": 1})
+    assert view["to_act"] == [0] and (not stacked or [move["type"] for move in view["legal_moves"]] == ["draw"])
+    seated_page(upright_phone, api, game_id, token)
+    shown, height = upright_phone.evaluate(CONTROLS), upright_phone.viewport_size["height"]
+    assert shown["cards"] and (shown["moves"] or game == "craits" and not stacked), shown  # (Scat's draws, or Draw)
+    assert all(top >= 0 and bottom <= height for top, bottom in shown["cards"] + shown["moves"]), (shown, height)
+    assert audit(upright_phone) == []
+    assert upright_phone.watched.errors == []
