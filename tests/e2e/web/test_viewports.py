@@ -242,7 +242,7 @@ def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_scr
     assert view["to_act"] == [0] and (not stacked or [move["type"] for move in view["legal_moves"]] == ["draw"])
     seated_page(upright_phone, api, game_id, token)
     shown, height = upright_phone.evaluate(CONTROLS), upright_phone.viewport_size["height"]
-    assert shown["cards"] and (shown["moves"] or game == "craits" and not stacked), shown  # (Scat's draws, or Draw)
+    assert shown["cards"] and (shown["moves"] or (game == "craits" and not stacked)), shown  # (Scat's draws, or Draw)
     assert all(top >= 0 and bottom <= height for top, bottom in shown["cards"] + shown["moves"]), (shown, height)
     assert audit(upright_phone) == []
     assert upright_phone.watched.errors == []
