@@ -246,3 +246,15 @@ def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_scr
     assert all(top >= 0 and bottom <= height for top, bottom in shown["cards"] + shown["moves"]), (shown, height)
     assert audit(upright_phone) == []
     assert upright_phone.watched.errors == []
+
+
+
+def test_a_plain_badge_on_the_players_own_seat_is_readable(small_phone, api):
+    """The player's own seat is lighter than the others': its plain badges (here "dealer") are darker there, so that
+    their white words keep WCAG AA's contrast (4.26 to 1 where the player dealt)."""
+    game_id = api.create("craits", 2, short=True, first_dealer=0)  # (seat 0, Ana, deals)
+    token = api.join(game_id, "Ana")
+    api.join(game_id, bot="greedy")
+    seated_page(small_phone, api, game_id, token)
+    assert small_phone.locator(".seat.mine .badge.dealer").count() == 1
+    assert audit(small_phone) == []
