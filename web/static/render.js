@@ -166,10 +166,17 @@ function dealerDraw(state, name) {
 export function drawView(view, players, name, mine, moment = {}) {
   const seats = $("seats");
   seats.replaceChildren(...Array.from({ length: players }, (_, seat) => seatPanel(view, seat, name, mine)));
-  const inner = middle(view, name);
-  if (view.state && moment.settled) inner.append(results(view.state, name, moment.settled));
-  if (view.state && moment.beforeFirstMove && (view.state.dealer_draws || []).length) inner.append(dealerDraw(view.state, name));
-  $("middle").replaceChildren(inner);
+  $("middle").replaceChildren(middle(view, name));
+  // The last hand's results and the first dealer's draw: below the table's middle (on a phone held upright, below
+  // the player's hand and moves, cardhall.css).
+  const recap = [];
+  if (view.state && moment.settled) recap.push(results(view.state, name, moment.settled));
+  if (view.state && moment.beforeFirstMove && (view.state.dealer_draws || []).length) recap.push(dealerDraw(view.state, name));
+  const box = $("recap");
+  if (box) {
+    box.replaceChildren(...recap);
+    box.hidden = !recap.length;
+  }
   const hand = $("hand");
   const cards = view.state && view.state.hand;
   hand.replaceChildren(...(cards ? [element("h2", "Your hand", { className: "hand-title" }), faceUp(cards, "your hand")] : []));

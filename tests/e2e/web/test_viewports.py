@@ -196,15 +196,17 @@ def test_on_a_phone_a_seated_player_sees_the_piles_their_hand_and_a_move_without
 
 
 #: The first row of the seated player's hand and every other control to make a move (Scat's draws and knock, a
-#: Craits player's draw), each as the page lays it out: [top, bottom] in CSS px from the top of the first screen.
+#: Craits player's draw), each as the page lays it out: [top, bottom] in CSS px from the top of the first screen; and
+#: the cards of that row that a button to move covers (they keep to the foot of the screen, over the cards below).
 CONTROLS = """() => {
-  const cards = [...document.querySelectorAll("#hand .cards > .card")].map((card) => card.getBoundingClientRect());
-  const firstRow = cards.filter((box) => box.top < cards[0].bottom);
-  return { cards: firstRow.map((box) => [box.top, box.bottom]),
-           moves: [...document.querySelectorAll("#actions button")].map((button) => {
-             const box = button.getBoundingClientRect();
-             return [box.top, box.bottom];
-           }) };
+  const cards = [...document.querySelectorAll("#hand .cards > .card")].map((card) => [card, card.getBoundingClientRect()]);
+  const firstRow = cards.filter(([, box]) => box.top < cards[0][1].bottom);
+  const buttons = [...document.querySelectorAll("#actions button")].map((button) => button.getBoundingClientRect());
+  const over = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return { cards: firstRow.map(([, box]) => [box.top, box.bottom]),
+           moves: buttons.map((box) => [box.top, box.bottom]),
+           covered: firstRow.filter(([, box]) => buttons.some((button) => over(box, button)))
+             .map(([card]) => card.dataset.card || card.getAttribute("aria-label")) };
 }"""
 
 
@@ -241,12 +243,80 @@ def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_scr
         api.client.get(f"/games/{game_id}/events", params={"after": view["version"], "limit": 1, "wait": 1})
     assert view["to_act"] == [0] and (not stacked or [move["type"] for move in view["legal_moves"]] == ["draw"])
     seated_page(upright_phone, api, game_id, token)
-    shown, height = upright_phone.evaluate(CONTROLS), upright_phone.viewport_size["height"]
-    assert shown["cards"] and (shown["moves"] or (game == "craits" and not stacked)), shown  # (Scat's draws, or Draw)
-    assert all(top >= 0 and bottom <= height for top, bottom in shown["cards"] + shown["moves"]), (shown, height)
-    assert audit(upright_phone) == []
-    assert upright_phone.watched.errors == []
+    on_the_first_screen(upright_phone, moves=game == "scat" or stacked)  # (Scat's draws, or Draw)
 
+
+def on_the_first_screen(page: Page, moves: bool = True) -> None:
+    """The seated player's first row of cards and (if ``moves``: there are some) their buttons to move lie within the
+    first screen, none of those cards under a button, and the page passes the audit."""
+    shown, height = page.evaluate(CONTROLS), page.viewport_size["height"]
+    assert shown["cards"] and (shown["moves"] or not moves), shown
+    assert all(top >= 0 and bottom <= height for top, bottom in shown["cards"] + shown["moves"]), (shown, height)
+    assert shown["covered"] == [], (shown, height)
+    assert audit(page) == []
+    assert page.watched.errors == []
+
+
+NAMES = ("Ana", "Bo", "Cy", "Di", "Ed")
+
+
+def of_people(api, game: str, players: int, **options) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """A game whose every seat a person took (no bot plays, nothing moves but what the test sends): its id, and the
+    seats' tokens by seat."""
+    game_id = api.create(game, players, **options)
+    return game_id, [api.join(game_id, name) for name in NAMES[:players]]
+
+
+@pytest.mark.parametrize(("players", "tie"), [(3, False), (5, True)])
+def test_on_a_phone_the_first_dealers_draw_leaves_the_player_to_act_their_hand_and_moves_on_the_first_screen(
+        upright_phone, api, players, tie):
+    """A fresh Scat game whose first dealer was drawn by cards shows the draw until the first move (for five, a
+    tie drawn again: two rows of cards); the player to act still sees their cards and moves without scrolling."""
+    for _ in range(60):  # (five cards tie for the lowest about one time in seven)
+        game_id, tokens = of_people(api, "scat", players)
+        view = api.view(game_id)
+        if len(view["state"]["dealer_draws"]) > 1 or not tie:
+            break
+    assert len(view["state"]["dealer_draws"]) > (1 if tie else 0), view["state"]
+    seat = view["to_act"][0]
+    seated_page(upright_phone, api, game_id, tokens[seat], seat)
+    assert upright_phone.locator(".dealer-draw .draw-row").count() == len(view["state"]["dealer_draws"])
+    on_the_first_screen(upright_phone)
+
+
+def scat_move(moves: list[dict]) -> dict:
+    """A quick Scat hand: knock when allowed, else draw from the stock and discard the first card offered."""
+    return next((move for move in moves if move["type"] == "knock"), next(
+        (move for move in moves if move.get("source") == "stock"), moves[0]))
+
+
+def craits_move(moves: list[dict]) -> dict:
+    """A Craits round played out: a card if one can be played, else what else is offered (draw, or pass)."""
+    return next((move for move in moves if move["type"] == "play"), moves[0])
+
+
+def just_ended(api, game: str, players: int) -> tuple[str, list[str], int]:  # type: ignore[no-untyped-def]
+    """A game of people played through its first hand (Scat) or round (Craits) to the next one's first turn: its
+    id, the seats' tokens and the seat to act."""
+    game_id, tokens = of_people(api, game, players, **({"short": True} if game == "craits" else {}))
+    policy, ended = (scat_move, "hand_number") if game == "scat" else (craits_move, "round")
+    for _ in range(400):
+        seat = (view := api.view(game_id))["to_act"][0]
+        if view["state"][ended] > 1:
+            return game_id, tokens, seat
+        api.move(game_id, tokens[seat], policy(api.view(game_id, tokens[seat])["legal_moves"]))
+    raise AssertionError(f"the first hand of {game_id} did not end: {view}")
+
+
+@pytest.mark.parametrize(("game", "players"), [("scat", 3), ("scat", 5), ("craits", 3), ("craits", 4)])
+def test_on_a_phone_the_last_hands_results_leave_the_player_to_act_their_hand_and_moves_on_the_first_screen(
+        upright_phone, api, game, players):
+    """Between two hands (Scat: each player's cards, worth and lives) or two rounds (Craits: the scores) the results
+    stay shown until the next move; the player to act still sees their cards and moves without scrolling."""
+    game_id, tokens, seat = just_ended(api, game, players)
+    seated_page(upright_phone, api, game_id, tokens[seat], seat)
+    assert upright_phone.locator(".results li").count() == players
+    on_the_first_screen(upright_phone, moves=game == "scat")
 
 
 def test_a_plain_badge_on_the_players_own_seat_is_readable(small_phone, api):
