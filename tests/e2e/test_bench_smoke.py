@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -92,6 +93,15 @@ def test_the_web_benchmark_renders_and_steps_a_finished_game_in_chromium_at_two_
     assert "Web pages:" in out and "first render" in out and "5 back" in out and "forward from server" in out
     for viewport in ("360×740", "1440×900"):
         assert re.search(rf"{viewport} +│ +\d+\.\d KB +│ +\d+\.\d KB", out), out
+
+
+def test_the_screenshots_script_makes_the_readmes_three_pictures(tmp_path: Path) -> None:
+    out = run_script("screenshots.py", "--out", str(tmp_path))
+    sizes = {"lobby.png": (1200, 600), "table.png": (1100, 900), "table-phone.png": (780, 1688)}  # (the phone's at 2x)
+    for name, size in sizes.items():
+        picture = (tmp_path / name).read_bytes()
+        assert picture[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", picture[16:24]) == size, name
+        assert len(picture) < 300 * 1024 and f"{name}: " in out, name
 
 
 def test_the_followers_benchmark_follows_games_while_movers_play_and_prints_its_table() -> None:
