@@ -148,11 +148,12 @@ def create_app(games: GameService, **config: Any) -> Flask:
     app.extensions["cardhall_followers"] = Followers(int(app.config["CARDHALL_MAX_FOLLOWERS"]),
                                                      None if per_client is None else int(per_client),
                                                      metrics.followers_counted)
-    app.url_map.converters["game_id"] = parsing.GameIdConverter
+    app.url_map.converters.update({name: converter for name, (converter, _) in parsing.CONVERTERS.items()})
     requestlog.install(app)  # (first: every answer has its id, a refusal by the checks below or the limiter too)
     app.before_request(parsing.refuse_oversized_head)
     api = CardhallApi(app)
-    api.register_converter(parsing.GameIdConverter, parsing.game_id_schema)
+    for converter, schema in parsing.CONVERTERS.values():
+        api.register_converter(converter, schema)
     app.extensions["cardhall_api"] = api
     api.register_blueprint(games_routes.blp)
     api.register_blueprint(account_routes.blp)

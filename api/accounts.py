@@ -261,7 +261,7 @@ class Accounts(MethodView):
         return created, 201, {"Location": url_for("accounts.AccountPage", name=created["name"])}
 
 
-@blp.route("/accounts/<name>")
+@blp.route("/accounts/<account_name:name>")
 class AccountPage(MethodView):
     @blp.doc(operationId="getAccount")
     @blp.response(200, AccountSchema)
@@ -323,7 +323,7 @@ class Keys(MethodView):
         return service().accounts.add_key(any_caller(), body["scopes"]), 201
 
 
-@blp.route("/account/keys/<prefix>")
+@blp.route("/account/keys/<id:prefix>")
 class Key(MethodView):
     @blp.doc(operationId="revokeKey", security=BEARER)
     @blp.response(204)
@@ -382,7 +382,7 @@ class ChallengeList(MethodView):
         return created, 201, {"Location": url_for("accounts.ChallengeOne", challenge_id=created["id"])}
 
 
-@blp.route("/challenges/<challenge_id>")
+@blp.route("/challenges/<id:challenge_id>")
 class ChallengeOne(MethodView):
     @blp.doc(operationId="getChallenge")
     @blp.response(200, ChallengeSchema)
@@ -392,7 +392,7 @@ class ChallengeOne(MethodView):
         return challenges().get(challenge_id)
 
 
-@blp.route("/challenges/<challenge_id>/accept")
+@blp.route("/challenges/<id:challenge_id>/accept")
 class Accept(MethodView):
     @blp.doc(operationId="acceptChallenge", security=BEARER)
     @blp.arguments(AcceptSchema(), required=False)
@@ -405,7 +405,7 @@ class Accept(MethodView):
         return challenges().accept(caller("play"), challenge_id, body["entropy"])
 
 
-@blp.route("/challenges/<challenge_id>/decline")
+@blp.route("/challenges/<id:challenge_id>/decline")
 class Decline(MethodView):
     @blp.doc(operationId="declineChallenge", security=BEARER)
     @blp.arguments(DeclineSchema())
@@ -416,7 +416,7 @@ class Decline(MethodView):
         return challenges().decline(caller("play"), challenge_id, body["reason"])
 
 
-@blp.route("/challenges/<challenge_id>/cancel")
+@blp.route("/challenges/<id:challenge_id>/cancel")
 class Cancel(MethodView):
     @blp.doc(operationId="cancelChallenge", security=BEARER)
     @blp.response(200, ChallengeSchema)

@@ -91,7 +91,7 @@ class Leaderboard(MethodView):
                                      query["limit"], query.get("cursor"))
 
 
-@blp.route("/accounts/<name>/ratings")
+@blp.route("/accounts/<account_name:name>/ratings")
 class AccountRatings(MethodView):
     @blp.doc(operationId="getAccountRatings")
     @blp.response(200, AccountRatingsSchema)
@@ -269,7 +269,7 @@ class TournamentsRoute(MethodView):
                                              body["duplicate"], body.get("replay_of"), body["move_seconds"])
 
 
-@blp.route("/tournaments/<tournament_id>")
+@blp.route("/tournaments/<id:tournament_id>")
 class TournamentRoute(MethodView):
     @blp.doc(operationId="getTournament")
     @blp.response(200, TournamentSchema)

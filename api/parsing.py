@@ -192,6 +192,37 @@ def game_id_schema(_converter: BaseConverter) -> dict[str, str]:
     return {"type": "string", "pattern": f"^{GAME_ID_PATTERN}$"}
 
 
+class IdConverter(BaseConverter):
+    """``<id:...>``: a tournament's or challenge's id, or a key's prefix, of the form of every id the server
+    issues, so no other text reaches the store (a NUL, which PostgreSQL refuses with an error, or a megabyte
+    echoed back in the 404)."""
+
+    regex = GAME_ID_PATTERN
+
+
+#: An account's name, as sign-up takes one (service.accounts.NAME).
+ACCOUNT_NAME_PATTERN = r"[A-Za-z0-9_-]{1,32}"
+
+
+class AccountNameConverter(BaseConverter):
+    """``<account_name:...>``: a path segment that can be an account's name, so no other text reaches the store."""
+
+    regex = ACCOUNT_NAME_PATTERN
+
+
+def account_name_schema(_converter: BaseConverter) -> dict[str, str]:
+    """How the OpenAPI document describes an account's name in a path."""
+    return {"type": "string", "pattern": f"^{ACCOUNT_NAME_PATTERN}$"}
+
+
+#: The converters of the path segments that name something stored, by the name a route writes them with.
+CONVERTERS: dict[str, tuple[type[BaseConverter], Callable[[BaseConverter], dict[str, str]]]] = {
+    "game_id": (GameIdConverter, game_id_schema),
+    "id": (IdConverter, game_id_schema),
+    "account_name": (AccountNameConverter, account_name_schema),
+}
+
+
 #: The most a request's head may hold: the limits gunicorn enforced before the server was uvicorn,
 #: which has none of its own (docs/api.md, "Limits"); no valid request comes near them.
 MAX_REQUEST_LINE, MAX_HEADER_LINE, MAX_HEADERS = 4094, 8190, 100

@@ -55,7 +55,7 @@ def lobby() -> str:
     return render_template("lobby.html", rule_games=rules.games())
 
 
-@blueprint.get("/games/<string:game_id>")
+@blueprint.get("/games/<game_id:game_id>")
 def table(game_id: str) -> str | tuple[str, int]:
     """One game's table, turn by turn; ``?embed=1`` shows the table alone, for an iframe."""
     if _unknown("CARDHALL_GAME_EXISTS", game_id):
@@ -88,7 +88,7 @@ def leaderboard(game: str) -> str | tuple[str, int]:
     return render_template("leaderboard.html", game=game)
 
 
-@blueprint.get("/accounts/<string:name>")
+@blueprint.get("/accounts/<account_name:name>")
 def account(name: str) -> str | tuple[str, int]:
     """An account's page: its kind, since when, the games it played and plays, and its ratings, each
     with its history drawn and its recent rated games."""
@@ -103,7 +103,7 @@ def tournaments() -> str:
     return render_template("tournaments.html", account=request.args.get("account", ""))
 
 
-@blueprint.get("/tournaments/<string:tournament_id>")
+@blueprint.get("/tournaments/<id:tournament_id>")
 def tournament(tournament_id: str) -> str | tuple[str, int]:
     """A tournament's page: its standings, crosstable and games by round, refreshed while it runs."""
     if _unknown("CARDHALL_TOURNAMENT_EXISTS", tournament_id):
