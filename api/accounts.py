@@ -311,7 +311,7 @@ class Keys(MethodView):
     @blp.response(200, KeysSchema)
     @problems(401, 403)
     def get(self) -> dict[str, Any]:
-        """The account's keys by prefix (scope ``read``)."""
+        """The account's keys by prefix (scope ``read``): the live ones and the 20 revoked last."""
         return service().accounts.keys(caller(READ))
 
     @blp.doc(operationId="addKey", security=BEARER)
@@ -319,7 +319,8 @@ class Keys(MethodView):
     @blp.response(201, NewKeySchema)
     @problems(400, 401, 403, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """A new key for the account (shown once), with no scope the calling key lacks."""
+        """A new key for the account (shown once), with no scope the calling key lacks; an account holds at most
+        20 live keys (422 ``validation_error``)."""
         return service().accounts.add_key(any_caller(), body["scopes"]), 201
 
 

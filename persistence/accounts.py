@@ -106,8 +106,18 @@ class AccountWrites(abc.ABC):
         """Add an API key."""
 
     @abc.abstractmethod
+    def live_keys(self, account: str) -> int:
+        """How many of the account's keys are not revoked, the account locked until the transaction ends, so
+        that keys added at once, on any worker, count each other."""
+
+    @abc.abstractmethod
     def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
         """Revoke the account's key with this prefix; whether there was such a key, not yet revoked."""
+
+    @abc.abstractmethod
+    def forget_revoked(self, account: str, keep: int) -> None:
+        """Delete the account's revoked keys but the ``keep`` revoked last: a revoked key and an unknown one are
+        refused alike, and an account that adds and revokes keys in a loop must not grow without bound."""
 
     @abc.abstractmethod
     def add_seat(self, game_id: str, seat: int, account: str) -> None:

@@ -39,6 +39,15 @@ class MemoryAccountWrites(AccountWrites):
     def add_key(self, key: ApiKey) -> None:
         self.state.keys[key.prefix] = key
 
+    def live_keys(self, account: str) -> int:
+        return sum(1 for key in self.state.keys.values() if key.account == account and key.revoked_at is None)
+
+    def forget_revoked(self, account: str, keep: int) -> None:
+        revoked = sorted((key for key in self.state.keys.values() if key.account == account and key.revoked_at),
+                         key=lambda key: (key.revoked_at, key.prefix), reverse=True)
+        for key in revoked[keep:]:
+            del self.state.keys[key.prefix]
+
     def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
         key = self.state.keys.get(prefix)
         if key is None or key.account != account or key.revoked_at is not None:

@@ -79,10 +79,23 @@ class SqlAccountWrites(AccountWrites):
         row["scopes"] = " ".join(sorted(key.scopes))
         self.connection.execute(api_keys.insert(), row)
 
+    def live_keys(self, account: str) -> int:
+        if self.connection.dialect.name == "postgresql":  # (SQLite's BEGIN IMMEDIATE holds the database already)
+            self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key == account)
+                                    .with_for_update(key_share=True))
+        return self.connection.execute(sa.select(sa.func.count()).select_from(api_keys).where(
+            api_keys.c.account == account, api_keys.c.revoked_at.is_(None))).scalar_one()
+
     def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
         statement = api_keys.update().where(api_keys.c.prefix == prefix, api_keys.c.account == account,
                                             api_keys.c.revoked_at.is_(None)).values(revoked_at=at)
         return self.connection.execute(statement).rowcount == 1
+
+    def forget_revoked(self, account: str, keep: int) -> None:
+        revoked = sa.and_(api_keys.c.account == account, api_keys.c.revoked_at.is_not(None))
+        kept = (sa.select(api_keys.c.prefix).where(revoked)
+                .order_by(api_keys.c.revoked_at.desc(), api_keys.c.prefix.desc()).limit(keep))
+        self.connection.execute(api_keys.delete().where(revoked, api_keys.c.prefix.not_in(kept.scalar_subquery())))
 
     def add_seat(self, game_id: str, seat: int, account: str) -> None:
         self.connection.execute(account_seats.insert(),

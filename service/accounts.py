@@ -47,7 +47,7 @@ KINDS = ("bot", "person")
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 KEY_START = "chk_"
 _PREFIX_END = len(KEY_START) + 12
-MAX_KEYS = 20  # live keys an account may hold
+MAX_KEYS = 20  # live keys an account may hold, and revoked ones it keeps listed
 MAX_ENTERED_BY = 16  # accounts a bot may name as those that may enter it in tournaments
 
 
@@ -140,11 +140,15 @@ class AccountService:
         scopes = frozenset(scopes)
         if missing := scopes - caller.scopes:
             raise InsufficientScope(f"a key cannot give scopes it lacks: {', '.join(sorted(missing))}")
-        if len([key for key in self.store.keys(caller.key) if key.revoked_at is None]) >= MAX_KEYS:
-            raise InvalidOptions(f"an account holds at most {MAX_KEYS} keys: revoke one first")
         key, prefix = new_key()
         record = ApiKey(prefix, caller.key, key_hash(key), scopes, self.clock())
-        self.write(lambda _tx, writes: writes.add_key(record))
+
+        def work(_tx: Transaction, writes: AccountWrites) -> None:
+            if writes.live_keys(caller.key) >= MAX_KEYS:  # (counted in the write: keys added at once count each other)
+                raise InvalidOptions(f"an account holds at most {MAX_KEYS} keys: revoke one first")
+            writes.add_key(record)
+
+        self.write(work)
         return {**_key_listed(record), "key": key}
 
     def revoke_key(self, caller: Caller, prefix: str) -> None:
@@ -154,7 +158,11 @@ class AccountService:
             raise NotFound(f"this account has no live key {prefix!r}")
         if prefix != caller.prefix and not found.scopes <= caller.scopes:
             raise InsufficientScope("a key may revoke itself, or a key whose scopes it holds all of")
-        self.write(lambda _tx, writes: writes.revoke_key(caller.key, prefix, self.clock()))
+        def work(_tx: Transaction, writes: AccountWrites) -> None:
+            writes.revoke_key(caller.key, prefix, self.clock())
+            writes.forget_revoked(caller.key, MAX_KEYS)
+
+        self.write(work)
 
     def set_entered_by(self, caller: Caller, entered_by: str | list[str]) -> dict[str, Any]:
         """Set who may enter the caller's bot account in a tournament another account makes (scope ``play``):

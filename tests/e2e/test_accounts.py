@@ -110,6 +110,22 @@ def test_no_key_and_a_key_the_server_does_not_know_are_told_apart_but_never_why_
     assert (status, code, challenge) == (401, "unauthorized", UNKNOWN_TOKEN) and "chk_" in told and told != detail
 
 
+def test_keys_added_and_revoked_in_a_loop_leave_a_bounded_listing_and_stay_refused(http: Http) -> None:
+    """Revoked keys were kept and listed for good: a loop of add and revoke grew the account's rows and its
+    listing without bound. An account keeps its 20 live keys and its 20 revoked last."""
+    key = sign_up(http, "ana")
+    revoked = []
+    for _ in range(30):
+        revoked.append(key_with(http, key, "read"))
+        assert http.client.delete(f"/v1/account/keys/{revoked[-1][4:16]}", headers=bearer(key)).status_code == 204
+    listed = http.client.get("/v1/account/keys", headers=bearer(key)).json["keys"]
+    assert [entry["prefix"] for entry in listed if entry["revoked_at"]] == [old[4:16] for old in revoked[-20:]]
+    assert [entry["prefix"] for entry in listed if not entry["revoked_at"]] == [key[4:16]]
+    for old in (revoked[0], revoked[-1]):
+        refused = http.client.get("/v1/account", headers=bearer(old))
+        assert refused.status_code == 401 and refused.json["code"] == "unauthorized"
+
+
 def test_a_forged_key_with_a_real_prefix_is_refused(http: Http) -> None:
     key = sign_up(http, "ana")
     forged = key[:-4] + ("AAAA" if not key.endswith("AAAA") else "BBBB")

@@ -8,9 +8,10 @@ import threading
 
 import persistence
 from domain import table as tables
-from domain.errors import SeatUnavailable
+from domain.errors import InvalidOptions, SeatUnavailable
 from persistence.memory import MemoryEventStore
 from persistence.port import EventStore
+from service.accounts import MAX_KEYS
 from service.games import GameService
 from tests.waiting import until
 
@@ -89,3 +90,23 @@ def test_a_process_that_has_not_heard_another_processes_move_still_accepts_the_v
     finally:
         here.store.close()
         there.store.close()
+
+
+def test_keys_added_at_once_never_give_an_account_more_than_its_most(store: EventStore):
+    """The bound on an account's live keys was counted before the write: 30 keys asked for at once made 31."""
+    games = GameService(store)
+    caller = games.accounts.caller(games.accounts.create_account("ana", "bot", operator=True)["key"])
+    start = threading.Barrier(30)
+
+    def add(_number: int) -> str:
+        start.wait()
+        try:
+            return games.accounts.add_key(caller, ["read"])["prefix"]
+        except InvalidOptions:
+            return "refused"
+
+    with concurrent.futures.ThreadPoolExecutor(30) as pool:
+        outcomes = list(pool.map(add, range(30)))
+    live = [key for key in games.accounts.keys(caller)["keys"] if key["revoked_at"] is None]
+    assert len(live) == MAX_KEYS
+    assert outcomes.count("refused") == 30 - (MAX_KEYS - 1)
