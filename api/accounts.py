@@ -22,7 +22,7 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import Blueprint
-from api.schemas import TEXT_PATTERN, Entropy, JsonInteger, Strict, Timestamp
+from api.schemas import TEXT_PATTERN, Entropy, JsonBoolean, JsonInteger, Strict, Timestamp
 from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -196,7 +196,7 @@ class CreateChallengeSchema(Strict):
     to = fields.List(fields.String(validate=validate.Regexp(ACCOUNT_NAME)), allow_none=True, load_default=None,
                      validate=validate.Length(max=16),
                      metadata={"description": "The accounts offered the other seats; null: open to anyone"})
-    rated = fields.Boolean(load_default=False)
+    rated = JsonBoolean(load_default=False)
     expires_in = JsonInteger(load_default=DEFAULT_EXPIRY, validate=validate.Range(min=1, max=MAX_EXPIRY),
                              metadata={"description": "Seconds (default 60, at most a day)"})
 

@@ -13,7 +13,16 @@ from api import examples
 from api.accounts import ACCOUNT_NAME, BEARER, FiguresSchema, _bodies_are_json, caller
 from api.context import service
 from api.parsing import Blueprint
-from api.schemas import CURSOR_PATTERN, GAME_ID_PATTERN, GAME_NAME_PATTERN, JsonInteger, QueryInteger, Strict, Timestamp
+from api.schemas import (
+    CURSOR_PATTERN,
+    GAME_ID_PATTERN,
+    GAME_NAME_PATTERN,
+    JsonBoolean,
+    JsonInteger,
+    QueryInteger,
+    Strict,
+    Timestamp,
+)
 from service.accounts import CREATE, PLAY
 from service.pools import Pools
 from service.ratings import Ratings
@@ -106,10 +115,10 @@ class JoinPoolSchema(Strict):
     players = fields.List(JsonInteger(validate=validate.Range(min=1, max=16)), required=True,
                           validate=validate.Length(min=1, max=16),
                           metadata={"description": "the player counts accepted", "example": [2, 3]})
-    rated = fields.Boolean(load_default=True, truthy={True}, falsy={False})
+    rated = JsonBoolean(load_default=True)
     concurrency = JsonInteger(load_default=1, validate=validate.Range(min=1, max=50),
                               metadata={"description": "pool games played at once (1 to 50)"})
-    mixed = fields.Boolean(load_default=False, truthy={True}, falsy={False}, metadata={
+    mixed = JsonBoolean(load_default=False, metadata={
         "description": "also sit with accounts of the other kind (a bot with people); only where both opted in"})
 
 
@@ -158,7 +167,7 @@ class CreateTournamentSchema(Strict):
     rounds = JsonInteger(load_default=1, validate=validate.Range(min=1, max=10),
                          metadata={"description": "round_robin: times it is played (1 to 10); swiss: its rounds "
                                                 "(1 to one fewer than the accounts, at most 10)"})
-    duplicate = fields.Boolean(load_default=True, truthy={True}, falsy={False}, metadata={
+    duplicate = JsonBoolean(load_default=True, metadata={
         "description": "each deal played once per seat, the seats rotated, with the same cards"})
     move_seconds = JsonInteger(load_default=MOVE_SECONDS, validate=validate.Range(min=1, max=86_400), metadata={
         "description": "the clock every game of the tournament runs: seconds a turn may take (default 10)"})

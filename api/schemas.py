@@ -89,6 +89,16 @@ class JsonInteger(fields.Integer):
         return int(value)
 
 
+class JsonBoolean(fields.Boolean):
+    """A JSON boolean: ``true`` or ``false``, never ``1``, ``0``, ``"yes"`` or ``"off"``. marshmallow's Boolean takes
+    all of those, and even one whose truthy set is ``{True}`` takes ``1`` (in Python ``1 in {True}``)."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class Timestamp(fields.DateTime):
     """A moment, written as every one Cardhall writes (service.timestamps): RFC 3339, UTC, milliseconds, ``Z``."""
 

@@ -105,7 +105,8 @@ def test_bad_challenges_are_refused_clearly(http: Http) -> None:
     for body, status in ((dict(to=["nobody"]), 404), (dict(to=["ana"]), 422), (dict(players=9), 422),
                          (dict(to=[]), 422), (dict(expires_in=24 * 3600 + 1), 422), (dict(game="chess"), 422),
                          (dict(options={"nope": 1}), 422), (dict(rated=True, options={"seed": 5}), 422),
-                         (dict(rated=True, options={"decks": [DECK]}), 422)):
+                         (dict(rated=True, options={"decks": [DECK]}), 422), (dict(rated=1), 422), (dict(rated=0), 422),
+                         (dict(rated="yes"), 422), (dict(rated="off"), 422)):
         assert challenge(http, ana, **body).status_code == status, body
     refused = challenge(http, ana, rated=True, options={"seed": 5, "short": True}).json
     assert refused["code"] == "validation_error" and "no seed in a rated challenge" in refused["detail"]

@@ -129,6 +129,10 @@ def test_bad_pool_requests_are_told_why(http: Http) -> None:
     assert http.client.post("/v1/pools/craits/join", json={"players": [2]}).status_code == 401
     assert http.client.post("/v1/pools/craits/join", json={"players": [2], "rated": "yes"},
                             headers=bearer(key)).status_code == 422
+    for flag in ({"rated": 1}, {"rated": 0}, {"mixed": 1}, {"mixed": 0}):  # (Python's 1 == True took them)
+        refused = join(http, key, **flag)
+        assert refused.status_code == 422 and refused.json["code"] == "validation_error", flag
+    assert http.client.delete("/v1/pools/craits/join", headers=bearer(key)).status_code == 404  # (never joined)
 
 
 def test_an_account_that_stops_answering_leaves_every_pool_once_its_seat_is_handed_to_a_house_bot(

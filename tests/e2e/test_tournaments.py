@@ -92,6 +92,8 @@ def test_bad_tournaments_are_told_why(http: Http) -> None:
     assert create(http, key, game="poker").status_code == 404
     for clock in (0, 86_401, "10", 2.5):
         assert create(http, key, move_seconds=clock).status_code == 422, clock
+    for duplicate in (1, 0, "true"):  # (Python's 1 == True took 1 and 0)
+        assert create(http, key, duplicate=duplicate).status_code == 422, duplicate
     sign_up(http, "dee", kind="person")  # (a person is entered by nobody but itself)
     refused = create(http, key, accounts=["ana", "dee"])
     assert refused.status_code == 403 and "dee is a person's account" in refused.json["detail"]
