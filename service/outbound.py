@@ -119,6 +119,8 @@ async def checked_address(url: str, resolver: Resolver, allow_private: bool = Fa
             answered = await resolver(host, port)
         except OSError as error:
             raise Refused(f"{host} does not resolve: {error}") from None
+        except UnicodeError as error:  # (the resolver's IDNA encoding: an empty label, one over 63 characters)
+            raise Refused(f"{host} is no host name: {error}") from None
         try:
             addresses = [ipaddress.ip_address(text.split("%", 1)[0]) for text in answered]
         except ValueError as error:

@@ -217,6 +217,25 @@ def test_a_rotated_secret_signs_beside_the_old_one_so_what_the_server_sends_veri
         assert not verify([signing.new_secret()], call.headers, call.body)
 
 
+@pytest.mark.parametrize("host", ["a..b", ".example.com", "a" * 64 + ".example", "\u00ad.example", "\u200b"],
+                         ids=["empty-label", "leading-dot", "64-long-label", "soft-hyphen", "zero-width"])
+def test_a_url_whose_host_no_resolver_can_encode_is_refused_and_sets_nothing(sqlite_url: str, host: str) -> None:
+    """The system resolver's IDNA encoding raises UnicodeError, not OSError, for an empty label or one over
+    63 characters: such a URL was a 500 (a webhook's and a subscription's)."""
+    import persistence
+    from api import create_app
+    from service.games import GameService
+
+    client = create_app(GameService(persistence.open_store(sqlite_url))).test_client()
+    key = client.post("/v1/accounts", json={"name": "bot", "kind": "bot"}).json["key"]
+    auth = {"Authorization": f"Bearer {key}"}
+    for path, body in (("/v1/account/webhook", {}), ("/v1/account/subscriptions", {"events": ["game.started"]})):
+        answer = client.put(path, json={"url": f"https://{host}/hook", **body}, headers=auth)
+        assert answer.status_code == 422 and answer.json["code"] == "url_refused", (path, answer.json)
+        assert "is no host name" in answer.json["detail"]
+        assert client.get(path, headers=auth).status_code == 404
+
+
 def test_a_url_resolving_to_a_private_address_is_refused_before_any_connection_when_not_allowed(
         sqlite_url: str) -> None:
     """Refused when set, and at the call: a name resolving to a loopback address where a listener counts the
