@@ -10,12 +10,11 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
-from werkzeug.exceptions import BadRequest as NotJson
 
 from api.context import bearer_token, service
 from api.games import OPTIONAL_BEARER, problems, ready
 from api.limits import charge_read
-from api.parsing import Blueprint, whole_body
+from api.parsing import Blueprint, json_body
 from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Strict
 from domain import records as formats
 from service import records
@@ -99,10 +98,7 @@ class Replay(MethodView):
         spectator's view after every event: what the /replay page steps through. Nothing is stored.
         A record may be up to 8 MiB."""
         request.max_content_length = self.max_content_length
-        whole_body(request)  # (413 for a chunked record past the limit, not a record cut short)
-        document = request.get_json(silent=True)
-        if document is None:
-            raise NotJson("send the record as the body, JSON with the header Content-Type: application/json")
+        document = json_body(request)  # (413 for a chunked record past the limit, not a record cut short)
         if not isinstance(document, dict):
             raise BadRequest("a record is a JSON object")
         return ready(records.replay_views(document))

@@ -191,6 +191,24 @@ def test_a_replay_asked_without_a_record_is_refused_as_a_problem(http):
     assert not_an_object.status_code == 422 and not_an_object.json["detail"] == "a record is a JSON object"
 
 
+@pytest.mark.parametrize(("body", "reason"), [
+    (b"[" * 1000 + b"]" * 1000, "nested deeper"), (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "nested deeper"),
+    (b'{"format": "a", "format": "b"}', "duplicate keys"), (b'{"version": NaN}', "NaN"), (b'{"version": 1e400}', "out of range"),
+    (b'{"id": "a\\u0000b"}', "NUL"), (b'{"version": ' + b"9" * 30 + b"}", "digits"), (b"{", "not JSON"),
+], ids=["deep-array", "deep-object", "duplicate-keys", "nan", "1e400", "nul", "30-digits", "cut-short"])
+def test_a_replayed_record_is_read_within_the_limits_on_json_as_every_body(http, body, reason):
+    """request.get_json knew none of the limits: a record nested a thousand deep was a RecursionError (a 500),
+    and NaN, 1e400 (infinity) or duplicate keys went on to the record's checks."""
+    answer = http.client.post("/v1/records/replay", data=body, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400 and answer.mimetype == "application/problem+json", answer.get_data()[:200]
+    assert answer.json["code"] == "validation_error" and reason in answer.json["detail"]
+
+
+def test_a_record_sent_as_anything_but_json_is_415_as_every_body(http):
+    answer = http.client.post("/v1/records/replay", data=b"{}", headers={"Content-Type": "text/plain"})
+    assert answer.status_code == 415 and answer.json["code"] == "unsupported_media_type"
+
+
 def test_the_schema_is_published_at_its_stable_path_and_is_the_repositorys(http):
     answer = http.client.get("/schemas/cardhall-record-1.json")
     assert answer.status_code == 200 and answer.mimetype == "application/schema+json"
