@@ -69,10 +69,12 @@ class Records(MethodView):
     @blp.arguments(RecordsQuerySchema(), location="query")
     @problems(422)
     def get(self, query: dict[str, Any]) -> Response:
-        """Finished games' records in bulk, as JSON Lines, paged by cursor (rate-limited as every route)."""
-        lines, cursor = records.finished_records(service(), game=query.get("game"), since=query.get("since"),
-                                                 account=query.get("account"), limit=query["limit"],
-                                                 cursor=query.get("cursor"))
+        """Finished games' records in bulk, as JSON Lines, paged by cursor; charged to the client's read budget
+        the events of every game the page reads, as one game's record is."""
+        lines, cursor, events = records.finished_records(service(), game=query.get("game"), since=query.get("since"),
+                                                         account=query.get("account"), limit=query["limit"],
+                                                         cursor=query.get("cursor"))
+        charge_read(events)
         body: Iterator[bytes] = records.json_lines(lines)
         headers = {"Vary": "Accept-Encoding"}
         if cursor is not None:

@@ -68,10 +68,11 @@ def _finished_record(games: GameService, game_id: str, created_at: dt.datetime, 
 
 def finished_records(games: GameService, *, game: str | None = None, since: dt.datetime | None = None,
                      account: str | None = None, limit: int = MAX_RECORDS_PAGE, cursor: str | None = None
-                     ) -> tuple[Iterator[dict[str, Any]], str | None]:
+                     ) -> tuple[Iterator[dict[str, Any]], str | None, int]:
     """A page of finished games' full records, newest first (``since``: created at or after it;
-    ``account``: with a seat of that account, its name in any case), and the cursor of the next page
-    (None: the last). A page reads ``limit`` finished games: with ``account`` it may hold fewer records."""
+    ``account``: with a seat of that account, its name in any case), the cursor of the next page
+    (None: the last), and how many events the page reads (what a client's read budget is charged). A page
+    reads ``limit`` finished games: with ``account`` it may hold fewer records."""
     try:
         page = games.store.list_games(status=tables.FINISHED, game=game, limit=limit, cursor=cursor)
     except ValueError as error:
@@ -86,7 +87,7 @@ def finished_records(games: GameService, *, game: str | None = None, since: dt.d
                                       for seat in document["seats"]):
                 yield document
 
-    return lines(), more
+    return lines(), more, sum(row.version for row in listed)
 
 
 def problems(document: Any) -> list[str]:

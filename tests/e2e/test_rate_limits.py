@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import httpx
@@ -175,3 +176,20 @@ def test_a_view_at_a_past_version_and_a_record_are_charged_too():
     client = other.test_client()
     assert client.get(f"/v1/games/{game_id}/record").status_code == 200  # (charged its events: 150 or more)
     assert client.get(f"/v1/games/{game_id}/record").status_code == 429
+
+
+def test_a_page_of_records_in_bulk_is_charged_the_events_of_every_game_it_reads():
+    """GET /v1/records read up to 100 whole games a request outside the read budget: a client paging through
+    it in a loop read a hundred times what one game's record lets it."""
+    app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
+                     CARDHALL_READ_RATE_LIMIT="400/minute")
+    game_id, last = _finished_game(app)
+    assert 150 <= last < 400
+    http = app.test_client()
+    first = http.get("/v1/records")
+    assert first.status_code == 200 and json.loads(first.get_data(as_text=True).splitlines()[0])["id"] == game_id
+    assert first.headers["RateLimit-Remaining"] == str(400 - last)
+    assert http.get("/v1/records").status_code == 200  # (what is left pays for a read begun; then it is spent)
+    refused = http.get("/v1/records")
+    assert (refused.status_code, refused.json["code"]) == (429, "rate_limited")
+    assert http.get(f"/v1/games/{game_id}/record").status_code == 429
