@@ -22,7 +22,7 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import Blueprint
-from api.schemas import TEXT_PATTERN, Entropy, JsonBoolean, JsonInteger, Strict, Timestamp
+from api.schemas import TEXT_PATTERN, Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
 from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -92,10 +92,10 @@ def challenges() -> Challenges:
 
 # -- schemas -------------------------------------------------------------------------------
 class CreateAccountSchema(Strict):
-    name = fields.String(required=True, validate=validate.Regexp(ACCOUNT_NAME),
+    name = fields.String(required=True, validate=Pattern(ACCOUNT_NAME),
                          metadata={"example": "deepcrait", "pattern": ACCOUNT_NAME})
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    description = fields.String(load_default="", validate=[validate.Length(max=500), validate.Regexp(TEXT_PATTERN)])
+    description = fields.String(load_default="", validate=[validate.Length(max=500), Pattern(TEXT_PATTERN)])
 
 
 class CreatedAccountSchema(ma.Schema):
@@ -193,7 +193,7 @@ class CreateChallengeSchema(Strict):
     game = fields.String(required=True, metadata={"example": "craits"})
     players = JsonInteger(required=True, metadata={"example": 2})
     options = fields.Dict(load_default=dict)
-    to = fields.List(fields.String(validate=validate.Regexp(ACCOUNT_NAME)), allow_none=True, load_default=None,
+    to = fields.List(fields.String(validate=Pattern(ACCOUNT_NAME)), allow_none=True, load_default=None,
                      validate=validate.Length(max=16),
                      metadata={"description": "The accounts offered the other seats; null: open to anyone"})
     rated = JsonBoolean(load_default=False)
@@ -206,7 +206,7 @@ class AcceptSchema(Strict):
 
 
 class DeclineSchema(Strict):
-    reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=200), validate.Regexp(TEXT_PATTERN)])
+    reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=200), Pattern(TEXT_PATTERN)])
 
 
 class ChallengeSchema(ma.Schema):

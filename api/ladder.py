@@ -19,6 +19,7 @@ from api.schemas import (
     GAME_NAME_PATTERN,
     JsonBoolean,
     JsonInteger,
+    Pattern,
     QueryInteger,
     Strict,
     Timestamp,
@@ -54,7 +55,7 @@ problems = examples.problems_documenter(blp, PROBLEMS, examples.ACCOUNT_PROBLEMS
 
 class LeaderboardQuerySchema(Strict):
     limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Regexp(CURSOR),
+    cursor = fields.String(validate=Pattern(CURSOR),
                            metadata={"description": "next of the previous page", "pattern": CURSOR})
 
 
@@ -155,12 +156,12 @@ class PoolJoin(MethodView):
 
 
 class CreateTournamentSchema(Strict):
-    game = fields.String(required=True, validate=validate.Regexp(GAME_NAME_PATTERN),
+    game = fields.String(required=True, validate=Pattern(GAME_NAME_PATTERN),
                          metadata={"example": "craits", "pattern": GAME_NAME_PATTERN})
     format = fields.String(load_default="round_robin", validate=validate.OneOf(["round_robin", "swiss"]),
                            metadata={"description": "round_robin (every game made at once) or swiss (a round "
                                                     "at a time, accounts of nearest standing meeting)"})
-    accounts = fields.List(fields.String(validate=validate.Regexp(ACCOUNT_NAME), metadata={"pattern": ACCOUNT_NAME}),
+    accounts = fields.List(fields.String(validate=Pattern(ACCOUNT_NAME), metadata={"pattern": ACCOUNT_NAME}),
                            required=True,
                            validate=validate.Length(min=2, max=16))
     players_per_table = JsonInteger(load_default=2, validate=validate.Range(min=1, max=16))
@@ -171,7 +172,7 @@ class CreateTournamentSchema(Strict):
         "description": "each deal played once per seat, the seats rotated, with the same cards"})
     move_seconds = JsonInteger(load_default=MOVE_SECONDS, validate=validate.Range(min=1, max=86_400), metadata={
         "description": "the clock every game of the tournament runs: seconds a turn may take (default 10)"})
-    replay_of = fields.String(validate=validate.Regexp(GAME_ID_PATTERN), metadata={
+    replay_of = fields.String(validate=Pattern(GAME_ID_PATTERN), metadata={
         "pattern": GAME_ID_PATTERN,
         "description": "A finished tournament's id: the new one, of the same game, format, players_per_table, "
                        "rounds, duplicate and number of accounts, takes its hidden seed, so the same deals (and "
@@ -235,10 +236,10 @@ class TournamentSchema(TournamentSummarySchema):
 class TournamentListQuerySchema(Strict):
     status = fields.String(validate=validate.OneOf([RUNNING, FINISHED]),
                            metadata={"description": "only running, or only finished, tournaments"})
-    account = fields.String(validate=validate.Regexp(ACCOUNT_NAME), metadata={
+    account = fields.String(validate=Pattern(ACCOUNT_NAME), metadata={
         "pattern": ACCOUNT_NAME, "description": "only the tournaments this account is in"})
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Regexp(CURSOR_PATTERN),
+    cursor = fields.String(validate=Pattern(CURSOR_PATTERN),
                            metadata={"description": "next of the previous page", "pattern": CURSOR_PATTERN})
 
 

@@ -15,7 +15,7 @@ from api.context import bearer_token, service
 from api.games import OPTIONAL_BEARER, problems, ready
 from api.limits import charge_read
 from api.parsing import Blueprint, json_body
-from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Strict
+from api.schemas import CURSOR_PATTERN, GAME_NAME_PATTERN, Pattern, Strict
 from domain import records as formats
 from service import records
 from service.errors import BadRequest
@@ -30,13 +30,13 @@ RECORD_RESPONSE = {"description": "A cardhall-record/1 document", "content": {"a
 
 
 class RecordsQuerySchema(Strict):
-    game = fields.String(validate=validate.Regexp(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
+    game = fields.String(validate=Pattern(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
     since = fields.AwareDateTime(metadata={"description": "Only games created at or after this time (RFC 3339)"})
     account = fields.String(validate=validate.Length(min=1, max=32),
                             metadata={"description": "Only games with a seat of this account"})
     limit = fields.Integer(load_default=records.MAX_RECORDS_PAGE,
                            validate=validate.Range(min=1, max=records.MAX_RECORDS_PAGE))
-    cursor = fields.String(validate=validate.Regexp(CURSOR_PATTERN),
+    cursor = fields.String(validate=Pattern(CURSOR_PATTERN),
                            metadata={"description": "The Next-Cursor of the previous page", "pattern": CURSOR_PATTERN})
 
 

@@ -36,6 +36,17 @@ _ASCII_NUMBER = re.compile(r"[0-9]{1,10}(\.[0-9]{1,20})?([eE][-+]?[0-9]{1,3})?")
 _ENTITY_TAG = re.compile(r'(W/)?"([0-9]{1,10})"')
 
 
+class Pattern(validate.Regexp):
+    """marshmallow's Regexp, matched against the whole string: its ``re.match`` lets ``$`` match before a
+    trailing newline, so ``^[0-9a-fA-F]{64}$`` took 64 hex digits and a newline (kept in a game's log as a
+    seat's entropy), and a cursor or an account's name with one was looked up."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
+
+
 class QueryInteger(fields.Integer):
     """An integer in a query or header: ASCII digits only (``int()`` also takes ``١٢``, ``1_0`` and `` 7 ``)."""
 
@@ -115,7 +126,7 @@ class Entropy(fields.String):
     kept in lower case."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(validate=validate.Regexp(ENTROPY_PATTERN), metadata={
+        super().__init__(validate=Pattern(ENTROPY_PATTERN), metadata={
             "pattern": ENTROPY_PATTERN,
             "description": "32 random bytes as 64 hex characters, mixed into every shuffle of the game (see Fairness); "
                            "shown to everyone once the seat is taken"}, **kwargs)
@@ -185,7 +196,7 @@ class CreateGameSchema(Strict):
         },
     )
     replay_of = fields.String(
-        validate=validate.Regexp(GAME_ID_PATTERN),
+        validate=Pattern(GAME_ID_PATTERN),
         metadata={"pattern": GAME_ID_PATTERN,
                   "description": "A finished game's id: the new game replays its deal in the open (its options, "
                   "server seed and entropy; the same moves give the same cards) and is marked seeded"},
@@ -246,10 +257,10 @@ class GameListQuerySchema(Strict):
     status = fields.List(fields.String(validate=validate.OneOf(STATUSES)), metadata={
         "description": "Games of this status; repeat it for any of several (`status=waiting&status=active`: "
                        "the games not over)"})
-    game = fields.String(validate=validate.Regexp(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
+    game = fields.String(validate=Pattern(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
     limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
     cursor = fields.String(
-        validate=validate.Regexp(CURSOR_PATTERN),
+        validate=Pattern(CURSOR_PATTERN),
         metadata={"description": "next_cursor of the previous page", "pattern": CURSOR_PATTERN},
     )
 
@@ -279,7 +290,7 @@ _BOT_NAME = re.compile(rf"\b(?:{'|'.join(BOT_KINDS)}|house)\W*bot\b")
 
 
 class JoinSchema(Strict):
-    name = fields.String(validate=[validate.Regexp(NAME_PATTERN), person_name],
+    name = fields.String(validate=[Pattern(NAME_PATTERN), person_name],
                          metadata={"example": "alice", "pattern": NAME_PATTERN,
                                    "description": "A person's name: something visible, no invisible or line-separating "
                                                   "characters, no space at either end, not a house bot's name "
@@ -339,7 +350,7 @@ class MoveHeadersSchema(Lenient):
                           metadata={"description": 'The version the move expects as an ETag, e.g. "12"; * matches any'})
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
-        validate=validate.Regexp(IDEMPOTENCY_KEY_PATTERN),
+        validate=Pattern(IDEMPOTENCY_KEY_PATTERN),
         metadata={"description": "Retries with the same key and body return the first answer",
                   "pattern": IDEMPOTENCY_KEY_PATTERN},
     )

@@ -11,7 +11,7 @@ from marshmallow import fields, validate
 
 from api.accounts import BEARER, caller, problems
 from api.parsing import Blueprint
-from api.schemas import TEXT_PATTERN, JsonInteger, Strict
+from api.schemas import TEXT_PATTERN, JsonInteger, Pattern, Strict
 from service.accounts import PLAY, READ
 from service.errors import Unauthorized, Unavailable
 from service.games import GameService
@@ -50,7 +50,7 @@ def _keys_first() -> None:
 
 # -- schemas -------------------------------------------------------------------------------
 class WebhookBodySchema(Strict):
-    url = fields.String(required=True, validate=[validate.Length(min=1, max=2000), validate.Regexp(TEXT_PATTERN)],
+    url = fields.String(required=True, validate=[validate.Length(min=1, max=2000), Pattern(TEXT_PATTERN)],
                         metadata={"example": "https://bot.example/cardhall"})
     timeout_ms = JsonInteger(load_default=1000, validate=validate.Range(min=100, max=60_000),
                              metadata={"description": "How long a call may take (capped by the turn's deadline)"})
@@ -82,7 +82,7 @@ class SecretSchema(ma.Schema):
 
 
 class SubscriptionBodySchema(Strict):
-    url = fields.String(required=True, validate=[validate.Length(min=1, max=2000), validate.Regexp(TEXT_PATTERN)],
+    url = fields.String(required=True, validate=[validate.Length(min=1, max=2000), Pattern(TEXT_PATTERN)],
                         metadata={"example": "https://integrator.example/cardhall"})
     events = fields.List(fields.String(validate=validate.OneOf(list(SUBSCRIBABLE))), required=True,
                          validate=validate.Length(min=1, max=len(SUBSCRIBABLE)))

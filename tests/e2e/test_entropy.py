@@ -54,7 +54,7 @@ def test_a_seats_entropy_is_shown_to_everyone_once_the_seat_is_taken(http):
     assert [event["data"]["entropy"] for event in taken] == ENTROPY
 
 
-@pytest.mark.parametrize("entropy", ["a1" * 31, "g" * 64, "a1" * 33, 12, None])
+@pytest.mark.parametrize("entropy", ["a1" * 31, "g" * 64, "a1" * 33, 12, None, "a1" * 32 + "\n"])
 def test_entropy_that_is_not_64_hex_characters_is_refused(http, entropy):
     game_id = http.create("scat", 2)
     answer = http.client.post(f"/v1/games/{game_id}/seats", json={"name": "ann", "entropy": entropy})
