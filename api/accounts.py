@@ -377,7 +377,8 @@ class ChallengeList(MethodView):
     @blp.response(201, ChallengeSchema)
     @problems(400, 401, 403, 404, 413, 415, 422)
     def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-        """Offer a game to named accounts, or to anyone (scope ``create``); it starts when every seat is accepted."""
+        """Offer a game to named accounts, or to anyone (scope ``create``); it starts when every seat is accepted.
+        An account has at most 20 open challenges at once (422 ``validation_error``)."""
         created = challenges().create(caller(CREATE), body["game"], body["players"], body["options"], body["to"],
                                       body["rated"], body["expires_in"])
         return created, 201, {"Location": url_for("accounts.ChallengeOne", challenge_id=created["id"])}

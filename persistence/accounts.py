@@ -111,6 +111,11 @@ class AccountWrites(abc.ABC):
         that keys added at once, on any worker, count each other."""
 
     @abc.abstractmethod
+    def open_challenges_by(self, challenger: str, now: dt.datetime) -> int:
+        """How many challenges the account (its name as given at sign-up) made that are open and not expired at
+        ``now``, the account locked until the transaction ends, so that challenges made at once count each other."""
+
+    @abc.abstractmethod
     def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
         """Revoke the account's key with this prefix; whether there was such a key, not yet revoked."""
 

@@ -48,6 +48,10 @@ class MemoryAccountWrites(AccountWrites):
         for key in revoked[keep:]:
             del self.state.keys[key.prefix]
 
+    def open_challenges_by(self, challenger: str, now: dt.datetime) -> int:
+        return sum(1 for found in self.state.challenges.values()
+                   if found.challenger == challenger and found.status == "open" and found.expires_at > now)
+
     def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
         key = self.state.keys.get(prefix)
         if key is None or key.account != account or key.revoked_at is not None:

@@ -80,11 +80,20 @@ class SqlAccountWrites(AccountWrites):
         self.connection.execute(api_keys.insert(), row)
 
     def live_keys(self, account: str) -> int:
-        if self.connection.dialect.name == "postgresql":  # (SQLite's BEGIN IMMEDIATE holds the database already)
-            self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key == account)
-                                    .with_for_update(key_share=True))
+        self._lock(account)
         return self.connection.execute(sa.select(sa.func.count()).select_from(api_keys).where(
             api_keys.c.account == account, api_keys.c.revoked_at.is_(None))).scalar_one()
+
+    def open_challenges_by(self, challenger: str, now: dt.datetime) -> int:
+        self._lock(key_of(challenger))
+        return self.connection.execute(sa.select(sa.func.count()).select_from(challenges).where(
+            challenges.c.status == "open", challenges.c.expires_at > now, challenges.c.challenger == challenger)).scalar_one()
+
+    def _lock(self, account: str) -> None:
+        """The account's row locked until the transaction ends (on SQLite, BEGIN IMMEDIATE holds the database)."""
+        if self.connection.dialect.name == "postgresql":
+            self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key == account)
+                                    .with_for_update(key_share=True))
 
     def revoke_key(self, account: str, prefix: str, at: dt.datetime) -> bool:
         statement = api_keys.update().where(api_keys.c.prefix == prefix, api_keys.c.account == account,

@@ -33,6 +33,9 @@ from service.writes import MAX_EVENTS_PER_WRITE, new_event
 DEFAULT_EXPIRY = 60
 MAX_EXPIRY = 24 * 3600
 MAX_ATTEMPTS = 20
+#: Open challenges an account may have made at once: each is listed to everyone (GET /v1/challenges shows the 50
+#: newest) and may name accounts, so without a bound one account could hide every other's and flood theirs.
+MAX_OPEN = 20
 OPEN, STARTED, DECLINED, CANCELED, EXPIRED = "open", "started", "declined", "canceled", "expired"
 
 
@@ -71,6 +74,9 @@ class Challenges:
                               now + dt.timedelta(seconds=expires_in), seed, (None,))
 
         def work(_tx: Transaction, writes: AccountWrites) -> None:
+            if writes.open_challenges_by(challenge.challenger, now) >= MAX_OPEN:
+                raise InvalidOptions(f"an account has at most {MAX_OPEN} open challenges at once: cancel one, or let "
+                                     "one be accepted or expire")
             writes.put_challenge(challenge, None)
             for name in sorted(invited or (), key=key_of):  # (in the order every writer locks accounts)
                 writes.append(key_of(name), "challenge", rendered(challenge, now), now)

@@ -10,6 +10,7 @@ from typing import Any
 
 from domain.cards import DECK
 from domain.fairness import derived_order
+from service.challenges import MAX_OPEN
 from service.games import GameService
 from tests.e2e.conftest import Http
 from tests.e2e.test_accounts import account_events, bearer, sign_up
@@ -110,6 +111,21 @@ def test_bad_challenges_are_refused_clearly(http: Http) -> None:
         assert challenge(http, ana, **body).status_code == status, body
     refused = challenge(http, ana, rated=True, options={"seed": 5, "short": True}).json
     assert refused["code"] == "validation_error" and "no seed in a rated challenge" in refused["detail"]
+
+
+def test_an_account_has_a_bounded_number_of_open_challenges_and_may_make_more_as_they_close(http: Http) -> None:
+    """Open challenges were bounded by nothing but the rate limit: one account could fill the listing (its 50
+    newest) and keep hundreds of thousands open a day."""
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    made = [challenge(http, ana).json["id"] for _ in range(MAX_OPEN)]
+    refused = challenge(http, ana, to=["bo"])
+    assert refused.status_code == 422 and refused.json["code"] == "validation_error"
+    assert f"at most {MAX_OPEN} open challenges" in refused.json["detail"]
+    assert len(http.client.get("/v1/challenges").json["challenges"]) == MAX_OPEN
+    assert account_events(http, bo) == []  # (the refused one named bo: nothing was said to bo)
+    assert challenge(http, bo).status_code == 201  # (another account's are its own)
+    assert http.client.post(f"/v1/challenges/{made[0]}/cancel", headers=bearer(ana)).status_code == 200
+    assert challenge(http, ana).status_code == 201
 
 
 def test_a_challenge_hides_the_chance_its_challenger_fixed_from_everyone_as_its_game_does(http: Http) -> None:

@@ -12,6 +12,7 @@ from domain.errors import InvalidOptions, SeatUnavailable
 from persistence.memory import MemoryEventStore
 from persistence.port import EventStore
 from service.accounts import MAX_KEYS
+from service.challenges import MAX_OPEN, Challenges
 from service.games import GameService
 from tests.waiting import until
 
@@ -110,3 +111,22 @@ def test_keys_added_at_once_never_give_an_account_more_than_its_most(store: Even
     live = [key for key in games.accounts.keys(caller)["keys"] if key["revoked_at"] is None]
     assert len(live) == MAX_KEYS
     assert outcomes.count("refused") == 30 - (MAX_KEYS - 1)
+
+
+def test_challenges_made_at_once_never_leave_an_account_more_open_than_its_most(store: EventStore):
+    """The bound on an account's open challenges is counted in the write that makes one."""
+    games = GameService(store)
+    caller = games.accounts.caller(games.accounts.create_account("ana", "bot", operator=True)["key"])
+    start = threading.Barrier(30)
+
+    def make(_number: int) -> str:
+        start.wait()
+        try:
+            return Challenges(games).create(caller, "craits", 2, {})["id"]
+        except InvalidOptions:
+            return "refused"
+
+    with concurrent.futures.ThreadPoolExecutor(30) as pool:
+        outcomes = list(pool.map(make, range(30)))
+    assert outcomes.count("refused") == 30 - MAX_OPEN
+    assert len(Challenges(games).listing()["challenges"]) == MAX_OPEN
