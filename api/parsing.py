@@ -19,6 +19,7 @@ from typing import Any, AnyStr, TypeVar
 
 import flask_smorest
 from flask import Request, request
+from marshmallow import fields as ma_fields
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import (
@@ -123,7 +124,16 @@ def _text(data: bytes) -> str:
 
 
 class Parser(FlaskParser):
-    """webargs' Flask parser, reading JSON bodies through :func:`loads`."""
+    """webargs' Flask parser, reading JSON bodies through :func:`loads`, and refusing a query parameter of one
+    value given more than once (webargs takes the first: ``?status=running&status=finished`` listed the
+    running tournaments alone, as if the second had been read)."""
+
+    def load_querystring(self, req: Request, schema: Any) -> Any:
+        repeated = sorted(name for name, field in schema.fields.items()
+                          if not isinstance(field, ma_fields.List) and len(req.args.getlist(field.data_key or name)) > 1)
+        if repeated:
+            abort(422, messages={"query": {name: ["Given more than once; it takes one value."] for name in repeated}})
+        return super().load_querystring(req, schema)
 
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
