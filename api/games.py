@@ -7,12 +7,12 @@ from typing import Any
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from werkzeug.exceptions import NotImplemented as NotServedHere
-from werkzeug.exceptions import UnsupportedMediaType
+from werkzeug.exceptions import UnprocessableEntity, UnsupportedMediaType
 
 from api import examples, jsonschema
 from api.context import FOREVER, bearer_token, etag, final_headers, service
 from api.limits import PAST_VIEW_EVENTS, charge_read
-from api.parsing import Blueprint
+from api.parsing import Blueprint, json_body, whole_body
 from api.schemas import (
     AuditSchema,
     CreateGameSchema,
@@ -75,15 +75,22 @@ CACHED_HEADERS = {
 }
 
 
-#: The POSTs that take no body (the caller and the path say everything): sent with none, or any.
+#: The POSTs that take no body (the caller and the path say everything): sent with none, or an empty JSON object.
 BODILESS = {"games.Resign", "games.Abort"}
 
 
 @blp.before_request
 def _bodies_are_json() -> None:
-    """A body sent as anything but JSON is refused as such (415), not read as an empty one ("missing field")."""
-    if request.method in ("POST", "PUT", "PATCH") and not request.is_json and request.endpoint not in BODILESS:
-        raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
+    """A body sent as anything but JSON is refused as such (415), not read as an empty one ("missing field"). A
+    resignation or an abort takes none (or ``{}``, which many clients send with every POST): a body that says
+    anything is refused, 415 or 400 as any body, 422 if it is JSON, rather than ignored while the seat is given up."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    if request.endpoint not in BODILESS:
+        if not request.is_json:
+            raise UnsupportedMediaType("send the body as JSON, with the header Content-Type: application/json")
+    elif whole_body(request) and json_body(request) not in ({}, None):
+        raise UnprocessableEntity(f"{request.endpoint.partition('.')[2].lower()} takes no body: send none, or {{}}")
 
 
 def ready(body: dict[str, Any]) -> Response:

@@ -146,3 +146,29 @@ def test_the_listing_takes_several_statuses_so_games_not_over_can_be_listed_alon
     everything = http.client.get("/v1/games").json["games"]
     assert [game["status"] for game in everything] == ["waiting", "active", "finished", "aborted"]
     assert_problem(http.client.get("/v1/games?status=waiting&status=over"), 422, "validation_error")
+
+
+@pytest.mark.parametrize(("body", "content_type", "status"), [
+    (b'{"seat": 1}', "application/json", 422), (b"[1]", "application/json", 422), (b'"x"', "application/json", 422),
+    (b"{", "application/json", 400), (b"x", "text/plain", 415)])
+def test_a_resignation_or_abort_with_a_body_that_says_anything_is_refused_and_gives_nothing_up(http, body, content_type,
+                                                                                                status):
+    """They take no body; one that says something is a client's mistake, refused before the seat is given up."""
+    game_id, [token, _] = http.started("scat", 2)
+    answer = http.client.post(f"/v1/games/{game_id}/resign", data=body, content_type=content_type, headers=http.auth(token))
+    problem = assert_problem(answer, status, {400: "validation_error", 415: "unsupported_media_type",
+                                              422: "validation_error"}[status])
+    assert summary(http, game_id)["status"] == "active"
+    waiting = http.create("scat", 2)
+    token = http.join(waiting, "ana")
+    assert_problem(http.client.post(f"/v1/games/{waiting}/abort", data=body, content_type=content_type,
+                                    headers=http.auth(token)), status, problem["code"])
+    assert summary(http, waiting)["status"] == "waiting"
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", b"null"])
+def test_a_resignation_takes_no_body_or_an_empty_one(http, body):
+    game_id, [token, _] = http.started("scat", 2)
+    answer = http.client.post(f"/v1/games/{game_id}/resign", data=body, content_type="application/json",
+                              headers=http.auth(token))
+    assert answer.status_code == 200 and answer.json["events"][0]["type"] == "SeatResigned"
