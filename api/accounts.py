@@ -22,7 +22,7 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import Blueprint
-from api.schemas import TEXT_PATTERN, Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
+from api.schemas import LINE_PATTERN, Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
 from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
@@ -95,7 +95,8 @@ class CreateAccountSchema(Strict):
     name = fields.String(required=True, validate=Pattern(ACCOUNT_NAME),
                          metadata={"example": "deepcrait", "pattern": ACCOUNT_NAME})
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    description = fields.String(load_default="", validate=[validate.Length(max=500), Pattern(TEXT_PATTERN)])
+    description = fields.String(load_default="", validate=[validate.Length(max=500), Pattern(LINE_PATTERN)],
+                                metadata={"pattern": LINE_PATTERN})
 
 
 class CreatedAccountSchema(ma.Schema):
@@ -206,7 +207,8 @@ class AcceptSchema(Strict):
 
 
 class DeclineSchema(Strict):
-    reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=200), Pattern(TEXT_PATTERN)])
+    reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=200), Pattern(LINE_PATTERN)],
+                           metadata={"pattern": LINE_PATTERN})
 
 
 class ChallengeSchema(ma.Schema):

@@ -11,6 +11,7 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from api.accounts import ACCOUNT_NAME
 from api.context import bearer_token, service
 from api.games import OPTIONAL_BEARER, problems, ready
 from api.limits import charge_read
@@ -32,8 +33,8 @@ RECORD_RESPONSE = {"description": "A cardhall-record/1 document", "content": {"a
 class RecordsQuerySchema(Strict):
     game = fields.String(validate=Pattern(GAME_NAME_PATTERN), metadata={"pattern": GAME_NAME_PATTERN})
     since = fields.AwareDateTime(metadata={"description": "Only games created at or after this time (RFC 3339)"})
-    account = fields.String(validate=validate.Length(min=1, max=32),
-                            metadata={"description": "Only games with a seat of this account"})
+    account = fields.String(validate=Pattern(ACCOUNT_NAME),
+                            metadata={"description": "Only games with a seat of this account", "pattern": ACCOUNT_NAME})
     limit = fields.Integer(load_default=records.MAX_RECORDS_PAGE,
                            validate=validate.Range(min=1, max=records.MAX_RECORDS_PAGE))
     cursor = fields.String(validate=Pattern(CURSOR_PATTERN),

@@ -70,10 +70,23 @@ def test_names_are_unique_without_regard_to_case(http: Http) -> None:
 
 @pytest.mark.parametrize("body", [{"name": "", "kind": "bot"}, {"name": "a" * 33, "kind": "bot"},
                                   {"name": "no spaces", "kind": "bot"}, {"name": "ok", "kind": "robot"},
-                                  {"name": "ok"}, {"name": "ok", "kind": "bot", "key": "mine"}])
+                                  {"name": "ok"}, {"name": "ok", "kind": "bot", "key": "mine"},
+                                  {"name": "ok", "kind": "bot", "description": "two\nlines"},
+                                  {"name": "ok", "kind": "bot", "description": "a bell \u0007"},
+                                  {"name": "ok", "kind": "bot", "description": "\u202egnirts desrever"},
+                                  {"name": "ok", "kind": "bot", "description": "isolated \u2067text\u2069"}])
 def test_a_bad_name_or_kind_is_refused(http: Http, body: dict[str, Any]) -> None:
+    """A description is one line of text: no control characters, none of the marks that show text around it
+    reordered on a page (right-to-left overrides and isolates)."""
     response = http.client.post("/v1/accounts", json=body)
     assert response.status_code == 422 and response.json["code"] == "validation_error"
+    assert http.client.get("/v1/accounts/ok").status_code == 404
+
+
+def test_a_description_may_hold_any_language_and_its_punctuation(http: Http) -> None:
+    text = "Бот для «Крейтс» — שלום, مرحبا, 你好 🂡 (v2.1)"
+    assert http.client.post("/v1/accounts", json={"name": "polyglot", "kind": "bot", "description": text}).status_code == 201
+    assert http.client.get("/v1/accounts/polyglot").json["description"] == text
 
 
 def test_an_unknown_account_is_not_found(http: Http) -> None:

@@ -56,12 +56,12 @@ def test_json_nested_32_levels_deep_is_read():
     assert loads(b"[" * 32 + b"]" * 32) == json.loads(b"[" * 32 + b"]" * 32)
 
 
-@pytest.mark.parametrize("name", ["a\u0000b", "tab\there", "\u0085", "x" * 65, ""])
+@pytest.mark.parametrize("name", ["a\u0000b", "tab\there", "\u0085", "x" * 65, "", "\u202eanA", "a\u2066b"])
 def test_a_name_is_1_to_64_printable_characters(http, name):
     game_id = http.create()
     answer = http.client.post(f"/v1/games/{game_id}/seats", json={"name": name})
     assert answer.status_code in (400, 422) and answer.json["code"] == "validation_error"
-    assert http.client.post(f"/v1/games/{game_id}/seats", json={"name": "Zoë 🂡"}).status_code == 201
+    assert http.client.post(f"/v1/games/{game_id}/seats", json={"name": "Zoë 🂡 שלום"}).status_code == 201
 
 
 def test_an_idempotency_key_is_at_most_255_visible_characters(http):

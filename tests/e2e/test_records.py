@@ -138,6 +138,8 @@ def test_the_export_filters_by_creation_time_and_account(played):
     assert http.client.get("/v1/records", query_string={"since": future}).data == b""
     assert http.client.get("/v1/records", query_string={"account": "nobody"}).data == b""
     assert http.client.get("/v1/records", query_string={"since": "yesterday"}).status_code == 422
+    for odd in ("ana\n", "a b", "ana%", "é"):  # (no account can be named so: refused as GET /v1/tournaments refuses it)
+        assert http.client.get("/v1/records", query_string={"account": odd}).status_code == 422
 
 
 def test_a_running_games_record_shows_each_viewer_exactly_what_its_views_and_log_show(http):
