@@ -88,11 +88,11 @@ def test_a_server_killed_while_challenges_are_accepted_leaves_no_half_made_game(
     database = postgres_database()
     with servers_over(database, tmp_path, count=2, workers=1) as servers:
         bases = [server.base_url for server in servers]
-        challenger = sign_up(bases[1], "host")
+        challengers = [sign_up(bases[1], f"host{index}") for index in range(2)]  # (20 open challenges each, the most)
         guests = [sign_up(bases[1], f"guest{index}") for index in range(4)]
         offered = [httpx.post(f"{bases[1]}/v1/challenges", json={"game": "craits", "players": 2,
                                                                  "to": [f"guest{index % 4}"], "expires_in": 600},
-                              headers=bearer(challenger), timeout=30).json()["id"] for index in range(40)]
+                              headers=bearer(challengers[index // 20]), timeout=30).json()["id"] for index in range(40)]
         accepted: list[str] = []
 
         def accept_all(index: int) -> None:
@@ -127,9 +127,10 @@ def test_a_server_killed_while_challenges_are_accepted_leaves_no_half_made_game(
                     continue
                 game = http.get(f"/v1/games/{challenge['game_id']}").json()
                 assert game["status"] == "active"
-                assert sorted(seat["account"] for seat in game["seats"]) == sorted(["host", challenge["to"][0]])
+                assert sorted(seat["account"] for seat in game["seats"]) == sorted([challenge["challenger"], challenge["to"][0]])
             games = http.get("/v1/games", params={"limit": 100}).json()["games"]
             assert sorted(game["id"] for game in games) == sorted(challenge["game_id"] for challenge in started)
-            heard = http.get("/v1/account/events", params={"limit": 1000}, headers=bearer(challenger)).json()["events"]
+            heard = [event for challenger in challengers for event in
+                     http.get("/v1/account/events", params={"limit": 1000}, headers=bearer(challenger)).json()["events"]]
             assert sorted(event["data"]["game_id"] for event in heard if event["type"] == "gameStart") == \
                 sorted(challenge["game_id"] for challenge in started)
