@@ -21,7 +21,7 @@ from api.account_stream import (
     page,
 )
 from api.context import bearer_token, service
-from api.parsing import Blueprint
+from api.parsing import ACCOUNT_NAME_PATTERN, Blueprint
 from api.schemas import LINE_PATTERN, Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
 from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
@@ -39,7 +39,8 @@ SSE_ACCOUNT_EVENT = {
         "data": {"type": "string", "contentMediaType": "application/json"},
     },
 }
-ACCOUNT_NAME = r"^[A-Za-z0-9_-]{1,32}$"
+#: An account's name in a body or a query, as in a path (api.parsing).
+ACCOUNT_NAME = f"^{ACCOUNT_NAME_PATTERN}$"
 PROBLEMS = {
     **examples.PROBLEM_TEXT,
     403: "forbidden, or insufficient_scope: the API key lacks the scope this needs",

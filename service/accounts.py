@@ -158,6 +158,7 @@ class AccountService:
             raise NotFound(f"this account has no live key {prefix!r}")
         if prefix != caller.prefix and not found.scopes <= caller.scopes:
             raise InsufficientScope("a key may revoke itself, or a key whose scopes it holds all of")
+
         def work(_tx: Transaction, writes: AccountWrites) -> None:
             writes.revoke_key(caller.key, prefix, self.clock())
             writes.forget_revoked(caller.key, MAX_KEYS)
