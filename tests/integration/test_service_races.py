@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+from collections.abc import Callable
 
 import persistence
 from domain import table as tables
@@ -93,21 +94,26 @@ def test_a_process_that_has_not_heard_another_processes_move_still_accepts_the_v
         there.store.close()
 
 
+def at_once(count: int, act: Callable[[], object]) -> list[str]:
+    """``act()`` in ``count`` threads let go together: what each gave, or "refused" (InvalidOptions: a bound)."""
+    start = threading.Barrier(count)
+
+    def one(_number: int) -> str:
+        start.wait()
+        try:
+            return str(act())
+        except InvalidOptions:
+            return "refused"
+
+    with concurrent.futures.ThreadPoolExecutor(count) as pool:
+        return list(pool.map(one, range(count)))
+
+
 def test_keys_added_at_once_never_give_an_account_more_than_its_most(store: EventStore):
     """The bound on an account's live keys was counted before the write: 30 keys asked for at once made 31."""
     games = GameService(store)
     caller = games.accounts.caller(games.accounts.create_account("ana", "bot", operator=True)["key"])
-    start = threading.Barrier(30)
-
-    def add(_number: int) -> str:
-        start.wait()
-        try:
-            return games.accounts.add_key(caller, ["read"])["prefix"]
-        except InvalidOptions:
-            return "refused"
-
-    with concurrent.futures.ThreadPoolExecutor(30) as pool:
-        outcomes = list(pool.map(add, range(30)))
+    outcomes = at_once(30, lambda: games.accounts.add_key(caller, ["read"])["prefix"])
     live = [key for key in games.accounts.keys(caller)["keys"] if key["revoked_at"] is None]
     assert len(live) == MAX_KEYS
     assert outcomes.count("refused") == 30 - (MAX_KEYS - 1)
@@ -117,16 +123,6 @@ def test_challenges_made_at_once_never_leave_an_account_more_open_than_its_most(
     """The bound on an account's open challenges is counted in the write that makes one."""
     games = GameService(store)
     caller = games.accounts.caller(games.accounts.create_account("ana", "bot", operator=True)["key"])
-    start = threading.Barrier(30)
-
-    def make(_number: int) -> str:
-        start.wait()
-        try:
-            return Challenges(games).create(caller, "craits", 2, {})["id"]
-        except InvalidOptions:
-            return "refused"
-
-    with concurrent.futures.ThreadPoolExecutor(30) as pool:
-        outcomes = list(pool.map(make, range(30)))
+    outcomes = at_once(30, lambda: Challenges(games).create(caller, "craits", 2, {})["id"])
     assert outcomes.count("refused") == 30 - MAX_OPEN
     assert len(Challenges(games).listing()["challenges"]) == MAX_OPEN
