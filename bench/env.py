@@ -1,6 +1,6 @@
 """Environment benchmark: random play on one core, Cardhall beside RLCard's UNO and OpenSpiel's crazy_eights.
 
-Usage: ``python3 bench/env.py [--seconds S] [--seed N] [--rows 'env scat 2p,uno 2p']`` (RLCard and OpenSpiel come with
+Usage: ``python3 bench/env.py [--seconds S] [--slice T] [--seed N] [--rows 'env scat 2p,uno 2p']`` (RLCard and OpenSpiel come with
 ``pip install -e '.[bench]'``; a peer that is not installed is left out and said so).
 
 Each row plays whole games for about ``S`` seconds of this process's CPU time (so other
@@ -13,15 +13,19 @@ agent chooses among ``state["legal_actions"]``); ``match`` the same games withou
 observations (legal ids only). RLCard's UNO computes its observation at every step;
 OpenSpiel's rows read none.
 
-``--rounds R`` plays every row R times in turn (each time for ``S`` seconds) and prints
-each row's median; the ``× UNO`` column is the median over rounds of the row's decisions/s
-over RLCard's UNO's in the same round (two players against UNO 2p, more against UNO 4p):
-rows measured minutes apart on a shared machine differ by ±10 %, rows taken in turn less.
+Rows take turns: each plays for ``--slice`` seconds of CPU (0.1 by default, a few games), then the next,
+the order turning each sweep, until every row has had its ``S`` seconds; each row's figures are its totals. On a
+shared machine whose speed drifts by ±10 % within minutes, rows measured one after the other (five rounds of a few
+seconds each, this script's method until 7 December) put two-player Scat at 1.35–1.62× RLCard's UNO from one run to
+the next; slice by slice the same comparison gives the same ratio within ±0.01 (docs/performance.md). The ``× UNO``
+column is a row's decisions/s over RLCard's UNO's, both over the whole run (two players against UNO 2p, more against
+UNO 4p), and beside it the middle half of the ratios of single sweeps, the spread that is left.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import pathlib
 import random
 import statistics
@@ -105,23 +109,36 @@ def open_spiel_crazy_eights(players: int) -> Play | None:
     return play
 
 
-def measure(play: Play, seconds: float, seed: int) -> tuple[float, float, float]:
-    """Games/s, decisions/s and decisions a game over whole games for about ``seconds`` of CPU time."""
-    rng = random.Random(seed)
-    games = decisions = 0
-    started = time.process_time()
-    while (spent := time.process_time() - started) < seconds or games == 0:
-        decisions += play(rng)
-        games += 1
-    return games / spent, decisions / spent, decisions / games
+@dataclasses.dataclass
+class Tally:
+    """What a row has played so far: games, decisions and CPU seconds, and each sweep's decisions/s."""
+
+    games: int = 0
+    decisions: int = 0
+    seconds: float = 0.0
+    sweeps: list[float] = dataclasses.field(default_factory=list)
+
+    def play(self, play: Play, rng: random.Random, seconds: float) -> None:
+        """Whole games for about ``seconds`` of CPU time (one at least)."""
+        games = decisions = 0
+        started = time.process_time()
+        while (spent := time.process_time() - started) < seconds or games == 0:
+            decisions += play(rng)
+            games += 1
+        self.games, self.decisions, self.seconds = self.games + games, self.decisions + decisions, self.seconds + spent
+        self.sweeps.append(decisions / spent)
+
+    def rates(self) -> tuple[float, float, float]:
+        """Games/s, decisions/s and decisions a game over the whole run."""
+        return self.games / self.seconds, self.decisions / self.seconds, self.decisions / self.games
 
 
 def main(argv: list[str] | None = None) -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds a row (default 5)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds a row in all (default 5)")
+    parser.add_argument("--slice", type=float, default=0.1, help="CPU seconds a row plays at a time (default 0.1)")
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--rounds", type=int, default=1, help="play every row this many times in turn; print medians")
     parser.add_argument("--rows", default="", help="only the rows whose name holds one of these comma-separated words "
                                                    "(e.g. 'env craits 2p,uno 2p'); default every row")
     args = parser.parse_args(argv)
@@ -140,23 +157,29 @@ def main(argv: list[str] | None = None) -> None:
     ]
     wanted = [word.strip() for word in args.rows.split(",") if word.strip()]
     rows = [(name, play) for name, play in rows if not wanted or any(word in name for word in wanted)]
-    measured: dict[str, list[tuple[float, float, float]]] = {name: [] for name, play in rows if play is not None}
-    for _ in range(args.rounds):
-        for name, play in rows:
-            if play is not None:
-                measured[name].append(measure(play, args.seconds, args.seed))
-    rounds = f", {args.rounds} rounds in turn, medians" if args.rounds > 1 else ""
-    print(f"Random play, one core, {args.seconds:g} CPU s a row{rounds}")
-    print(f"{'':<30}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}{'× UNO':>8}")
+    playing = [(name, play, random.Random(args.seed)) for name, play in rows if play is not None]
+    tallies = {name: Tally() for name, _, _ in playing}
+    sweeps = max(1, round(args.seconds / args.slice))
+    for sweep in range(sweeps):
+        turn = sweep % len(playing) if playing else 0
+        for name, play, rng in playing[turn:] + playing[:turn]:
+            tallies[name].play(play, rng, args.slice)
+    print(f"Random play, one core, {args.seconds:g} CPU s a row in {sweeps} turns of {args.slice:g} s, rows taking turns")
+    print(f"{'':<30}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}{'× UNO':>8}{'sweeps':>13}")
     for name, play in rows:
         if play is None:
             print(f"{name:<30}{'not installed (pip install -e .[bench])':>40}")
             continue
-        runs = measured[name]
-        uno = measured.get("rlcard uno 2p" if " 2p" in name else "rlcard uno 4p")
-        ratio = f"{statistics.median(run[1] / peer[1] for run, peer in zip(runs, uno)):>8.2f}" if uno else ""
-        games_s, decisions_s, per_game = (statistics.median(run[at] for run in runs) for at in range(3))
+        tally = tallies[name]
+        games_s, decisions_s, per_game = tally.rates()
+        uno = tallies.get("rlcard uno 2p" if " 2p" in name else "rlcard uno 4p")
+        ratio = ""
+        if uno:
+            sweep_ratios = [mine / peer for mine, peer in zip(tally.sweeps, uno.sweeps)]
+            low, _, high = statistics.quantiles(sweep_ratios, n=4) if len(sweep_ratios) > 1 else sweep_ratios * 3
+            ratio = f"{decisions_s / uno.rates()[1]:>8.2f}{f'{low:.2f}–{high:.2f}':>13}"
         print(f"{name:<30}{games_s:>10,.1f}{decisions_s:>14,.0f}{per_game:>16,.1f}{ratio}")
+
 
 if __name__ == "__main__":
     main()

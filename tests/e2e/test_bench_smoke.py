@@ -140,9 +140,10 @@ def test_the_deliveries_benchmark_measures_a_long_poll_and_a_stream_frame_in_one
 
 
 def test_the_environment_benchmark_plays_cardhall_beside_rlcard_and_open_spiel() -> None:
-    out = run_script("env.py", "--seconds", "0.05", "--rounds", "2")
-    assert "cardhall env craits 4p" in out and "decisions/s" in out and "2 rounds in turn, medians" in out
-    assert re.search(r"rlcard uno 2p .* 1\.00\n", out) and re.search(r"cardhall env scat 5p .* \d+\.\d\d\n", out), out
+    out = run_script("env.py", "--seconds", "0.06", "--slice", "0.02")
+    assert "cardhall env craits 4p" in out and "decisions/s" in out and "in 3 turns of 0.02 s, rows taking turns" in out
+    assert re.search(r"rlcard uno 2p .* 1\.00 +1\.00–1\.00\n", out), out
+    assert re.search(r"cardhall env scat 5p .* \d+\.\d\d +\d+\.\d\d–\d+\.\d\d\n", out), out
     assert "rlcard uno 2p" in out and "open_spiel crazy_eights 2p" in out and "not installed" not in out
 
 
