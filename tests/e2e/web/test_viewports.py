@@ -195,6 +195,28 @@ def test_on_a_phone_a_seated_player_sees_the_piles_their_hand_and_a_move_without
     assert audit(phone) == []
 
 
+@pytest.fixture
+def sideways_phone(browser: Browser, live_server: str):  # type: ignore[no-untyped-def]
+    """A fresh page on a phone held sideways: 844 by 390, touch."""
+    yield from touch_page(browser, live_server, *VIEWPORTS["phone-844-sideways"])
+
+
+def test_on_a_phone_held_sideways_a_seated_player_sees_the_piles_and_beside_them_their_hand_and_moves(sideways_phone, api):
+    """A phone held sideways is too short for the seats, the piles, the hand and the moves one above the other (the
+    hand lay under the seats and piles, 450 px down a screen 390 px high): the player's hand and moves lie beside
+    the seats and piles, all of them on the first screen with five players."""
+    game_id = api.create("scat", 5, first_dealer=4)  # (seat 0, Ana, plays first)
+    token = api.join(game_id, "Ana")
+    for _ in range(4):
+        api.join(game_id, bot="greedy")
+    seated_page(sideways_phone, api, game_id, token)
+    boxes, height = sideways_phone.evaluate(ON_SCREEN), sideways_phone.viewport_size["height"]
+    beside = ("seat0", "seat1", "seat2", "piles")
+    assert all(boxes[part]["right"] <= boxes["hand"]["left"] for part in beside), boxes
+    assert all(boxes[part]["bottom"] <= height for part in ("piles", "hand", "move")), (boxes, height)
+    on_the_first_screen(sideways_phone)
+
+
 #: The first row of the seated player's hand and every other control to make a move (Scat's draws and knock, a
 #: Craits player's draw), each as the page lays it out: [top, bottom] in CSS px from the top of the first screen; and
 #: the cards of that row that a button to move covers (they keep to the foot of the screen, over the cards below).
@@ -210,9 +232,10 @@ CONTROLS = """() => {
 }"""
 
 
-@pytest.fixture(params=["phone-360", "phone-390"])
-def upright_phone(request: pytest.FixtureRequest, browser: Browser, live_server: str):  # type: ignore[no-untyped-def]
-    """A fresh page on a phone held upright: the 360 by 740 one, then the 390 by 844 one."""
+@pytest.fixture(params=["phone-360", "phone-390", "phone-844-sideways"])
+def held_phone(request: pytest.FixtureRequest, browser: Browser, live_server: str):  # type: ignore[no-untyped-def]
+    """A fresh page on a phone held upright, the 360 by 740 one, then the 390 by 844 one; then on the latter held
+    sideways (844 by 390)."""
     yield from touch_page(browser, live_server, *VIEWPORTS[request.param])
 
 
@@ -228,10 +251,10 @@ def must_draw(players: int) -> list[str]:
 @pytest.mark.parametrize(("game", "players", "stacked"), [
     ("craits", 2, False), ("craits", 3, False), ("craits", 4, False), ("craits", 4, True),
     ("scat", 2, False), ("scat", 3, False), ("scat", 4, False), ("scat", 5, False)])
-def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_screen(upright_phone, api, game, players,
-                                                                                    stacked):
+def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_screen(held_phone, api, game, players, stacked):
     """Opened on their turn, a player's first row of cards and the buttons to move lie within the first screen: no
-    scrolling to play (three players' Craits put the hand 7 px below a 360 by 740 phone's first screen)."""
+    scrolling to play (three players' Craits put the hand 7 px below a 360 by 740 phone's first screen; held sideways,
+    any game put it under the seats and piles, 450 px down a screen 390 px high)."""
     options = {"decks": [must_draw(players)]} if stacked else {}
     game_id = api.create(game, players, first_dealer=players - 1, **options)  # (seat 0, Ana, plays first)
     token = api.join(game_id, "Ana")
@@ -242,8 +265,8 @@ def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_scr
             break
         api.client.get(f"/games/{game_id}/events", params={"after": view["version"], "limit": 1, "wait": 1})
     assert view["to_act"] == [0] and (not stacked or [move["type"] for move in view["legal_moves"]] == ["draw"])
-    seated_page(upright_phone, api, game_id, token)
-    on_the_first_screen(upright_phone, moves=game == "scat" or stacked)  # (Scat's draws, or Draw)
+    seated_page(held_phone, api, game_id, token)
+    on_the_first_screen(held_phone, moves=game == "scat" or stacked)  # (Scat's draws, or Draw)
 
 
 def on_the_first_screen(page: Page, moves: bool = True) -> None:
@@ -269,7 +292,7 @@ def of_people(api, game: str, players: int, **options) -> tuple[str, list[str]]:
 
 @pytest.mark.parametrize(("players", "tie"), [(3, False), (5, True)])
 def test_on_a_phone_the_first_dealers_draw_leaves_the_player_to_act_their_hand_and_moves_on_the_first_screen(
-        upright_phone, api, players, tie):
+        held_phone, api, players, tie):
     """A fresh Scat game whose first dealer was drawn by cards shows the draw until the first move (for five, a
     tie drawn again: two rows of cards); the player to act still sees their cards and moves without scrolling."""
     for _ in range(60):  # (five cards tie for the lowest about one time in seven)
@@ -279,9 +302,9 @@ def test_on_a_phone_the_first_dealers_draw_leaves_the_player_to_act_their_hand_a
             break
     assert len(view["state"]["dealer_draws"]) > (1 if tie else 0), view["state"]
     seat = view["to_act"][0]
-    seated_page(upright_phone, api, game_id, tokens[seat], seat)
-    assert upright_phone.locator(".dealer-draw .draw-row").count() == len(view["state"]["dealer_draws"])
-    on_the_first_screen(upright_phone)
+    seated_page(held_phone, api, game_id, tokens[seat], seat)
+    assert held_phone.locator(".dealer-draw .draw-row").count() == len(view["state"]["dealer_draws"])
+    on_the_first_screen(held_phone)
 
 
 def scat_move(moves: list[dict]) -> dict:
@@ -310,13 +333,13 @@ def just_ended(api, game: str, players: int) -> tuple[str, list[str], int]:  # t
 
 @pytest.mark.parametrize(("game", "players"), [("scat", 3), ("scat", 5), ("craits", 3), ("craits", 4)])
 def test_on_a_phone_the_last_hands_results_leave_the_player_to_act_their_hand_and_moves_on_the_first_screen(
-        upright_phone, api, game, players):
+        held_phone, api, game, players):
     """Between two hands (Scat: each player's cards, worth and lives) or two rounds (Craits: the scores) the results
     stay shown until the next move; the player to act still sees their cards and moves without scrolling."""
     game_id, tokens, seat = just_ended(api, game, players)
-    seated_page(upright_phone, api, game_id, tokens[seat], seat)
-    assert upright_phone.locator(".results li").count() == players
-    on_the_first_screen(upright_phone, moves=game == "scat")
+    seated_page(held_phone, api, game_id, tokens[seat], seat)
+    assert held_phone.locator(".results li").count() == players
+    on_the_first_screen(held_phone, moves=game == "scat")
 
 
 def test_a_plain_badge_on_the_players_own_seat_is_readable(small_phone, api):
