@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page
 from tests.e2e.web.conftest import Watched, settled, touch_page
 from tests.e2e.web.layout import audit
 from tests.e2e.web.test_play import eight_in_hand, seated_page
+from tests.e2e.web.test_tournaments_web import Made
 
 VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "phone-844-sideways": (844, 390), "tablet-768": (768, 1024),
              "laptop-1440": (1440, 900)}
@@ -131,6 +132,18 @@ def test_the_record_viewer_with_a_record_open_fits_every_screen(sized, api):
     page.click("#open")
     settled(page, 1)
     assert (problems := checked("replay")) == [], "\n".join(problems)
+
+
+def test_the_tournaments_pages_and_an_accounts_page_fit_every_screen(sized, live_server):
+    page, checked = sized
+    made = Made(live_server)
+    made.play_out()
+    for what, path in (("tournaments", "/tournaments"), ("tournament", f"/tournaments/{made.id}"),
+                       ("account", f"/accounts/{made.names[0]}")):
+        page.goto(path)
+        settled(page)
+        assert (problems := checked(what)) == [], "\n".join(problems)
+    assert page.watched.errors == []
 
 
 LONG_NAMES = ("x" * 64, "y" * 64)  # (a name may be 64 characters, none of them a space)
