@@ -1,4 +1,5 @@
-"""The README's pictures of the web pages, made anew: docs/img/lobby.png, docs/img/table.png, docs/img/table-phone.png.
+"""The README's pictures of the web pages, made anew: docs/img/lobby.png, docs/img/table.png, docs/img/table-phone.png
+and docs/img/table-sideways.png.
 
 Usage: ``python3 bench/screenshots.py [--out DIRECTORY]`` (default: docs/img, overwritten), with the packages of
 ``pip install -e .[test]`` (Playwright) and Chromium from the system, as the browser tests take it
@@ -12,7 +13,8 @@ sets the scenes up through the HTTP API, as people and house bots would:
 * a table (1100 by 900): three-player Craits at Ana's turn, a few turns in. Ana takes her seat in the browser, with
   the table's Join form, as a visitor does (the page keeps the seat's token in its storage, with which her first
   two turns are played through the API); Bo is a person playing through the API, the third seat a greedy house bot;
-* the same table on a phone held upright (390 by 844 CSS px, device scale 2), its storage carried over.
+* the same table on a phone held upright (390 by 844 CSS px, device scale 2), its storage carried over, then held
+  sideways (844 by 390).
 
 The deals are shuffled, so each run shows other cards. Nothing leaves the machine: the server and the browser talk
 over the loopback only. (Not a test, nor collected as one: pytest looks under tests/ only.)
@@ -94,7 +96,7 @@ def lobby_games(scenes: Scenes) -> None:
 
 def table_at_anas_turn(browser: Browser, scenes: Scenes, base_url: str, out: Path) -> None:
     """Three-player Craits: Ana joins in the browser, Bo through the API, a greedy bot deals; two turns each, and
-    Ana's again. Shot on a laptop's screen, then on a phone's."""
+    Ana's again. Shot on a laptop's screen, then on a phone's held upright and sideways."""
     game_id = scenes.create("craits", 3, first_dealer=2)  # (the bot deals: Ana, on its left, plays first)
     laptop = browser.new_context(base_url=base_url, viewport={"width": 1100, "height": 900}, reduced_motion="reduce")
     page = laptop.new_page()
@@ -121,13 +123,15 @@ def table_at_anas_turn(browser: Browser, scenes: Scenes, base_url: str, out: Pat
     page.mouse.move(0, 0)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     page.screenshot(path=str(out / "table.png"))
-    phone = browser.new_context(base_url=base_url, viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                                is_mobile=True, has_touch=True, reduced_motion="reduce", storage_state=laptop.storage_state())
-    small = phone.new_page()
-    small.goto(f"/games/{game_id}")
-    settled(small, view["version"])
-    small.screenshot(path=str(out / "table-phone.png"))
-    phone.close()
+    for name, width, height in (("table-phone.png", 390, 844), ("table-sideways.png", 844, 390)):
+        phone = browser.new_context(base_url=base_url, viewport={"width": width, "height": height}, device_scale_factor=2,
+                                    is_mobile=True, has_touch=True, reduced_motion="reduce",
+                                    storage_state=laptop.storage_state())
+        small = phone.new_page()
+        small.goto(f"/games/{game_id}")
+        settled(small, view["version"])
+        small.screenshot(path=str(out / name))
+        phone.close()
     laptop.close()
 
 
@@ -152,7 +156,7 @@ def main() -> int:
         page.screenshot(path=str(args.out / "lobby.png"))
         context.close()
         table_at_anas_turn(browser, scenes, server.base_url, args.out)
-    for name in ("lobby.png", "table.png", "table-phone.png"):
+    for name in ("lobby.png", "table.png", "table-phone.png", "table-sideways.png"):
         print(f"{args.out / name}: {(args.out / name).stat().st_size / 1024:.0f} KB")
     return 0
 
