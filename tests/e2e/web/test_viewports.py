@@ -252,13 +252,18 @@ def held_phone(request: pytest.FixtureRequest, browser: Browser, live_server: st
     yield from touch_page(browser, live_server, *VIEWPORTS[request.param])
 
 
-def must_draw(players: int) -> list[str]:
-    """A Craits deck dealing seat 0 (the first dealer's left) eight clubs and turning up the three of hearts: no card
-    to play, so the player's one move is Draw, below two rows of cards on a phone."""
-    held, up = ["AC", "2C", "4C", "5C", "6C", "7C", "9C", "TC"], "3H"
+def craits_deck(players: int, held: list[str], up: str) -> list[str]:
+    """A Craits deck dealing the eight cards ``held`` to the first dealer's left and turning up ``up``; the rest in a
+    fixed order."""
     rest = [rank + suit for suit in "DHSC" for rank in "A23456789TJQK" if rank + suit not in (*held, up)]
     deal = [held[index // players] if index % players == 0 else rest.pop(0) for index in range(8 * players)]
     return [*deal, up, *rest]
+
+
+def must_draw(players: int) -> list[str]:
+    """A Craits deck dealing seat 0 (the first dealer's left) eight clubs and turning up the three of hearts: no card
+    to play, so the player's one move is Draw, below two rows of cards on a phone."""
+    return craits_deck(players, ["AC", "2C", "4C", "5C", "6C", "7C", "9C", "TC"], "3H")
 
 
 @pytest.mark.parametrize(("game", "players", "stacked"), [
