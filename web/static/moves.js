@@ -30,6 +30,14 @@ function button(text, label, onClick) {
   return made;
 }
 
+/** The length of the words all ``labels`` begin with, each keeping words of its own: "Play 8♠ and name " of an 8's. */
+function shared(labels) {
+  let cut = 0;
+  for (let at = labels[0].indexOf(" ") + 1; at && labels.every((label) => label.length > at
+    && label.startsWith(labels[0].slice(0, at))); at = labels[0].indexOf(" ", at) + 1) cut = at;
+  return cut;
+}
+
 /** Fill the hand, actions and seats' call buttons with the moves in ``moves``; ``submit(move)`` makes one. */
 export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCard, submit }) {
   const byCard = new Map();
@@ -39,8 +47,15 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
     else others.push(move);
   }
   const pick = (variants, card) => {
+    const labels = variants.map((move) => moveLabel(move, name, topCard));
+    const cut = shared(labels);
+    picker.dataset.said = labels[0].slice(0, cut); // (a phone says it once, each button the rest: cardhall.css)
     picker.replaceChildren(
-      ...variants.map((move) => button(moveLabel(move, name, topCard), moveLabel(move, name, topCard), () => submit(move))),
+      ...variants.map((move, i) => {
+        const made = button(labels[i].slice(cut), labels[i], () => submit(move));
+        made.prepend(element("span", picker.dataset.said, { className: "said" }));
+        return made;
+      }),
       button("Cancel", "Cancel", () => {
         picker.hidden = true;
         card.focus(); // (back where the keyboard was: the picker's buttons are gone)
