@@ -369,3 +369,57 @@ def test_a_plain_badge_on_the_players_own_seat_is_readable(small_phone, api):
     seated_page(small_phone, api, game_id, token)
     assert small_phone.locator(".seat.mine .badge.dealer").count() == 1
     assert audit(small_phone) == []
+
+
+#: Each element ``selector`` names, as the page lays it out: what it says (its name), its box in CSS px from the top
+#: left of the first screen, and whether a tap at its centre reaches it (nothing lies over it).
+TAPPABLE = """(selector) => [...document.querySelectorAll(selector)].map((el) => {
+  const box = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return { said: el.getAttribute("aria-label") || el.textContent, top: box.top, bottom: box.bottom, left: box.left,
+           right: box.right, reached: el.contains(hit) };
+})"""
+
+
+def on_screen_to_tap(page: Page, selector: str) -> list[str]:
+    """What the elements ``selector`` names say, once checked to lie within the first screen, none under anything."""
+    shown, width, height = page.evaluate(TAPPABLE, selector), page.viewport_size["width"], page.viewport_size["height"]
+    assert shown and all(choice["top"] >= 0 and choice["bottom"] <= height and choice["left"] >= 0
+                         and choice["right"] <= width and choice["reached"] for choice in shown), (shown, width, height)
+    assert page.evaluate("scrollY") == 0
+    return [choice["said"] for choice in shown]
+
+
+#: The focused element's name.
+FOCUSED = "() => document.activeElement.getAttribute('aria-label') || document.activeElement.textContent"
+SUITS = ("clubs", "diamonds", "hearts", "spades")
+EIGHT = ["8S", "KD", "QC", "JC", "TC", "7C", "6C", "5C"]  # (the eight of spades to play, among two rows of cards)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_on_a_phone_an_eights_every_suit_and_cancel_lie_on_the_first_screen(held_phone, api, players):
+    """A player who taps an eight sees every suit it may name and Cancel without scrolling, keeping to the foot of the
+    screen over the cards below the first row (one to a line, they ran 150 px below a 360 by 740 phone's first screen
+    and 120 px below a sideways one's); the keyboard's focus is on the first suit, and Cancel hands it back to the
+    eight."""
+    game_id, tokens = of_people(api, "craits", players, first_dealer=players - 1,
+                                decks=[craits_deck(players, EIGHT, "3H")])  # (seat 0, Ana, plays first)
+    seated_page(held_phone, api, game_id, tokens[0])
+    held_phone.click("#hand button[data-card='8S']")
+    assert on_screen_to_tap(held_phone, "#picker button") == [f"Play 8♠ and name {suit}" for suit in SUITS] + ["Cancel"]
+    assert held_phone.evaluate(FOCUSED) == "Play 8♠ and name clubs"
+    assert audit(held_phone) == []
+    held_phone.get_by_role("button", name="Cancel").click()
+    assert held_phone.is_hidden("#picker") and held_phone.evaluate("document.activeElement.dataset.card") == "8S"
+    assert held_phone.watched.errors == []
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_on_a_phone_the_dealer_naming_the_up_cards_suit_sees_every_suit_on_the_first_screen(held_phone, api, players):
+    """The dealer who turned up an eight names its suit (C6) from the buttons to move, all four on the first screen
+    (as they were before the eight's own choice was: the buttons to move keep to the foot of the screen)."""
+    game_id, tokens = of_people(api, "craits", players, first_dealer=0, decks=[craits_deck(players, EIGHT, "8H")])
+    seated_page(held_phone, api, game_id, tokens[0])
+    assert on_screen_to_tap(held_phone, "#actions button") == [f"Choose {suit}" for suit in SUITS]
+    assert audit(held_phone) == []
+    assert held_phone.watched.errors == []
