@@ -423,3 +423,31 @@ def test_on_a_phone_the_dealer_naming_the_up_cards_suit_sees_every_suit_on_the_f
     assert on_screen_to_tap(held_phone, "#actions button") == [f"Choose {suit}" for suit in SUITS]
     assert audit(held_phone) == []
     assert held_phone.watched.errors == []
+
+
+def scat_deck(players: int, held: list[str]) -> list[str]:
+    """A Scat deck dealing the three cards ``held`` to the first dealer's left; the rest in a fixed order."""
+    rest = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK" if rank + suit not in held]
+    return [held[index // players] if index % players == 0 else rest.pop(0) for index in range(3 * players)] + rest
+
+
+@pytest.mark.parametrize(("game", "players"), [("craits", 4), ("craits", 5), ("scat", 4), ("scat", 5)])
+def test_on_a_phone_held_sideways_a_long_headline_leaves_the_piles_on_the_first_screen(sideways_phone, api, game, players):
+    """Held sideways, with four or five players (two rows of seats), a headline longer than a line keeps to one line,
+    cut short (the log says it all), and the table's facts beside the piles are a line each: the piles, the hand and
+    the moves all lie on the first screen (the headline's two or three lines put the piles 30 to 50 px below it;
+    Craits' facts, five lines, 12 px with a headline of one)."""
+    if game == "craits":  # Ana's two starts a crank: the headline says what a two does
+        game_id, tokens = of_people(api, "craits", players, first_dealer=players - 1,
+                                    decks=[craits_deck(players, ["2S", *EIGHT[1:]], "3S")])
+        api.move(game_id, tokens[0], {"type": "play", "card": "2S"})
+    else:  # Ana is dealt 31 and declares it: the hand is settled, everyone else losing a life, and the next dealt
+        game_id, tokens = of_people(api, "scat", players, first_dealer=players - 1,
+                                    decks=[scat_deck(players, ["AS", "KS", "QS"]), scat_deck(players, ["2C", "3D", "4H"])])
+        api.move(game_id, tokens[0], {"type": "declare_31"})
+    seat = api.view(game_id)["to_act"][0]
+    seated_page(sideways_phone, api, game_id, tokens[seat], seat)
+    assert len(sideways_phone.inner_text("#headline")) > 80  # (wider than the left column, 490 px)
+    piles, height = sideways_phone.locator("#middle .middle-inner").bounding_box(), sideways_phone.viewport_size["height"]
+    assert piles["y"] + piles["height"] <= height, (piles, height)
+    on_the_first_screen(sideways_phone, moves=game == "scat")  # (Scat's draws; Craits' answers to the crank are cards)
