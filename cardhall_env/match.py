@@ -87,6 +87,27 @@ class SeededHouse:
         return bots.out_of_turn(table.game, kind, _bot_view(table, seat, kind, moves), self.rng)
 
 
+class ServerChance(SeededHouse):
+    """Chance as the server draws it (:func:`service.chance.resolve`) at a table that has its own: a stacked game's
+    decks deal in turn (its pile turned over unshuffled), and every other shuffle is the order the game's server
+    seed and its seats' entropy derive for the event's number (:mod:`domain.fairness`). The game of a server's log
+    goes on with it once the log is left, so that its record holds as a server's does (``cardhall record validate``,
+    ``import``). A table without a server seed (a game created before them) shuffles from ``rng``, as ever; the
+    salts and the house bots' choices come from ``rng``."""
+
+    def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
+        decks = table.options.get("decks")
+        if decks and request.kind == "deal" and request.deal is not None and request.deal < len(decks):
+            order: Sequence[str] = decks[request.deal]
+        elif decks and request.kind == "reshuffle":
+            order = request.cards
+        elif table.seeds is not None:
+            order = table.seeds.order(request.cards, table.version + 1)
+        else:
+            return super().draw(table, request)
+        return request.outcome(order, f"{self.rng.getrandbits(128):032x}")
+
+
 def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     if bots.needs_view(kind):
         return tables.view(table, seat)
@@ -340,6 +361,8 @@ class Match:
         bots acting by themselves and chance drawn from the match's random source."""
         self.logged = ()
         self._bots = tuple(seat.bot is not None for seat in self.table.seats)
+        if type(self.house) is SeededHouse:  # (the server's chance from here on: the record holds, see ServerChance)
+            self.house = ServerChance(self.house.rng)
 
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""

@@ -17,6 +17,7 @@ from api import create_app
 from cardhall_env.aec import CardhallEnv
 from domain import records
 from domain import table as tables
+from domain.cards import DECK
 from domain.events import Event
 from persistence.port import NewEvent
 from service.games import GameService, hash_token
@@ -269,6 +270,46 @@ def test_a_game_played_in_the_environment_is_imported_as_a_record_and_replays_on
     while (action := again.next_logged_action()) is not None:
         again.step(action)
     assert again.log() == env.log()
+
+
+#: Server games whose logs an environment leaves midway: (game, options, players, the game's chance as created)
+LEFT_LOGS = [("craits", {"short": True}, 3, "unseeded"), ("scat", {}, 3, "seeded"), ("craits", {"short": True}, 2, "stacked")]
+
+
+@pytest.mark.parametrize(("game", "options", "players", "chance"), LEFT_LOGS)
+def test_a_server_game_left_midway_in_the_environment_is_a_record_that_holds_and_imports(
+        service: GameService, game: str, options: dict[str, Any], players: int, chance: str) -> None:
+    """"What if" from a server game's log (docs/env.md, "Records in, records out"): the game the environment goes
+    on with is exported as a record that validates (every shuffle the one the game's server seed, entropy or
+    stacked decks give, as the server would have drawn it), imports, and replays on the server to its views."""
+    rng = random.Random(f"{game}{chance}")
+    if chance == "seeded":
+        options = {**options, "seed": 5}
+    elif chance == "stacked":
+        options = {**options, "decks": [rng.sample(DECK, len(DECK)) for _ in range(8)]}
+    game_id = service.create_game(game, players, options)["id"]
+    token = service.join(game_id, name="p0", entropy="ab" * 32)["token"]
+    for _ in range(1, players):
+        service.join(game_id, bot="random")
+    while moves := service.view(game_id, token)["legal_moves"]:
+        service.move(game_id, token, rng.choice(moves))
+    log = whole_events(service, game_id)
+    env = cardhall_env.from_log(log, history=True)
+    env.reset(seed=4)
+    while len(env.match.events) < len(log) // 3 or len(env.infos[env.agent_selection]["legal_actions"]) < 2:
+        env.step(env.next_logged_action())
+    env.step(next(action for action in env.infos[env.agent_selection]["legal_actions"]
+                  if action != env.next_logged_action()))
+    while not env.match.over:
+        env.step(rng.choice(env.infos[env.agent_selection]["legal_actions"]))
+    assert env.log() != [{key: event[key] for key in ("version", "type", "seat", "data")} for event in log]
+    record = env.record("what-if")
+    assert records.problems(record) == []
+    imported = import_record(service, record)["id"]
+    assert service.summary(imported)["imported_from"] == "what-if"
+    for version in range(1, len(env.log()) + 1, 7):
+        assert service.view(imported, None, at=version) == env.match.view_at(version, None, reveal_all=True,
+                                                                             with_moves=False)
 
 
 def whole_events(service: GameService, game_id: str) -> list[dict[str, Any]]:

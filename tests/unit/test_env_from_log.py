@@ -107,8 +107,8 @@ def off_the_log(env: Any, rng: random.Random, wanted: Any) -> int:
 def test_a_step_off_the_log_goes_on_as_an_ordinary_game_that_its_seed_replays(agent: str, game: str,
                                                                               options: dict[str, Any]) -> None:
     """After a legal step that is not the logged one (a person's or a house bot's seat: "what if"), the log no longer
-    applies: next_logged_action() is None, the house bots play by themselves again, chance comes from the
-    environment's seeded source, and the game is played to its end without an error about the log."""
+    applies: next_logged_action() is None, the house bots play by themselves again, their choices and the salts
+    come from the environment's seeded source, and the game is played to its end without an error about the log."""
     log = logged_game(game, **options)
     played = []
     for _ in range(2):
