@@ -28,11 +28,11 @@ def make(game: str, players: int = 2, render_mode: str | None = None, **options:
 
 
 def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Sequence[str] = "random",
-           **options: Any) -> SingleSeatEnv:
+           render_mode: str | None = None, **options: Any) -> SingleSeatEnv:
     """The Gymnasium environment of ``seat`` against house bots (``random`` or ``greedy``, or one a seat)."""
     from cardhall_env.one_seat import SingleSeatEnv
 
-    return SingleSeatEnv(game, players, options, seat=seat, opponents=opponents)
+    return SingleSeatEnv(game, players, options, seat=seat, opponents=opponents, render_mode=render_mode)
 
 
 def from_log(events: Any, *, history: bool = False) -> CardhallEnv:

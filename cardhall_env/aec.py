@@ -12,9 +12,9 @@ from gymnasium.error import ResetNeeded
 from pettingzoo import AECEnv
 
 from cardhall_env.actions import action_table
-from cardhall_env.match import Match, check_table, from_log
+from cardhall_env.match import Match, check_table, from_log, in_a_line
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
-from cardhall_env.resetting import NO_GAME, RESET_FIRST, seed_of
+from cardhall_env.resetting import NO_GAME, RESET_FIRST, check_render_mode, seed_of
 from domain.game import all_games
 
 
@@ -43,9 +43,7 @@ class CardhallEnv(AECEnv):
             raise ValueError(f"unknown game {game!r}; registered: {', '.join(sorted(games))}")
         if game not in VECTORS:
             raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not offered: {', '.join(self.metadata['render_modes'])}, "
-                             "or None")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         if log is None:
             check_table(game, players, options or {})
         self.game, self.players, self.options = game, players, dict(options or {})
@@ -183,8 +181,7 @@ class CardhallEnv(AECEnv):
         """``ansi``: the spectator's view of the table, in short."""
         if self.render_mode != "ansi":
             return None
-        view = self.match.view(None)
-        return f"version {view['version']} {view['status']}, to act {view['to_act']}: {view['state']}"
+        return in_a_line(self.match.view(None))
 
     def close(self) -> None:
         pass

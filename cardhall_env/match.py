@@ -425,6 +425,11 @@ class Match:
         return self.actions.id_of(move)
 
 
+def in_a_line(view: Mapping[str, Any]) -> str:
+    """A view of the API (``GET /v1/games/{id}/state``) in a line: what an environment's ``ansi`` render gives."""
+    return f"version {view['version']} {view['status']}, to act {view['to_act']}: {view['state']}"
+
+
 def decode_log(log: Iterable[Mapping[str, Any]] | Mapping[str, Any] | os.PathLike | str) -> list[Event]:
     """A finished game's whole log as the API's events list holds it (``version``, ``type``, ``seat``, ``data``;
     a finished game's, so that every shuffle shows its order) as events; or the ``events`` of a whole events page

@@ -13,9 +13,9 @@ from gymnasium.error import ResetNeeded
 
 import bots
 from cardhall_env.actions import action_table
-from cardhall_env.match import Match, check_table
+from cardhall_env.match import Match, check_table, in_a_line
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
-from cardhall_env.resetting import NO_GAME, RESET_FIRST, seed_of
+from cardhall_env.resetting import NO_GAME, RESET_FIRST, check_render_mode, seed_of
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -23,13 +23,16 @@ class SingleSeatEnv(gymnasium.Env):
     house plays it. An observation is ``{"observation": vector, "action_mask": mask}``; ``action_masks()`` gives
     the mask alone, ``info["legal_actions"]`` (of ``reset`` and ``step``) the ids it allows, as the AEC
     environment's infos do (empty once the game is over), and ``view()`` the API's JSON view of the seat. The
-    reward comes when the game ends: +1 if the agent's seat is among the winners, else -1.
+    reward comes when the game ends: +1 if the agent's seat is among the winners, else -1. ``render_mode``
+    ``"ansi"``: ``render()`` gives the table as the agent's seat sees it, in a line.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
 
     def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None, *, seat: int = 0,
-                 opponents: str | Sequence[str] = "random") -> None:
+                 opponents: str | Sequence[str] = "random", render_mode: str | None = None) -> None:
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
         if game not in VECTORS:
             raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
         check_table(game, players, options or {})
@@ -94,6 +97,12 @@ class SingleSeatEnv(gymnasium.Env):
     def view(self, **how: Any) -> dict[str, Any]:
         """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""
         return self.match.view(self.seat, **how)
+
+    def render(self) -> str | None:
+        """``ansi``: the table as the agent's seat sees it (its own hand shown), in a line; None without a mode."""
+        if self.render_mode != "ansi":
+            return None
+        return in_a_line(self.match.view(self.seat))
 
     def _info(self) -> dict[str, Any]:
         """The ids of the agent's legal actions (the mask's ones), as the AEC environment's ``infos`` hold them."""

@@ -1,4 +1,5 @@
-"""The seed ``reset()`` takes, and what an environment says when it is used before ``reset()`` has begun a game."""
+"""The seed ``reset()`` takes, the render modes an environment is made with, and what an environment says when it is
+used before ``reset()`` has begun a game."""
 
 from __future__ import annotations
 
@@ -38,3 +39,9 @@ def seed_of(seed: Any) -> int | None:
     if seed < 0:
         raise ValueError(f"a seed is a whole number from 0 up, not {seed}")
     return int(seed)
+
+
+def check_render_mode(render_mode: Any, offered: list[str]) -> None:
+    """ValueError, at once, for a ``render_mode`` the environment does not offer (None: no rendering)."""
+    if render_mode is not None and render_mode not in offered:
+        raise ValueError(f"render_mode {render_mode!r} is not offered: {', '.join(offered)}, or None")

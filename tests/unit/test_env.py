@@ -337,6 +337,22 @@ def test_make_refuses_a_render_mode_it_has_not_and_a_player_count_outside_the_ga
         cardhall_env.make("scat", 3, lives=0)
 
 
+def test_the_single_seat_environment_renders_its_seats_table_in_ansi_as_gymnasium_makes_it() -> None:
+    """Gymnasium's ``render_mode`` at construction: ``single`` took it for a game option ("unknown option(s):
+    render_mode"), and ``render()`` raised NotImplementedError."""
+    solo = cardhall_env.single("scat", 3, seat=1, render_mode="ansi")
+    assert solo.metadata["render_modes"] == ["ansi"] and solo.render_mode == "ansi"
+    solo.reset(seed=3)
+    hand = solo.view()["state"]["hand"]
+    assert solo.render().startswith(f"version {solo.view()['version']} active") and str(hand) in solo.render()
+    check_env(cardhall_env.single("scat", 3, render_mode="ansi"))  # (its render checked too)
+    quiet = cardhall_env.single("craits", 2)
+    quiet.reset(seed=1)
+    assert quiet.render_mode is None and quiet.render() is None
+    with pytest.raises(ValueError, match="render_mode 'human' is not offered: ansi, or None"):
+        cardhall_env.single("craits", 2, render_mode="human")
+
+
 def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
     """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
     expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
