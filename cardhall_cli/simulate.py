@@ -6,7 +6,8 @@ seats in the arena's rotation (:func:`cardhall_client.arena.seating`). A house e
 house bot, played as the server plays one (out of turn too); a file bot is asked for
 its move when it is on turn, with its seat's view as ``cardhall bot run`` gets it, and
 lets out-of-turn moves pass, as the in-memory arena does. A move a file bot gets wrong
-is replaced by its first legal one and counted.
+is replaced by its first legal one and counted, and the first of them said (where and why).
+While the games run, a terminal's standard error shows how many are done.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ Z95 = 1.959963984540054
 
 @dataclasses.dataclass(frozen=True)
 class Finished:
-    """One game: who sat where (entrant indexes), the winners' seats, and each seat's refused moves."""
+    """One game: who sat where (entrant indexes), the winners' seats, each seat's refused moves, and the first
+    refusal of each seat that had one: where (``{"game", "version"}``) and why."""
 
     seats: list[int]
     winners: list[int]
     illegal: list[int]
+    first_illegal: list[dict[str, Any] | None] = dataclasses.field(default_factory=list)
 
 
 _entrants: list[Any] = []
@@ -59,17 +62,31 @@ def play_one(game: str, players: int, number: int, seed: int, options: dict[str,
     match = Match(game, players, options, rng=random.Random(f"{seed}:{number}"),
                   bots_at={seat: one.house for seat, one in enumerate(sitting) if one.house})
     illegal = [0] * players
+    first: list[dict[str, Any] | None] = [None] * players
     while not match.over:
         if match.may_pass:
             match.step(match.actions.pass_id)
             continue
         view = match.view(match.seat)
+        move = None
         try:
-            match.play(ask(sitting[match.seat].choose, view))
-        except (NoMove, DomainError, ValueError, KeyError, TypeError):
+            move = ask(sitting[match.seat].choose, view)
+            match.play(move)
+        except (NoMove, DomainError, ValueError, KeyError, TypeError) as error:
             illegal[match.seat] += 1
+            if first[match.seat] is None:
+                first[match.seat] = {"game": number, "version": view["version"], "why": refusal(error, move, view)}
             match.play(view["legal_moves"][0])
-    return Finished(seats, match.view(None)["result"]["winners"], illegal)
+    return Finished(seats, match.view(None)["result"]["winners"], illegal, first)
+
+
+def refusal(error: Exception, move: Any, view: dict[str, Any]) -> str:
+    """Why a file bot's move was refused, in a line: what it raised, or the move it made that was not legal."""
+    if isinstance(error, NoMove) or move is None:
+        return str(error)
+    legal = json.dumps(view["legal_moves"])
+    return (f"it returned {json.dumps(move, default=repr)}, which is not among its legal moves "
+            f"{legal if len(legal) <= 200 else legal[:200] + '…'}")
 
 
 def _play_many(game: str, players: int, numbers: range, seed: int, options: dict[str, Any]) -> list[Finished]:
@@ -84,8 +101,26 @@ def simulate(game: str, players: int, specs: list[str], games: int, seed: int, o
     with concurrent.futures.ProcessPoolExecutor(processes, initializer=_load, initargs=(specs,)) as pool:
         parts = [pool.submit(_play_many, game, players, range(first, min(first + chunk, games)), seed, options)
                  for first in range(0, games, chunk)]
+        done = 0
+        for part in concurrent.futures.as_completed(parts):
+            done += len(part.result())
+            _progress(done, games, time.perf_counter() - started)
         finished = [one for part in parts for one in part.result()]
+    _progress(None, games, 0.0)
     return finished, time.perf_counter() - started
+
+
+def _progress(done: int | None, games: int, seconds: float) -> None:
+    """How many games are done, on a terminal's standard error, in one line written over (None: rubbed out)."""
+    if not sys.stderr.isatty():
+        return
+    if done is None:
+        line = ""
+    else:
+        left = seconds / done * (games - done)
+        line = f"{done:,}/{games:,} games, {done / seconds:,.1f} games/s, about {left:,.0f} s left"
+    sys.stderr.write(f"\r{line:<60}\r" if line else f"\r{'':<60}\r")
+    sys.stderr.flush()
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:
@@ -103,15 +138,18 @@ def standings(names: list[str], players: int, finished: list[Finished]) -> list[
     rows = []
     for index, name in enumerate(names):
         seats = wins = illegal = 0
+        first = None
         for one in finished:
             for seat, sitter in enumerate(one.seats):
                 if sitter == index:
                     seats += 1
                     wins += 1 / len(one.winners) if seat in one.winners else 0
                     illegal += one.illegal[seat]
+                    if first is None and one.first_illegal and one.first_illegal[seat] is not None:
+                        first = one.first_illegal[seat]
         low, high = wilson(wins, seats)
         rows.append({"name": name, "seats": seats, "wins": wins, "win_rate": wins / seats if seats else math.nan,
-                     "ci95": [low, high], "chance": 1 / players, "illegal_moves": illegal})
+                     "ci95": [low, high], "chance": 1 / players, "illegal_moves": illegal, "first_illegal": first})
     return rows
 
 
@@ -162,6 +200,11 @@ def run(args: argparse.Namespace) -> int:
         low, high = row["ci95"]
         print(f"{row['name']:<24}{row['seats']:>7}{row['wins']:>9.1f}{row['win_rate']:>10.3f}"
               f"{f'{low:.3f}–{high:.3f}':>18}{row['chance']:>8.3f}{row['illegal_moves']:>9}")
+    for row in rows:
+        if first := row["first_illegal"]:
+            print(f"{row['name']}: {row['illegal_moves']:,} move{'s' if row['illegal_moves'] != 1 else ''} refused, "
+                  f"each replaced by the first legal move; the first in game {first['game']}, at version "
+                  f"{first['version']}: {first['why']}")
     if args.json:
         about = {"game": args.game, "players": args.players, "games": args.games, "seed": seed,
                  "options": dict(args.option), "games_per_second": args.games / seconds, "standings": rows}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,39 @@ def test_a_count_of_games_or_processes_below_one_is_refused_as_a_bad_argument(
     assert exit_.value.code == 2
     printed = capsys.readouterr()
     assert f"argument {argument}: {said}" in printed.err.splitlines()[-1] and printed.out == ""
+
+
+def test_a_bots_refused_moves_are_said_with_the_first_ones_place_and_reason(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A count of illegal moves alone left the author to guess what went wrong: the first refusal of each entrant
+    is printed (and in the JSON), where it happened and why, a raised exception or a move not among the legal ones."""
+    (tmp_path / "wrong.py").write_text('def choose(view):\n    return {"type": "discard", "card": "ZZ"}\n')
+    (tmp_path / "crash.py").write_text('def choose(view):\n    return 1 / 0\n')
+    out = tmp_path / "standings.json"
+    assert main(["simulate", "--game", "scat", "--bot", str(tmp_path / "wrong.py"), "--bot", str(tmp_path / "crash.py"),
+                 "--games", "4", "--processes", "1", "--seed", "3", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    standings = {row["name"]: row for row in json.loads(out.read_text())["standings"]}
+    wrong, crash = standings["wrong"], standings["crash"]
+    assert wrong["illegal_moves"] > 0 and wrong["first_illegal"]["game"] in range(4)
+    assert wrong["first_illegal"]["why"].startswith('it returned {"type": "discard", "card": "ZZ"}, which is not '
+                                                   'among its legal moves [{"type": ')
+    assert crash["first_illegal"]["why"] == "the bot raised ZeroDivisionError: division by zero"
+    said = next(line for line in printed if line.startswith("crash: "))
+    assert said == (f"crash: {crash['illegal_moves']:,} moves refused, each replaced by the first legal move; the first "
+                    f"in game {crash['first_illegal']['game']}, at version {crash['first_illegal']['version']}: "
+                    "the bot raised ZeroDivisionError: division by zero")
+    assert any(line.startswith("wrong: ") for line in printed)
+
+
+def test_a_long_simulation_shows_its_progress_on_a_terminal_and_nothing_more_elsewhere(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Minutes of games printed nothing until the end; on a terminal, standard error counts the games done (a line
+    written over, rubbed out at the end), and off one it stays empty."""
+    assert main(["simulate", "--game", "scat", "--bot", "random", "--games", "6", "--processes", "1"]) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["simulate", "--game", "scat", "--bot", "random", "--games", "6", "--processes", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "6/6 games, " in err and " games/s, about 0 s left" in err and err.endswith("\r")
+    assert err.split("\r")[-2].strip() == ""  # (the last line written is blank: nothing left on the terminal)
