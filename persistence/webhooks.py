@@ -257,12 +257,14 @@ class WebhookStore:
         return [row.game_id for row in rows]
 
     def calls(self, game_id: str) -> list[dict[str, Any]]:
-        """The game's calls of webhook bots, in order."""
+        """The game's calls of webhook bots, in the order they were made: every ``start``, the moves by version, every
+        ``end`` (a start's and an end's version is 0: by version alone, the ends came before the starts)."""
+        stage = sa.case((webhook_calls.c.kind == "start", 0), (webhook_calls.c.kind == "end", 2), else_=1)
         rows = self._rows(sa.select(webhook_calls.c.version, webhook_calls.c.seat, webhook_calls.c.kind,
                                     webhook_calls.c.account, webhook_calls.c.calls, webhook_calls.c.outcome,
                                     webhook_calls.c.latency_ms)
                           .where(webhook_calls.c.game_id == game_id)
-                          .order_by(webhook_calls.c.version, webhook_calls.c.seat, webhook_calls.c.kind))
+                          .order_by(stage, webhook_calls.c.version, webhook_calls.c.seat, webhook_calls.c.kind))
         return [dict(row._mapping) for row in rows]
 
     def subscription(self, account: str) -> Subscription | None:

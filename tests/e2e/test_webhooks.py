@@ -110,7 +110,13 @@ def test_two_webhook_bots_play_a_game_to_its_end_each_turn_called_once_and_signe
         page = api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()
         return page if any(call["kind"] == "end" for call in page["calls"]) else None
 
-    calls = until(with_the_end)
+    def with_both_ends() -> dict[str, Any] | None:
+        page = api.call("GET", f"/v1/games/{game_id}/webhook-calls").json()
+        return page if [call["kind"] for call in page["calls"]].count("end") == 2 else None
+
+    calls = until(with_both_ends)
+    stages = [(("start", "move", "end").index(call["kind"]), call["version"]) for call in calls["calls"]]
+    assert stages == sorted(stages) and stages[0][0] == 0  # (made in this order; the ends used to come first)
     played = [call for call in calls["calls"] if call["kind"] == "move"]
     assert {call["outcome"] for call in played} == {"played"} and all(call["latency_ms"] >= 0 for call in played)
     first = moves[0].payload
