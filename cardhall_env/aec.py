@@ -30,7 +30,8 @@ class CardhallEnv(AECEnv):
     API's JSON view of the seat is ``view(agent)``. ``infos[agent]["legal_actions"]``
     holds the ids the mask allows (a tuple; empty for an agent not asked to act), as
     RLCard's ``state["legal_actions"]`` and OpenSpiel's ``legal_actions()`` do. Rewards
-    come once, when the game ends: +1 to each winner, -1 to every other seat.
+    come once, when the game ends: +1 to each winner, -1 to every other seat; every agent's info then holds the
+    game's ``result`` (``winners`` and the final ``scores`` or ``lives``), as the view's.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
@@ -58,6 +59,9 @@ class CardhallEnv(AECEnv):
         self._no_actions = np.zeros(self.actions.size, np.int8)
         self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
         self._action_space = spaces.Discrete(self.actions.size)
+        # (PettingZoo's attributes beside its methods: the same space for every agent)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._log, self._history = log, history
         self.match: Match = NO_GAME  # (until the first reset: asked anything, it says to call reset())
         self._rng: random.Random | None = None  # (made by the first reset, and by every seeded one)
@@ -112,6 +116,9 @@ class CardhallEnv(AECEnv):
         if over:  # (the only rewards: until now every one stayed 0, nothing to clear or add up)
             self.rewards = {agent_name(seat): reward for seat, reward in enumerate(self.match.rewards())}
             self.terminations = dict.fromkeys(self.agents, True)
+            result = self.match.game.result(self.match.state)
+            for info in self.infos.values():  # (the game's own result, the scores or lives beside the winners)
+                info["result"] = result
         self._select()
         if over:
             self._accumulate_rewards()

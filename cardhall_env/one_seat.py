@@ -23,7 +23,8 @@ class SingleSeatEnv(gymnasium.Env):
     house plays it. An observation is ``{"observation": vector, "action_mask": mask}``; ``action_masks()`` gives
     the mask alone, ``info["legal_actions"]`` (of ``reset`` and ``step``) the ids it allows, as the AEC
     environment's infos do (empty once the game is over), and ``view()`` the API's JSON view of the seat. The
-    reward comes when the game ends: +1 if the agent's seat is among the winners, else -1. ``render_mode``
+    reward comes when the game ends: +1 if the agent's seat is among the winners, else -1; that step's info also
+    holds the game's ``result`` (``winners`` and the final ``scores`` or ``lives``), as the view's. ``render_mode``
     ``"ansi"``: ``render()`` gives the table as the agent's seat sees it, in a line.
     """
 
@@ -84,8 +85,10 @@ class SingleSeatEnv(gymnasium.Env):
                     {"legal_actions": (), "illegal_action": self.actions.name(action)})
         match.step(action)
         over = self._ended = match.over
-        reward = match.rewards()[self.seat] if over else 0.0
-        return self._observation(), reward, over, False, self._info()
+        if not over:
+            return self._observation(), 0.0, False, False, self._info()
+        return (self._observation(), match.rewards()[self.seat], True, False,
+                {**self._info(), "result": match.game.result(match.state)})
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a 0/1 mask (what sb3-contrib's MaskablePPO asks for)."""

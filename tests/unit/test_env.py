@@ -92,6 +92,41 @@ def test_the_rewards_are_the_games_result_plus_one_to_each_winner_minus_one_to_t
     assert all(env.terminations.values())
 
 
+def test_the_aec_environment_has_pettingzoos_dicts_of_spaces_beside_its_methods() -> None:
+    """``observation_spaces`` and ``action_spaces``, PettingZoo's attributes that some wrappers and trainers read,
+    were missing (an AttributeError)."""
+    env = cardhall_env.make("scat", 4)
+    assert env.observation_spaces["seat_1"] is env.observation_space("seat_1")
+    assert env.action_spaces["seat_0"] is env.action_space("seat_0") and set(env.action_spaces) == set(env.possible_agents)
+
+
+@pytest.mark.parametrize(("game", "players"), [("craits", 3), ("scat", 4)])
+def test_the_games_result_is_in_every_agents_info_once_it_ends_scores_or_lives_beside_the_winners(
+        game: str, players: int) -> None:
+    """A trainer logging scores or lives had only the +1/-1 reward: the result was in no info."""
+    env = cardhall_env.make(game, players)
+    env.reset(seed=5)
+    rng, results = random.Random(5), {}
+    for agent in env.agent_iter():
+        _, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            results[agent] = info["result"]
+            env.step(None)
+        else:
+            assert "result" not in info
+            env.step(rng.choice(info["legal_actions"]))
+    result = env.view("seat_0")["result"]
+    assert results == dict.fromkeys(env.possible_agents, result) and set(result) == {"winners", "scores" if game ==
+                                                                                     "craits" else "lives"}
+    solo = cardhall_env.single(game, players, short=True) if game == "craits" else cardhall_env.single(game, players)
+    _, info = solo.reset(seed=5)
+    over = False
+    while not over:
+        assert "result" not in info
+        _, _, over, _, info = solo.step(rng.choice(info["legal_actions"]))
+    assert info["result"] == solo.view()["result"] and info["legal_actions"] == ()
+
+
 @pytest.mark.parametrize(("game", "players"), [("craits", 4), ("scat", 3)])
 def test_only_the_selected_agent_has_legal_actions_and_it_may_pass_only_out_of_turn(game: str, players: int) -> None:
     env = cardhall_env.make(game, players)
