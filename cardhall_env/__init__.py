@@ -4,9 +4,10 @@
 ``single("scat", players=3, opponents="greedy")`` a Gymnasium environment of one
 seat against house bots; ``from_log(events)`` an AEC environment that starts a
 server game's logged game and steps through it. Every game registered under the
-``cardhall.games`` entry point is offered. This package imports the domain and the
-house bots, never the server's layers; PettingZoo and Gymnasium come with
-``pip install -e '.[env]'`` and are imported only when an environment is made
+``cardhall.games`` entry point is offered (``register()`` names ``single``'s for
+``gymnasium.make``). This package imports the domain and the house bots, never the
+server's layers; PettingZoo and Gymnasium come with ``pip install -e '.[env]'`` and are
+imported only when an environment is made (or registered)
 (``cardhall simulate`` plays :class:`cardhall_env.match.Match` without them).
 """
 
@@ -33,6 +34,24 @@ def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Seque
     from cardhall_env.one_seat import SingleSeatEnv
 
     return SingleSeatEnv(game, players, options, seat=seat, opponents=opponents, render_mode=render_mode)
+
+
+def register() -> list[str]:
+    """Register ``single``'s environment of every game with Gymnasium, as ``cardhall/GAME-v0`` (``cardhall/scat-v0``…),
+    for ``gymnasium.make`` and ``gymnasium.make_vec`` (its keyword arguments are ``single``'s); the ids. Registering
+    again changes nothing."""
+    import gymnasium
+
+    from cardhall_env.observations import VECTORS
+    from domain.game import all_games
+
+    ids = []
+    for game in sorted(set(VECTORS) & set(all_games())):
+        env_id = f"cardhall/{game}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point=single, kwargs={"game": game})
+        ids.append(env_id)
+    return ids
 
 
 def from_log(events: Any, *, history: bool = False) -> CardhallEnv:

@@ -34,7 +34,7 @@ class CardhallEnv(AECEnv):
     game's ``result`` (``winners`` and the final ``scores`` or ``lives``), as the view's.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1, "is_parallelizable": False}
 
     def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None,
                  render_mode: str | None = None, *, log: Any = None, history: bool = False) -> None:

@@ -28,7 +28,7 @@ class SingleSeatEnv(gymnasium.Env):
     ``"ansi"``: ``render()`` gives the table as the agent's seat sees it, in a line.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None, *, seat: int = 0,
                  opponents: str | Sequence[str] = "random", render_mode: str | None = None) -> None:

@@ -388,6 +388,32 @@ def test_the_single_seat_environment_renders_its_seats_table_in_ansi_as_gymnasiu
         cardhall_env.single("craits", 2, render_mode="human")
 
 
+def test_registered_with_gymnasium_single_seat_games_are_made_and_vectorised_by_id() -> None:
+    """``gymnasium.make`` and ``make_vec``, which trainers and their wrappers build environments with, knew no id of
+    ours (NamespaceNotFound): ``cardhall_env.register()`` names one a game, its arguments ``single``'s."""
+    import warnings
+
+    import gymnasium
+
+    assert cardhall_env.register() == ["cardhall/craits-v0", "cardhall/scat-v0"] == cardhall_env.register()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (Gymnasium's passive checker warns of nothing: render_fps declared)
+        env = gymnasium.make("cardhall/scat-v0", players=3, opponents="greedy", render_mode="ansi")
+        observation, info = env.reset(seed=1)
+        assert env.render().startswith("version ") and env.spec.id == "cardhall/scat-v0"
+        assert np.array_equal(env.get_wrapper_attr("action_masks")(), observation["action_mask"])
+        env.step(info["legal_actions"][0])
+    vector = gymnasium.make_vec("cardhall/craits-v0", num_envs=2, players=3, short=True)
+    observations, _ = vector.reset(seed=2)
+    assert observations["observation"].shape == (2, 201) and observations["action_mask"].shape == (2, 532)
+    rng, ended = np.random.default_rng(2), 0
+    while not ended:  # (an ended game's mask is all zeros: the vector resets it at its next step, whatever its action)
+        actions = [rng.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in observations["action_mask"]]
+        observations, _, terminations, _, _ = vector.step(np.array(actions))
+        ended = terminations.sum()
+    vector.close()
+
+
 def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
     """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
     expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
