@@ -177,7 +177,8 @@ class CardhallEnv(AECEnv):
         return self.match.next_logged_action()
 
     def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
-        """The game as a ``cardhall-record/1`` document, which ``cardhall record import`` stores on a server."""
+        """The finished game as a ``cardhall-record/1`` document, which ``cardhall record import`` stores on a server;
+        ValueError before the game is over."""
         return self.match.record(game_id, at)
 
     def log(self) -> list[dict[str, Any]]:

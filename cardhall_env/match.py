@@ -389,7 +389,13 @@ class Match:
     # -- records ----------------------------------------------------------------------
     def record(self, game_id: str = "local", at: str | None = None) -> dict[str, Any]:
         """The game as a ``cardhall-record/1`` document (:mod:`domain.records`), every event recorded ``at``
-        (RFC 3339; now if not given): what ``cardhall record import`` stores on a server."""
+        (RFC 3339; now if not given): what ``cardhall record import`` stores on a server. ValueError before the
+        game is over: a record of a game still running shows a viewer's part of it alone, its shuffles hidden, which
+        nothing reads back (no server imports it, no environment starts from it)."""
+        if not self.over:
+            raise ValueError(f"the game is not over (version {len(self.events)}, {self.status}): a record is a "
+                             "finished game's, every shuffle shown, as cardhall record import and from_log take it; "
+                             "play the game to its end first, or take log() for its events so far")
         at = at or dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")  # (the server's form)
         return records.build(game_id, self.table, [(version, event, at) for version, event in
                                                    enumerate(self.events, start=1)], at)

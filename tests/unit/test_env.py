@@ -414,6 +414,21 @@ def test_registered_with_gymnasium_single_seat_games_are_made_and_vectorised_by_
     vector.close()
 
 
+def test_a_record_is_a_finished_games_and_one_asked_for_sooner_is_refused_with_what_to_do() -> None:
+    """A record of a game not yet over came out as a spectator's, its shuffles hidden, which neither a server's
+    import nor from_log reads: it is refused, saying so (log() has the events so far)."""
+    env = cardhall_env.make("scat", 3)
+    env.reset(seed=1)
+    for _ in range(10):
+        env.step(env.infos[env.agent_selection]["legal_actions"][0])
+    with pytest.raises(ValueError, match=r"^the game is not over \(version 16, active\): a record is a finished "
+                                         r"game's, every shuffle shown, .* or take log\(\) for its events so far$"):
+        env.record("half")
+    assert len(env.log()) == 16 and env.log()[4]["data"]["order"]
+    play_randomly(env, random.Random(1))
+    assert env.record("whole")["redaction"] == "full"
+
+
 def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
     """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
     expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
