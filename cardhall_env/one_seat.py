@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -37,13 +38,16 @@ class SingleSeatEnv(gymnasium.Env):
         if game not in VECTORS:
             raise ValueError(f"{game} has no observation vector yet (cardhall_env.observations.VECTORS)")
         check_table(game, players, options or {})
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral):
+            raise TypeError(f"seat is a whole number from 0 to {players - 1}, not {seat!r} ({type(seat).__name__})")
+        if not 0 <= seat < players:  # (before the opponents, which are counted from the other seats)
+            raise ValueError(f"seat must be from 0 to {players - 1}")
+        seat = int(seat)
         others = [other for other in range(players) if other != seat]
         kinds = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
         if len(kinds) != len(others) or any(kind not in bots.BOT_KINDS for kind in kinds):
             raise ValueError(f"opponents: one of {', '.join(bots.BOT_KINDS)}, or one such name for each of the "
                              f"{len(others)} other seats")
-        if not 0 <= seat < players:
-            raise ValueError(f"seat must be from 0 to {players - 1}")
         self.game, self.players, self.options, self.seat = game, players, dict(options or {}), seat
         self.bots_at = dict(zip(others, kinds))
         self.actions = action_table(game)

@@ -429,6 +429,18 @@ def test_a_record_is_a_finished_games_and_one_asked_for_sooner_is_refused_with_w
     assert env.record("whole")["redaction"] == "full"
 
 
+def test_a_single_seat_outside_the_table_or_not_a_whole_number_is_refused_as_such() -> None:
+    """A seat past the table with a list of opponents was answered about the opponents ("one such name for each of
+    the 3 other seats", when two were given for the two others there are), and a seat of 1.0 was taken."""
+    with pytest.raises(ValueError, match=r"^seat must be from 0 to 2$"):
+        cardhall_env.single("scat", 3, seat=5, opponents=["random", "greedy"])
+    for seat in (1.0, "1", True):
+        with pytest.raises(TypeError, match=r"^seat is a whole number from 0 to 2, not "):
+            cardhall_env.single("scat", 3, seat=seat)
+    solo = cardhall_env.single("scat", 3, seat=np.int64(2), opponents=["greedy", "random"])
+    assert solo.seat == 2 and type(solo.seat) is int and solo.bots_at == {0: "greedy", 1: "random"}
+
+
 def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
     """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
     expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
