@@ -69,17 +69,24 @@ def _import(documents: list[Any], database: str | None) -> int:
     from service.bootstrap import open_service
 
     games = open_service(database_of(database))
+    refused = 0
     try:
-        for document in documents:
+        for number, document in enumerate(documents, start=1):
             try:
                 summary = records.import_record(games, document)
-            except InvalidOptions as error:
-                print(f"cardhall: {error}", file=sys.stderr)
-                return 1
+            except InvalidOptions as error:  # (each record said, one problem a line, and the others imported)
+                refused += 1
+                name = document.get("id") if isinstance(document, dict) else None
+                print(f"cardhall: record {number} ({name}) not imported:", file=sys.stderr)
+                for problem in getattr(error, "problems", None) or [str(error)]:
+                    print(f"  {problem}", file=sys.stderr)
+                continue
             print(f"imported {summary['imported_from']} as {summary['id']}")
     finally:
         games.close()
-    return 0
+    if refused:
+        print(f"cardhall: {len(documents) - refused} of {len(documents)} records imported", file=sys.stderr)
+    return 1 if refused else 0
 
 
 def show(document: dict[str, Any]) -> None:

@@ -113,12 +113,20 @@ def replay_views(document: Any) -> dict[str, Any]:
     return {"valid": True, "problems": [], "views": views}
 
 
+class RecordRefused(InvalidOptions):
+    """A record that cannot be imported (422 ``invalid_options``, as ever); ``problems``: each, one line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("the record cannot be imported: " + "; ".join(problems[:5]))
+        self.problems = problems
+
+
 def import_record(games: GameService, document: Any) -> dict[str, Any]:
     """Store a sound full record as a new game (a new id, ``imported_from`` its id where it was
     played); its summary. InvalidOptions (422) naming the problems if it is not sound."""
     found = problems(document)
     if found:
-        raise InvalidOptions("the record cannot be imported: " + "; ".join(found[:5]))
+        raise RecordRefused(found)
     game_id = games.new_id()
     log = records.stored_events(document)
     first = dict(log[0][2], imported_from=document["id"])

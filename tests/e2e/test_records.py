@@ -280,3 +280,28 @@ def test_a_record_past_8_mib_is_refused_413_by_the_app_as_served(asgi_http):
     answer = asgi_http.client.open("/v1/records/replay", "POST", headers={"Content-Type": "application/json"}, data=body)
     assert answer.status_code == 413 and answer.mimetype == "application/problem+json"
     assert answer.json["code"] == "payload_too_large"
+
+
+def test_importing_many_records_imports_the_sound_ones_and_names_each_refused_one_with_its_problems(tmp_path, capsys):
+    """A bad record midway in JSON Lines stopped the import there, unnamed, its problems run together on one line:
+    the import goes on with the others, and says which line's record it refused and why, one problem a line."""
+    import cardhall_env
+
+    lines = []
+    for seed in (1, 2, 3):
+        env = cardhall_env.make("scat", 2)
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        while not env.match.over:
+            env.step(rng.choice(env.match.legal_actions()))
+        lines.append(env.record(f"practice-{seed}"))
+    lines[1] = {**lines[1], "version": 3, "players": 3}
+    file = tmp_path / "games.jsonl"
+    file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["record", "import", str(file), "--database", f"sqlite:///{tmp_path / 'imported.db'}"]) == 1
+    printed = capsys.readouterr()
+    assert [line.split()[1] for line in printed.out.splitlines()] == ["practice-1", "practice-3"]
+    assert printed.err.splitlines() == ["cardhall: record 2 (practice-2) not imported:",
+                                        "  'players' says 3; the log says 2",
+                                        f"  'version' says 3; the log says {len(lines[1]['events'])}",
+                                        "cardhall: 2 of 3 records imported"]
