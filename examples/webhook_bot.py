@@ -1,7 +1,8 @@
 """A webhook bot with the standard library alone: python3 examples/webhook_bot.py PORT SECRET (see docs/bots.md).
 
 Cardhall calls POST /start, /move and /end, signed as Standard Webhooks specifies. This bot refuses
-any call whose signature does not verify, and answers each /move with a random legal move.
+any call whose signature does not verify, and answers each /move with a random legal move. It says on
+standard error where it listens, each game it starts and ends, and each call it refuses.
 """
 
 from __future__ import annotations
@@ -41,15 +42,26 @@ def choose(call: dict) -> dict:
     return random.choice(call["view"]["legal_moves"])
 
 
+def say(line: str) -> None:
+    """A line on standard error, at once."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def handler(secrets: list[str]) -> type[BaseHTTPRequestHandler]:
     class Bot(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             if not verify(secrets, {name.lower(): value for name, value in self.headers.items()}, body):
+                say(f"refused a call to {self.path}: its signature does not verify with the secret given (the "
+                    "\"secret\" that PUT /v1/account/webhook answered; a new one since, after a rotation?), or it "
+                    "was signed more than 5 minutes ago")
                 self.answer(401, {"error": "bad signature"})
             elif self.path.endswith("/move"):
                 self.answer(200, {"move": choose(json.loads(body))})
             else:  # /start, /end
+                call = json.loads(body)
+                said = f"result {json.dumps(call['result'])}" if self.path.endswith("/end") else "started"
+                say(f"{call['game']} game {call['game_id']}, seat {call['seat']}: {said}")
                 self.answer(200, {})
 
         def answer(self, status: int, document: dict) -> None:
@@ -68,4 +80,6 @@ def handler(secrets: list[str]) -> type[BaseHTTPRequestHandler]:
 
 if __name__ == "__main__":
     port, secret = int(sys.argv[1]), sys.argv[2]
-    ThreadingHTTPServer(("127.0.0.1", port), handler([secret])).serve_forever()
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler([secret]))
+    say(f"webhook bot listening on http://127.0.0.1:{port} (the url to register with PUT /v1/account/webhook)")
+    server.serve_forever()
