@@ -88,3 +88,14 @@ def test_an_unnamed_bot_is_named_after_its_file_and_a_function_other_than_choose
              f"{EXAMPLES / 'greedy_scat.py'}:choose", "mine=random"]
     assert [one.name for one in arena.unique([arena.entrant(spec) for spec in specs])] == [
         "cautious", "cautious#2", "cautious:last", "greedy_scat", "mine"]
+
+
+def test_the_standings_printed_to_a_file_or_a_pipe_keep_every_name_and_header_whole(capsys):
+    """Off a terminal the table was cut to 80 columns: "cras…", "wi…", "scor…" in a log or a file."""
+    code = main(["arena", "--game", "craits", "--players", "2", "--bot", "a_rather_long_bot_name=random",
+                 "--bot", "another_long_bot_name=greedy", "--games", "2", "--seed", "1", "--option", "short=true"])
+    printed = capsys.readouterr().out
+    assert code == 0 and "…" not in printed.replace("shared wins split", "")
+    header = next(line for line in printed.splitlines() if "bot" in line and "games" in line)
+    assert all(word in header for word in ("wins", "win%", "score↓", "95% CI", "rating", "μ ± σ"))
+    assert "a_rather_long_bot_name" in printed and "another_long_bot_name" in printed

@@ -50,7 +50,10 @@ def show(standings: Standings, title: str, console: Console | None = None) -> No
                  _number(one.mean), f"{_number(low)}–{_number(high)}", f"{one.ordinal:.2f}",
                  f"{one.mu:.1f}±{one.sigma:.1f}", str(one.illegal)]
         table.add_row(*cells[: len(headers)])
-    (console or Console()).print(table)
+    console = console or Console()
+    if not console.is_terminal:  # (a file or a pipe: as wide as the table, not cut to 80 columns with ellipses)
+        console.width = max(console.width, console.measure(table, options=console.options.update_width(1000)).maximum)
+    console.print(table)
 
 
 def _number(value: float) -> str:
