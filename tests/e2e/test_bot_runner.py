@@ -116,6 +116,25 @@ def test_a_mistyped_bot_file_or_function_is_said_in_one_line(live_server, capsys
         assert err.count(said) == 3 and "Traceback" not in err and len(err.splitlines()) == 3
 
 
+def test_a_bot_file_that_does_not_load_is_said_with_its_own_lines_and_no_traceback_of_the_loader(
+        live_server, capsys, tmp_path):
+    """A syntax error or a missing import in the bot's file ended in a traceback of cardhall's loading machinery,
+    its own lines at the bottom: it is said as every other mistake is (exit 2), with the bot's lines alone."""
+    (tmp_path / "typo.py").write_text("def choose(view)\n    return view['legal_moves'][0]\n")
+    (tmp_path / "needs.py").write_text("import no_such_module_here\n\ndef choose(view):\n    pass\n")
+    for name, said in (("typo", [f'  File "{tmp_path / "typo.py"}", line 1', "    def choose(view)",
+                                 "SyntaxError: expected ':'"]),
+                       ("needs", [f'  File "{tmp_path / "needs.py"}", line 1, in <module>', "    import no_such_module_here",
+                                  "ModuleNotFoundError: No module named 'no_such_module_here'"])):
+        spec = str(tmp_path / f"{name}.py")
+        assert main(["simulate", "--game", "craits", "--bot", spec, "--games", "2"]) == 2
+        assert main(["bot", "run", spec, "--server", live_server, "--new", "craits"]) == 2
+        for command, err in zip(("simulate", "bot"), capsys.readouterr().err.split("cardhall ")[1:], strict=True):
+            lines = err.splitlines()
+            assert lines[0] == f"{command}: the bot file {spec} does not load:" and "Traceback" not in err
+            assert [line for line in lines if not line.strip().startswith("^")][1:] == said
+
+
 def test_with_no_fill_the_runner_waits_for_the_other_seats_to_be_taken(live_server, capsys):
     with CardhallClient(live_server) as cardhall:
         game_id = cardhall.create_game("scat", 2, {"seed": 6})["id"]

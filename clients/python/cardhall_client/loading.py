@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pathlib
+import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -52,11 +53,28 @@ def _load_module(source: str) -> Any:
         module_spec = importlib.util.spec_from_file_location(f"cardhall_bot_{path.stem}", path)
         assert module_spec is not None and module_spec.loader is not None
         module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as error:
+            raise BadBot(_not_loaded(f"the bot file {source}", error)) from error
         return module
     try:
         return importlib.import_module(source)
     except ModuleNotFoundError as error:
         if error.name is None or not f"{source}.".startswith(f"{error.name}."):  # (one the bot's module imports)
-            raise
+            raise BadBot(_not_loaded(f"the bot module {source}", error)) from error
         raise BadBot(f"no bot file or module {source}") from None
+    except Exception as error:
+        raise BadBot(_not_loaded(f"the bot module {source}", error)) from error
+
+
+def _not_loaded(what: str, error: Exception) -> str:
+    """Why ``what`` did not load: the error and the lines of the bot's own code it came from (a syntax error's
+    line and caret), without the frames of the loading machinery before them."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if not frame.filename.startswith("<frozen ") and pathlib.Path(frame.filename).resolve() != _HERE]
+    said = "".join(traceback.format_list(frames) + traceback.format_exception_only(error)).rstrip()
+    return f"{what} does not load:\n{said}"
+
+
+_HERE = pathlib.Path(__file__).resolve()
