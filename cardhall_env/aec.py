@@ -162,13 +162,25 @@ class CardhallEnv(AECEnv):
                 mask[action] = 1
         return {"observation": self._vector(self.match.state, seat), "action_mask": mask}
 
-    def view(self, agent: str, **how: Any) -> dict[str, Any]:
-        """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it."""
-        return self.match.view(self._seats[agent], **how)
+    def view(self, agent: str | None, **how: Any) -> dict[str, Any]:
+        """The API's JSON view of the agent's seat, as ``GET /v1/games/{id}/state`` returns it (None: a spectator's,
+        without a token)."""
+        return self.match.view(self._seat_of(agent), **how)
 
-    def view_at(self, version: int, agent: str, **how: Any) -> dict[str, Any]:
-        """The agent's view as it stood after event ``version`` (an environment made with ``history=True``)."""
-        return self.match.view_at(version, self._seats[agent], **how)
+    def view_at(self, version: int, agent: str | None, **how: Any) -> dict[str, Any]:
+        """The agent's view as it stood after event ``version`` (an environment made with ``history=True``; None: a
+        spectator's)."""
+        return self.match.view_at(version, self._seat_of(agent), **how)
+
+    def _seat_of(self, agent: str | None) -> int | None:
+        """The seat of ``agent`` (None for a spectator); ValueError naming the agents for any other name."""
+        if agent is None:
+            return None
+        try:
+            return self._seats[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"no agent {agent!r}: the agents are {', '.join(self.possible_agents)}, "
+                             "or None for a spectator") from None
 
     def next_logged_action(self) -> int | None:
         """For an environment made from a log: the action that carries on the logged game from here (a

@@ -249,7 +249,7 @@ def test_a_game_played_in_the_environment_replays_on_the_server_to_the_same_view
 
 @pytest.mark.parametrize(("game", "players", "options"), [("craits", 4, {"short": True}), ("scat", 3, {})])
 def test_a_game_played_in_the_environment_is_imported_as_a_record_and_replays_on_the_server(
-        service: GameService, game: str, players: int, options: dict[str, Any], tmp_path: Path) -> None:
+        service: GameService, http: Http, game: str, players: int, options: dict[str, Any], tmp_path: Path) -> None:
     env = CardhallEnv(game, players, options, history=True)
     env.reset(seed=8)
     rng = random.Random(8)
@@ -263,6 +263,10 @@ def test_a_game_played_in_the_environment_is_imported_as_a_record_and_replays_on
     for version in range(1, len(log) + 1):
         assert service.view(game_id, None, at=version) == env.match.view_at(version, None, reveal_all=True,
                                                                             with_moves=False)
+    replayed = http.client.post("/v1/records/replay", json=record).json  # (the check docs/env.md shows)
+    assert replayed["valid"] and [view["version"] for view in replayed["views"]] == list(range(1, len(log) + 1))
+    assert all(view == env.view_at(view["version"], None, reveal_all=True, with_moves=False)
+               for view in replayed["views"])
     path = tmp_path / "record.json"  # read back into an environment, from the file
     path.write_text(json.dumps(record), encoding="utf-8")
     again = cardhall_env.from_log(path)

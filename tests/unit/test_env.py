@@ -441,6 +441,27 @@ def test_a_single_seat_outside_the_table_or_not_a_whole_number_is_refused_as_suc
     assert solo.seat == 2 and type(solo.seat) is int and solo.bots_at == {0: "greedy", 1: "random"}
 
 
+def test_a_spectators_view_is_asked_for_with_none_and_an_unknown_agent_is_named_with_the_agents() -> None:
+    """GET /state without a token (and a record's replay) shows a spectator's view, which the environment had no
+    way to give but through its match (view(None) was a KeyError, as a mistyped agent was)."""
+    env = cardhall_env.from_log(_finished_log(), history=True)
+    env.reset()
+    while (action := env.next_logged_action()) is not None:
+        env.step(action)
+    assert env.view(None) == env.match.view(None) and env.view(None)["seat"] is None
+    assert env.view_at(7, None, reveal_all=True) == env.match.view_at(7, None, reveal_all=True)
+    for agent in ("seat_2", 1):
+        with pytest.raises(ValueError, match=r"^no agent .*: the agents are seat_0, seat_1, or None for a spectator$"):
+            env.view(agent)
+
+
+def _finished_log() -> list[dict]:
+    env = cardhall_env.make("scat", 2)
+    env.reset(seed=9)
+    play_randomly(env, random.Random(9))
+    return env.log()
+
+
 def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
     """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
     expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
