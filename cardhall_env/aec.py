@@ -198,10 +198,10 @@ class CardhallEnv(AECEnv):
         return self.match.log()
 
     def render(self) -> str | None:
-        """``ansi``: the spectator's view of the table, in short."""
+        """``ansi``: the whole table in a line, every hand shown (for the person watching: no agent observes it)."""
         if self.render_mode != "ansi":
             return None
-        return in_a_line(self.match.view(None))
+        return in_a_line(self.match.view(None, reveal_all=True, with_moves=False))
 
     def close(self) -> None:
         pass

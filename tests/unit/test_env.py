@@ -372,6 +372,14 @@ def test_make_refuses_a_render_mode_it_has_not_and_a_player_count_outside_the_ga
         cardhall_env.make("scat", 3, lives=0)
 
 
+def test_the_aec_environment_renders_the_whole_table_every_hand_shown() -> None:
+    """A spectator's view hid every hand, so the render of a game being debugged showed none of the cards held."""
+    env = cardhall_env.make("scat", 3, render_mode="ansi")
+    env.reset(seed=2)
+    hands = env.view(None, reveal_all=True)["state"]["hands"]
+    assert all(hands) and f"'hands': {hands!r}" in env.render() and env.render().startswith("version ")
+
+
 def test_the_single_seat_environment_renders_its_seats_table_in_ansi_as_gymnasium_makes_it() -> None:
     """Gymnasium's ``render_mode`` at construction: ``single`` took it for a game option ("unknown option(s):
     render_mode"), and ``render()`` raised NotImplementedError."""
