@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cardhall_env.aec import CardhallEnv
-    from cardhall_env.one_seat import SingleSeatEnv
+    from cardhall_env.one_seat import Choose, SingleSeatEnv
 
 
 def make(game: str, players: int = 2, render_mode: str | None = None, **options: Any) -> CardhallEnv:
@@ -28,9 +28,10 @@ def make(game: str, players: int = 2, render_mode: str | None = None, **options:
     return CardhallEnv(game, players, options, render_mode)
 
 
-def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Sequence[str] = "random",
+def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Choose | Sequence[str | Choose] = "random",
            render_mode: str | None = None, **options: Any) -> SingleSeatEnv:
-    """The Gymnasium environment of ``seat`` against house bots (``random`` or ``greedy``, or one a seat)."""
+    """The Gymnasium environment of ``seat`` against house bots (``random`` or ``greedy``) or functions
+    ``choose(view) -> move`` (bots written for the API, policies of your own), one for all or one a seat."""
     from cardhall_env.one_seat import SingleSeatEnv
 
     return SingleSeatEnv(game, players, options, seat=seat, opponents=opponents, render_mode=render_mode)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -18,11 +18,16 @@ from cardhall_env.match import Match, check_table, in_a_line
 from cardhall_env.observations import HIGH, LOW, VECTORS, vector_size
 from cardhall_env.resetting import NO_GAME, RESET_FIRST, check_render_mode, seed_of
 
+#: A bot written for the API: the move (an API move object) it makes of its seat's view.
+Choose = Callable[[dict[str, Any]], Mapping[str, Any]]
+
 
 class SingleSeatEnv(gymnasium.Env):
     """``seat`` is the agent; every other seat is a house bot (``random`` or ``greedy``), played as the server's
-    house plays it. An observation is ``{"observation": vector, "action_mask": mask}``; ``action_masks()`` gives
-    the mask alone, ``info["legal_actions"]`` (of ``reset`` and ``step``) the ids it allows, as the AEC
+    house plays it, or a function ``choose(view) -> move`` as a bot written for the API is (a file bot of
+    ``cardhall simulate``, a policy of your own: self-play), asked with its seat's view when it is on turn. An
+    observation is ``{"observation": vector, "action_mask": mask}``; ``action_masks()`` gives the mask alone,
+    ``info["legal_actions"]`` (of ``reset`` and ``step``) the ids it allows, as the AEC
     environment's infos do (empty once the game is over), and ``view()`` the API's JSON view of the seat. The
     reward comes when the game ends: +1 if the agent's seat is among the winners, else -1; that step's info also
     holds the game's ``result`` (``winners`` and the final ``scores`` or ``lives``), as the view's. ``render_mode``
@@ -32,7 +37,7 @@ class SingleSeatEnv(gymnasium.Env):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, game: str, players: int, options: Mapping[str, Any] | None = None, *, seat: int = 0,
-                 opponents: str | Sequence[str] = "random", render_mode: str | None = None) -> None:
+                 opponents: str | Choose | Sequence[str | Choose] = "random", render_mode: str | None = None) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         if game not in VECTORS:
@@ -44,12 +49,14 @@ class SingleSeatEnv(gymnasium.Env):
             raise ValueError(f"seat must be from 0 to {players - 1}")
         seat = int(seat)
         others = [other for other in range(players) if other != seat]
-        kinds = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
-        if len(kinds) != len(others) or any(kind not in bots.BOT_KINDS for kind in kinds):
-            raise ValueError(f"opponents: one of {', '.join(bots.BOT_KINDS)}, or one such name for each of the "
-                             f"{len(others)} other seats")
+        kinds = [opponents] * len(others) if isinstance(opponents, str) or callable(opponents) else list(opponents)
+        if len(kinds) != len(others) or any(not callable(kind) and kind not in bots.BOT_KINDS for kind in kinds):
+            raise ValueError(f"opponents: one of {', '.join(bots.BOT_KINDS)} or a function choose(view) -> move, or "
+                             f"one such for each of the {len(others)} other seats")
         self.game, self.players, self.options, self.seat = game, players, dict(options or {}), seat
-        self.bots_at = dict(zip(others, kinds))
+        self.bots_at = {other: kind for other, kind in zip(others, kinds) if not callable(kind)}
+        #: The seats a function plays, by seat (the match asks them as it asks the agent: they are no house bots).
+        self.policies: dict[int, Choose] = {other: kind for other, kind in zip(others, kinds) if callable(kind)}
         self.actions = action_table(game)
         self._vector = VECTORS[game][0]
         self.observation_space = spaces.Dict({
@@ -69,6 +76,8 @@ class SingleSeatEnv(gymnasium.Env):
         rng = random.Random(seed if seed is not None else int(self.np_random.integers(2**63)))
         self.match = Match(self.game, self.players, self.options, rng=rng, bots_at=self.bots_at)
         self._ended = False
+        if self.policies:
+            self._opponents_play()
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
@@ -88,11 +97,29 @@ class SingleSeatEnv(gymnasium.Env):
             return (self._observation(), -1.0, True, False,
                     {"legal_actions": (), "illegal_action": self.actions.name(action)})
         match.step(action)
+        if self.policies:
+            self._opponents_play()
         over = self._ended = match.over
         if not over:
             return self._observation(), 0.0, False, False, self._info()
         return (self._observation(), match.rewards()[self.seat], True, False,
                 {**self._info(), "result": match.game.result(match.state)})
+
+    def _opponents_play(self) -> None:
+        """The seats functions play decide until the agent's seat must, or the game is over: each on turn is asked
+        its move with its seat's view; out of turn it passes (as ``cardhall simulate`` asks a file bot). ValueError,
+        naming the seat, for a move it made that is not legal (or a move object of no move of the game)."""
+        match, policies = self.match, self.policies
+        while (seat := match.seat) is not None and seat != self.seat:
+            if match.may_pass:
+                match.step(self.actions.pass_id)
+                continue
+            move = policies[seat](match.view(seat))
+            try:
+                match.play(move)
+            except (ValueError, TypeError, KeyError) as error:
+                raise ValueError(f"the opponent in seat {seat} made {move!r}, which is not one of its legal moves now: "
+                                 f"{error}") from None
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a 0/1 mask (what sb3-contrib's MaskablePPO asks for)."""

@@ -278,6 +278,45 @@ def test_a_bot_written_for_the_api_plays_in_the_environment_its_moves_turned_int
     assert "illegal_action" not in info and env.view()["result"] is not None
 
 
+@pytest.mark.parametrize("game", sorted(VECTORS))
+def test_the_single_seat_plays_against_functions_written_for_the_api_beside_house_bots(game: str) -> None:
+    """Self-play, or a bot file of ``cardhall simulate`` as the opponent: ``opponents`` took house bots' names alone
+    ("opponents: one of random, greedy")."""
+    asked: list[int] = []
+
+    def first_legal(view: dict) -> dict:
+        asked.append(view["seat"])
+        assert view["status"] == "active" and view["seat"] in view["to_act"]
+        return view["legal_moves"][0]
+
+    played = []
+    for _ in range(2):  # (the same seed and the same choices: the same game)
+        asked.clear()
+        solo = cardhall_env.single(game, 3, seat=1, opponents=[first_legal, "greedy"], render_mode=None)
+        assert solo.bots_at == {2: "greedy"} and solo.policies == {0: first_legal}
+        _, info = solo.reset(seed=11)
+        rng, over = random.Random(11), False
+        while not over:
+            assert solo.match.seat == 1
+            _, _, over, _, info = solo.step(rng.choice(info["legal_actions"]))
+        assert asked and set(asked) == {0} and info["result"] == solo.view()["result"]
+        played.append(solo.match.log())
+    assert played[0] == played[1]
+    everyone = cardhall_env.single(game, 2, opponents=first_legal)  # (one function for every other seat)
+    everyone.reset(seed=1)
+    assert everyone.policies == {1: first_legal} and everyone.bots_at == {}
+
+
+def test_a_functions_move_that_is_not_legal_is_refused_naming_its_seat() -> None:
+    solo = cardhall_env.single("scat", 2, seat=1, opponents=lambda view: {"type": "knock", "now": True})
+    with pytest.raises(ValueError, match=r"^the opponent in seat 0 made \{'type': 'knock', 'now': True\}, which is "
+                                         r"not one of its legal moves now: "):
+        solo.reset(seed=1)
+    with pytest.raises(ValueError, match=r"^opponents: one of random, greedy or a function choose\(view\) -> move, or "
+                                         r"one such for each of the 2 other seats$"):
+        cardhall_env.single("scat", 3, opponents=["greedy", "smart"])
+
+
 def test_an_object_that_is_no_move_of_the_game_has_no_action_id() -> None:
     for move in ({"type": "fly"}, {"type": "play", "card": "ZZ"}, {"type": "call", "target": 9}, "draw"):
         with pytest.raises(ValueError, match="is no craits move"):
