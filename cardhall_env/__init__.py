@@ -21,11 +21,13 @@ if TYPE_CHECKING:
     from cardhall_env.one_seat import Choose, SingleSeatEnv
 
 
-def make(game: str, players: int = 2, render_mode: str | None = None, **options: Any) -> CardhallEnv:
-    """The PettingZoo AEC environment of ``game`` for ``players`` seats, with the game's ``options``."""
+def make(game: str, players: int = 2, render_mode: str | None = None, *, history: bool = False,
+         **options: Any) -> CardhallEnv:
+    """The PettingZoo AEC environment of ``game`` for ``players`` seats, with the game's ``options``. ``history``:
+    keep every version, for ``view_at``."""
     from cardhall_env.aec import CardhallEnv
 
-    return CardhallEnv(game, players, options, render_mode)
+    return CardhallEnv(game, players, options, render_mode, history=history)
 
 
 def single(game: str, players: int = 2, *, seat: int = 0, opponents: str | Choose | Sequence[str | Choose] = "random",

@@ -376,7 +376,8 @@ class Match:
     def view_at(self, version: int, seat: int | None, **how: Any) -> dict[str, Any]:
         """The view of ``seat`` as it stood after event ``version`` (a match made with ``history``)."""
         if self.history is None:
-            raise ValueError("this match keeps no history: make it with history=True")
+            raise ValueError("this environment keeps no history: make it with history=True "
+                             "(cardhall_env.make(..., history=True), or from_log(..., history=True))")
         return tables.view(self.history[version - 1], seat, **how)
 
     def rewards(self) -> list[float]:

@@ -509,6 +509,20 @@ def _finished_log() -> list[dict]:
     return env.log()
 
 
+def test_an_environment_made_with_history_shows_every_version_and_one_without_says_how_to_keep_it() -> None:
+    """view_at said "make it with history=True", which make() refused ("unknown option(s): history"): only an
+    environment made from a log could keep its versions."""
+    env = cardhall_env.make("scat", 3, history=True)
+    env.reset(seed=1)
+    play_randomly(env, random.Random(1))
+    assert [env.view_at(version, "seat_0")["version"] for version in (1, 5, len(env.log()))] == [1, 5, len(env.log())]
+    bare = cardhall_env.make("scat", 3)
+    bare.reset(seed=1)
+    with pytest.raises(ValueError, match=r"^this environment keeps no history: make it with history=True "
+                                         r"\(cardhall_env.make\(..., history=True\), or from_log\(..., history=True\)\)$"):
+        bare.view_at(3, "seat_0")
+
+
 def test_an_unknown_option_is_answered_with_the_options_the_environment_takes() -> None:
     """Not the server's list, whose seed, decks and move_seconds the environment refuses."""
     expected = "unknown option(s): bogus; the environment takes: first_dealer, lives, min_knock, straight_flush, " \
