@@ -33,7 +33,7 @@ from domain import records
 from domain import table as tables
 from domain.errors import InvalidOptions
 from domain.events import Event, event_data
-from domain.fairness import Shuffled
+from domain.fairness import Shuffled, fixed_order
 from domain.game import ChanceRequest, EventCapReached, all_games
 from domain.moves import Move
 
@@ -96,14 +96,8 @@ class ServerChance(SeededHouse):
     salts and the house bots' choices come from ``rng``."""
 
     def draw(self, table: tables.Table, request: ChanceRequest) -> Event:
-        decks = table.options.get("decks")
-        if decks and request.kind == "deal" and request.deal is not None and request.deal < len(decks):
-            order: Sequence[str] = decks[request.deal]
-        elif decks and request.kind == "reshuffle":
-            order = request.cards
-        elif table.seeds is not None:
-            order = table.seeds.order(request.cards, table.version + 1)
-        else:
+        order = fixed_order(request, table.version + 1, table.seeds, table.options.get("decks"))
+        if order is None:
             return super().draw(table, request)
         return request.outcome(order, f"{self.rng.getrandbits(128):032x}")
 

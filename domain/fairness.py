@@ -34,10 +34,13 @@ import dataclasses
 import hashlib
 import hmac
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from domain.copying import maker
 from domain.events import Event
+
+if TYPE_CHECKING:
+    from domain.game import ChanceRequest
 
 
 def commitment(salt: str, order: Sequence[str]) -> str:
@@ -144,6 +147,20 @@ def derived_order(cards: Iterable[str], server_seed: str, entropy: Sequence[str 
         j = word % span
         order[i], order[j] = order[j], order[i]
     return tuple(order)
+
+
+def fixed_order(request: ChanceRequest, version: int, seeds: Seeds | None,
+                decks: Sequence[Sequence[str]] | None) -> tuple[str, ...] | None:
+    """The order chance has no say in for ``request``, to be recorded as event number ``version``: a stacked
+    game's deal k is ``decks[k]`` while there is one, and its pile is turned over unshuffled; every other shuffle
+    is the order the server seed and the seats' entropy derive. None for a game stored before server seeds,
+    whose shuffles are drawn (the server's from its own sources, an environment's from its seed)."""
+    if decks:
+        if request.kind == "deal" and request.deal is not None and request.deal < len(decks):
+            return tuple(decks[request.deal])
+        if request.kind == "reshuffle":
+            return tuple(request.cards)
+    return None if seeds is None else seeds.order(request.cards, version)
 
 
 def expected_order(event: Shuffled, index: int, seeds: Seeds | None, decks: Sequence[Sequence[str]] | None,

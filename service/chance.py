@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.cards import DECK
-from domain.fairness import Seeds, Shuffled
+from domain.fairness import Seeds, Shuffled, fixed_order
 from domain.game import ChanceRequest
 
 _system = random.SystemRandom()
@@ -64,14 +64,9 @@ def resolve(request: ChanceRequest, options: Mapping[str, Any], version: int, se
             seeds: Seeds | None = None) -> Sequence[str]:
     """The card order for ``request``, to be recorded as event number ``version`` (``seeds``: the
     game's, None for a game created before server seeds)."""
-    decks = options.get("decks")
-    if decks:
-        if request.kind == "deal" and request.deal is not None and request.deal < len(decks):
-            return tuple(decks[request.deal])
-        if request.kind == "reshuffle":
-            return tuple(request.cards)
-    if seeds is not None:
-        return seeds.order(request.cards, version)
+    fixed = fixed_order(request, version, seeds, options.get("decks"))
+    if fixed is not None:
+        return fixed
     order = list(request.cards)
     rng_for(options, version, secret).shuffle(order)
     return tuple(order)
