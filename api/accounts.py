@@ -16,8 +16,8 @@ from api import examples, jsonschema
 from api.account_stream import (
     AccountEventsQuerySchema,
     AccountEventsSchema,
+    AccountHeadersSchema,
     AccountStreamQuerySchema,
-    last_event_id,
     page,
 )
 from api.context import bearer_token, service
@@ -342,13 +342,14 @@ class Key(MethodView):
 class AccountEvents(MethodView):
     @blp.doc(operationId="getAccountEvents", security=BEARER)
     @blp.arguments(AccountEventsQuerySchema(), location="query")
+    @blp.arguments(AccountHeadersSchema(), location="headers")
     @blp.response(200, AccountEventsSchema)
     @problems(401, 403, 422, 503)
-    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+    def get(self, query: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
         """The account's events after ``after`` (scope ``read``); ``wait`` holds the request until there is one."""
         # (with ``wait`` the ASGI app answers, api.account_stream: this is the read without it)
         caller = service().accounts.required_caller(bearer_token(), READ)
-        after = last_event_id() if query["after"] is None else query["after"]
+        after = headers.get("last_event_id", 0) if query["after"] is None else query["after"]
         return page(service().accounts.events(caller.key, after, query["limit"]), after)
 
 
@@ -356,11 +357,12 @@ class AccountEvents(MethodView):
 class AccountStream(MethodView):
     @blp.doc(operationId="streamAccountEvents", security=BEARER)
     @blp.arguments(AccountStreamQuerySchema(), location="query")
+    @blp.arguments(AccountHeadersSchema(), location="headers")
     @blp.response(200, SSE_ACCOUNT_EVENT, content_type="text/event-stream",
                   description="Server-Sent Events: id = the event's id, event = its type, data = the event as JSON; "
                               "a ': keep-alive' comment at least every 10 s")
     @problems(401, 403, 422, 503)
-    def get(self, query: dict[str, Any]) -> Response:
+    def get(self, query: dict[str, Any], headers: dict[str, Any]) -> Response:
         """The account's events as Server-Sent Events (scope ``read``), resuming after ``Last-Event-ID``.
         An account holds a few streams open at once: a new one past that closes its oldest."""
         raise NotServedHere("event streams are served by the ASGI app (api.asgi), not by the Flask app alone")

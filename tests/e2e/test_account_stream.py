@@ -71,6 +71,23 @@ def test_the_stream_resumes_after_last_event_id_with_nothing_lost_or_doubled(cli
     assert [(frame["id"], frame["event"]) for frame in frames(resumed.text)] == [("2", "challenge"), ("3", "challenge")]
 
 
+@pytest.mark.parametrize("last_event_id", ["2147483648", "9999999999", "x", "-1", "\u00b2", "1.5"])
+def test_a_last_event_id_that_is_no_event_id_is_422_on_every_way_of_reading_the_events(client: TestClient,
+                                                                                        last_event_id: str) -> None:
+    """It was taken as 0 (every event again from the first), and up to ten digits as a number: past the ids'
+    32-bit range, a 500 on PostgreSQL. A game's stream refuses such a header; the account's does as well."""
+    bo = sign_up(client, "bo")
+    headers = {**bearer(bo), "Last-Event-ID": last_event_id.encode()}
+    for params in ({}, {"wait": 0.1}, {"wait": 0}):
+        answer = client.get("/v1/account/events", params=params, headers=headers)
+        assert answer.status_code == 422 and answer.json()["code"] == "validation_error", (params, answer.text)
+        assert "Last-Event-ID" in answer.json()["detail"]
+    answer = client.get("/v1/account/stream", params={"timeout": 0.1}, headers=headers)
+    assert answer.status_code == 422 and answer.headers["content-type"] == "application/problem+json"
+    highest = {**bearer(bo), "Last-Event-ID": "2147483647"}
+    assert client.get("/v1/account/events", headers=highest).json() == {"events": [], "last_id": 2147483647}
+
+
 def test_the_stream_sends_keep_alives_and_needs_the_read_scope(client: TestClient) -> None:
     bo = sign_up(client, "bo")
     quiet = client.get("/v1/account/stream", params={"timeout": 1}, headers=bearer(bo))
