@@ -9,7 +9,7 @@ from flask import Flask, current_app, request
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from api.accounts import BEARER, caller, problems
+from api.accounts import BEARER, _bodies_are_json, caller, problems
 from api.parsing import Blueprint
 from api.schemas import TEXT_PATTERN, JsonInteger, Pattern, Strict
 from service.accounts import PLAY, READ
@@ -46,6 +46,9 @@ def _keys_first() -> None:
     """A request about one's own webhook or subscription without a key is 401 before its body is read."""
     if request.path.startswith("/v1/account/") and "Authorization" not in request.headers:
         raise Unauthorized("this needs 'Authorization: Bearer KEY' with an account's API key")
+
+
+blp.before_request(_bodies_are_json)  # (else a URL sent as text or a form was read as no body: 422 "missing url")
 
 
 # -- schemas -------------------------------------------------------------------------------

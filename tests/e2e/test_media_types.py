@@ -56,3 +56,17 @@ def test_the_openapi_document_lists_415_for_every_operation_that_takes_a_body(ht
     with_body = [operation for item in paths.values() for operation in item.values()
                  if isinstance(operation, dict) and "requestBody" in operation]
     assert with_body and all("415" in operation["responses"] for operation in with_body)
+
+
+@pytest.mark.parametrize("sent", NOT_JSON)
+def test_every_operation_that_takes_a_body_answers_415_to_one_not_sent_as_json(http, sent):
+    """A webhook's or a subscription's URL sent as text or a form was read as no body: 422 "url: Missing data"."""
+    key = http.client.post("/v1/accounts", json={"name": "ana", "kind": "bot"}).json["key"]
+    paths = http.client.get("/openapi.json").json["paths"]
+    for template, item in paths.items():
+        path = template.replace("{game}", "craits")
+        for method, operation in item.items():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                answer = http.client.open(path.format_map({name: "x1" for name in ("game_id", "id", "challenge_id")}),
+                                          method=method, headers=http.auth(key), **sent)
+                assert_problem(answer, 415, "unsupported_media_type")
