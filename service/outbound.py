@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import ipaddress
+import re
 import socket
 import ssl
 from collections.abc import Awaitable, Callable, Mapping
@@ -87,8 +88,17 @@ def address_problem(address: IPAddress) -> str | None:
     return None
 
 
+#: What a URL cannot hold as it is written (RFC 3986): whitespace and control characters, which ``urlsplit`` drops
+#: (tab, CR, LF) or the client percent-encodes, so that the URL called is not the one registered; and the marks that
+#: reorder the text around them where the URL is shown.
+_UNWRITTEN = re.compile(r"[\x00-\x20\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def checked_url(url: str, allow_private: bool = False) -> tuple[str, str, int]:
     """``url``'s scheme, host and port, if it is a URL Cardhall may call (its addresses aside)."""
+    if (found := _UNWRITTEN.search(url)) is not None:
+        raise Refused(f"the URL holds {found.group()!r} at {found.start()}: a space or a control character is "
+                      "percent-encoded in a URL (%20), and a bidirectional mark has no place in one")
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -102,6 +112,8 @@ def checked_url(url: str, allow_private: bool = False) -> tuple[str, str, int]:
         raise Refused("the URL must not carry a user name or password")
     if parts.fragment:
         raise Refused("the URL must not have a fragment")
+    if port == 0:
+        raise Refused("port 0 is no port a call can go to")
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 

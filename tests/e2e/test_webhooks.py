@@ -390,3 +390,34 @@ def test_a_loopback_url_refused_says_the_operators_flag_that_allows_it_and_a_met
     assert "--webhooks-allow-private" in refusal("http://127.0.0.1:9000")
     assert "--webhooks-allow-private" in refusal("https://10.0.0.7/hook")
     assert "--webhooks-allow-private" not in refusal("http://169.254.169.254/")
+
+
+@pytest.mark.parametrize("backend", [pytest.param("sqlite"), pytest.param("postgresql", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize("url", ["https://bot.example/\r\nX-Forged: 1", "https://bot.example/a b",
+                                 "https://bot.example/\u202ekoob", "https://bot.example:0/hook"],
+                         ids=["crlf", "space", "bidi", "port-0"])
+def test_a_url_that_is_not_the_one_a_call_would_go_to_is_refused_and_sets_nothing(
+        request: pytest.FixtureRequest, backend: str, url: str) -> None:
+    """Tab, CR and LF were dropped from the URL called (urlsplit) and a space percent-encoded, port 0 kept:
+    a webhook was registered at one URL and called at another, or at none."""
+    import persistence
+    from api import create_app
+    from service.games import GameService
+    from tests.e2e.conftest import _store_url
+
+    async def public(host: str, port: int) -> list[str]:
+        return ["8.8.8.8"]
+
+    games = GameService(persistence.open_store(_store_url(backend, request)))
+    app = create_app(games)
+    app.extensions["cardhall_webhooks"].resolver = public
+    client = app.test_client()
+    auth = {"Authorization": f"Bearer {client.post('/v1/accounts', json={'name': 'bot', 'kind': 'bot'}).json['key']}"}
+    for path, body in (("/v1/account/webhook", {}), ("/v1/account/subscriptions", {"events": ["game.started"]})):
+        answer = client.put(path, json={"url": url, **body}, headers=auth)
+        assert answer.status_code == 422 and answer.json["code"] == "url_refused", (path, answer.json)
+        assert client.get(path, headers=auth).status_code == 404
+        assert client.put(path, json={"url": "https://bot.example/a%20b", **body}, headers=auth).status_code == 200
+        assert client.get(path, headers=auth).json["url"] == "https://bot.example/a%20b"
+        client.delete(path, headers=auth)
+    games.store.close()

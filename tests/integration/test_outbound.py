@@ -117,7 +117,10 @@ def test_a_name_that_rebinds_from_public_to_private_is_refused_at_the_call_it_tu
 @pytest.mark.parametrize(("url", "why"), [
     ("http://bot.example/hook", "https"), ("ftp://bot.example/x", "https"), ("https:///nohost", "https"),
     ("https://user:pw@bot.example/", "password"), ("https://bot.example/#x", "fragment"),
-    ("https://bot.example:99999/", "URL"),
+    ("https://bot.example:99999/", "URL"), ("https://bot.example:0/", "port 0"),
+    ("https://bot.example/\r\nX-Forged: 1", "control character"), ("https://bot.example/a b", "space"),
+    ("https://bot.example/\thook", "control character"), ("https://bot.example/\u202ekoob", "bidirectional"),
+    ("https://bot.example/\x85", "control character"),
 ])
 def test_urls_that_are_not_plain_https_are_refused(url: str, why: str) -> None:
     with pytest.raises(Refused, match=why):
