@@ -36,6 +36,10 @@ import certifi
 #: An answer longer than this is cut here (its rest is never read).
 MAX_ANSWER_BYTES = 64 * 1024
 
+#: The longest a host's name may take to resolve (the name's own DNS servers answer as slowly as its owner likes):
+#: registering a URL waits no longer, and a call no longer than its timeout.
+RESOLVE_SECONDS = 5.0
+
 #: Addresses of cloud instance metadata services: refused even where private addresses are allowed.
 METADATA_ADDRESSES = frozenset(ipaddress.ip_address(text) for text in ("169.254.169.254", "fd00:ec2::254"))
 
@@ -128,7 +132,10 @@ async def checked_address(url: str, resolver: Resolver, allow_private: bool = Fa
         addresses = [literal]
     else:
         try:
-            answered = await resolver(host, port)
+            async with asyncio.timeout(RESOLVE_SECONDS):
+                answered = await resolver(host, port)
+        except TimeoutError:  # (before OSError: a TimeoutError is one)
+            raise Refused(f"{host} did not resolve within {RESOLVE_SECONDS:g} s") from None
         except OSError as error:
             raise Refused(f"{host} does not resolve: {error}") from None
         except UnicodeError as error:  # (the resolver's IDNA encoding: an empty label, one over 63 characters)
@@ -193,18 +200,10 @@ async def post(client: Client, url: str, body: bytes, headers: Mapping[str, str]
     """POST ``body`` to ``url`` at the address checked for it (:func:`checked_address`), within ``timeout``
     seconds (the whole call: connecting, sending and the whole answer: else :class:`CallTimeout`; a call
     failing on the way is a :class:`CallFailed`). A redirect is an answer like any other (its status),
-    never followed."""
-    address = await checked_address(url, resolver, allow_private)
-    parts = urlsplit(url)
-    netloc = f"[{address}]" if address.version == 6 else str(address)
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    host = parts.netloc.rsplit("@", 1)[-1]
-    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-    # (the name in SNI, and the certificate checked against it; connections are pooled by address and name)
-    sni = parts.hostname if parts.scheme == "https" else None
+    never followed. The lookup of its host counts within ``timeout`` (a call's lease outlives it by a second)."""
     try:
         async with asyncio.timeout(timeout):
+            target, host, sni = _target(url, await checked_address(url, resolver, allow_private))
             async with client.post(target, data=body, headers={**headers, "Host": host, **_JSON}, allow_redirects=False,
                                    server_hostname=sni) as response:
                 return await _answer(response)
@@ -212,6 +211,17 @@ async def post(client: Client, url: str, body: bytes, headers: Mapping[str, str]
         raise CallTimeout(f"no whole answer within {timeout} s") from None
     except (aiohttp.ClientError, OSError) as error:  # (ssl.SSLError is an OSError)
         raise CallFailed(f"{type(error).__name__}: {error}") from error
+
+
+def _target(url: str, address: IPAddress) -> tuple[str, str, str | None]:
+    """The URL a call to ``url`` goes to (its host the checked ``address``), its ``Host`` and its TLS SNI: the name
+    in SNI, and the certificate checked against it; connections are pooled by address and name."""
+    parts = urlsplit(url)
+    netloc = f"[{address}]" if address.version == 6 else str(address)
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    return target, parts.netloc.rsplit("@", 1)[-1], parts.hostname if parts.scheme == "https" else None
 
 
 _JSON = {"Content-Type": "application/json", "Accept": "application/json", "Accept-Encoding": "identity",

@@ -139,6 +139,31 @@ def test_a_metadata_address_is_refused_even_where_private_addresses_are_allowed(
              allow_private=True)
 
 
+def test_a_name_slow_to_resolve_is_refused_when_registered_and_a_call_waits_for_it_no_longer_than_its_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name's DNS answers as slowly as its owner likes: a registration waited for it as long as that took, and a
+    call's lookup came before its timeout began (a call of 0.1 s took the lookup's 2 s, past its claim's lease)."""
+    import service.outbound
+
+    async def slow(host: str, port: int) -> list[str]:
+        await asyncio.sleep(2)
+        return [PUBLIC]
+
+    monkeypatch.setattr(service.outbound, "RESOLVE_SECONDS", 0.1, raising=False)
+    with pytest.raises(Refused, match=r"did not resolve within 0\.1 s"):
+        aio.run(checked_address("https://slow.example/", slow))
+    monkeypatch.setattr(service.outbound, "RESOLVE_SECONDS", 10.0, raising=False)
+    recorder = Recorder()
+
+    async def run() -> None:
+        async with recorder.client() as session:
+            await post(session, "https://slow.example/hook", b"{}", {}, 0.1, slow)
+
+    with pytest.raises(CallTimeout):
+        aio.run(run())
+    assert recorder.requests == []
+
+
 def test_a_name_that_does_not_resolve_is_refused() -> None:
     async def failing(host: str, port: int) -> list[str]:
         raise OSError("Name or service not known")
