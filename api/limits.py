@@ -56,7 +56,7 @@ DEFAULT_READ_LIMIT = "10000/second;100000/minute"
 #: What a view at a past version is charged, in events: at most this many are replayed from the snapshot before it.
 PAST_VIEW_EVENTS = SNAPSHOT_EVERY
 #: The routes that read games' logs, charged against the read limit (the others are exempt from it).
-READ_ENDPOINTS = ("games.Events", "games.State", "records.GameRecord", "records.Records")
+READ_ENDPOINTS = ("games.Events", "games.State", "records.GameRecord", "records.Records", "records.Replay")
 ADDRESS_FACTOR = 5
 UNLIMITED_ENDPOINTS = ("health.Health", "health.OpenApiYaml", "api-docs.openapi_json", "api-docs.openapi_swagger_ui",
                        "metrics.scrape")

@@ -99,11 +99,13 @@ class Replay(MethodView):
     def post(self) -> Response:
         """Check a record (its schema, its rules replay, its commitments) and, when it is sound, the
         spectator's view after every event: what the /replay page steps through. Nothing is stored.
-        A record may be up to 8 MiB."""
+        A record may be up to 8 MiB; it is charged to the client's read budget the events it holds."""
         request.max_content_length = self.max_content_length
         document = json_body(request)  # (413 for a chunked record past the limit, not a record cut short)
         if not isinstance(document, dict):
             raise BadRequest("a record is a JSON object")
+        events = document.get("events")
+        charge_read(len(events) if isinstance(events, list) else 0)  # (each replayed, and a view made of each)
         return ready(records.replay_views(document))
 
 

@@ -11,6 +11,7 @@ import pytest
 from api import create_app
 from domain import table as tables
 from domain.cards import DECK
+from service import records
 from service.bootstrap import open_service
 from tests.e2e.server import running_server, start_server
 
@@ -193,3 +194,19 @@ def test_a_page_of_records_in_bulk_is_charged_the_events_of_every_game_it_reads(
     refused = http.get("/v1/records")
     assert (refused.status_code, refused.json["code"]) == (429, "rate_limited")
     assert http.get(f"/v1/games/{game_id}/record").status_code == 429
+
+
+def test_a_record_sent_to_be_replayed_is_charged_the_events_it_holds():
+    """POST /v1/records/replay replays a record of up to 8 MiB and makes a view of every event, outside the read
+    budget: a client sending a long game's record in a loop cost the worker more than reading it, and paid nothing."""
+    app = create_app(open_service("memory://", migrate=False), CARDHALL_RATE_LIMIT="1000/minute",
+                     CARDHALL_READ_RATE_LIMIT="400/minute")
+    game_id, last = _finished_game(app)
+    record = records.record(app.extensions["cardhall"], game_id)
+    http = app.test_client()
+    replayed = http.post("/v1/records/replay", json=record)
+    assert replayed.status_code == 200 and replayed.json["valid"] and len(replayed.json["views"]) == last
+    assert replayed.headers["RateLimit-Remaining"] == str(400 - last)
+    assert http.post("/v1/records/replay", json=record).status_code == 200  # (what is left pays for a replay begun)
+    refused = http.post("/v1/records/replay", json=record)
+    assert (refused.status_code, refused.json["code"]) == (429, "rate_limited")
