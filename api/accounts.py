@@ -22,7 +22,8 @@ from api.account_stream import (
 )
 from api.context import bearer_token, service
 from api.parsing import ACCOUNT_NAME_PATTERN, Blueprint
-from api.schemas import LINE_PATTERN, Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
+from api.schemas import Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
+from domain.text import LINE_PATTERN
 from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized

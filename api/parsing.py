@@ -31,12 +31,13 @@ from werkzeug.exceptions import (
 )
 from werkzeug.routing import BaseConverter
 
+from domain.text import UNSTORABLE
+
 MAX_DEPTH = 32
 #: Digits of the longest integer a body may hold (a signed 64-bit seed has 19).
 MAX_INTEGER_DIGITS = 20
 #: Escapes that decode to characters no database stores; when the text has none, no string can hold one.
 _UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f])", re.IGNORECASE)
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class BodyRefused(ValueError):
@@ -93,7 +94,7 @@ def depth(text: str) -> int:
 
 def _check_strings(value: Any) -> None:
     if isinstance(value, str):
-        if _UNSTORABLE.search(value):
+        if UNSTORABLE.search(value):
             raise BodyRefused("a string holds a NUL character or a lone surrogate")
     elif isinstance(value, dict):
         for key, item in value.items():

@@ -11,6 +11,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from bots import BOT_KINDS
+from domain.text import NAME_PATTERN
 from service.timestamps import timestamp
 
 STATUSES = ("waiting", "active", "finished", "aborted")
@@ -18,12 +19,6 @@ STATUSES = ("waiting", "active", "finished", "aborted")
 CURSOR_PATTERN = r"^[0-9]{1,17}~[A-Za-z0-9_-]{1,64}$"
 #: The largest version a query, header or body may name: versions are stored as 32-bit integers.
 MAX_VERSION = 2**31 - 1
-#: A name: 1-64 printable characters (no control characters, and none of the marks that turn text right to left or
-#: isolate it, which would show a page's text around the name in another order; lone surrogates are refused with
-#: the JSON, see api.parsing).
-NAME_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]{1,64}$"
-#: A line of free text (an account's description, a reason): what a name may hold, of any length up to its field's.
-LINE_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$"
 #: Free text (a description, a reason, a URL): anything but NUL, which no string of a body may hold (a 400,
 #: api.parsing); said in the document so that what it calls valid is what the server takes.
 TEXT_PATTERN = r"^[^\u0000]*$"

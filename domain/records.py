@@ -37,6 +37,7 @@ from domain import fairness
 from domain import table as tables
 from domain.events import Event
 from domain.fairness import Shuffled
+from domain.text import NAME, UNSTORABLE
 
 FORMAT = "cardhall-record/1"
 SCHEMA_PATH = Path(__file__).with_name("cardhall-record-1.json")
@@ -139,14 +140,34 @@ def problems(record: Mapping[str, Any]) -> list[str]:
     derive (where the log can tell, :func:`domain.fairness.audit`)."""
     if record.get("redaction") != FULL:
         return [f"a {record.get('redaction')} record hides part of the game: only a full record can be checked"]
+    if _unstorable(record):
+        return ["a text in the record holds a NUL character or a lone surrogate, which no database stores"]
     try:
         table = replay(record)
     except InvalidRecord as error:
         return [str(error)]
     try:
-        return _header_problems(record, table) + _chance_problems(record, table)
+        return _seat_problems(table) + _header_problems(record, table) + _chance_problems(record, table)
     except (KeyError, TypeError, ValueError, AttributeError, AssertionError, IndexError) as error:
         return [f"the record does not hold together: {type(error).__name__}: {error}"]
+
+
+def _unstorable(value: Any) -> bool:
+    """Whether a text in ``value`` (a key too) holds what no database stores."""
+    if isinstance(value, str):
+        return UNSTORABLE.search(value) is not None
+    if isinstance(value, Mapping):
+        return any(_unstorable(key) or _unstorable(item) for key, item in value.items())
+    return isinstance(value, list) and any(_unstorable(item) for item in value)
+
+
+def _seat_problems(table: tables.Table) -> list[str]:
+    """Seats whose name or account is not one Cardhall gives a seat (a page shows them): a log folds whatever
+    names its events hold, and a record's log may be written by anyone."""
+    return [f"seat {index}'s {what} {text[:40]!r} is not a name: 1-64 characters, no control character or "
+            "bidirectional mark" for index, seat in enumerate(table.seats) if seat is not None
+            for what, text in (("name", seat.name), ("account", seat.account))
+            if text is not None and not NAME.fullmatch(text)]
 
 
 def _header_problems(record: Mapping[str, Any], table: tables.Table) -> list[str]:

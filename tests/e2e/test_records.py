@@ -22,6 +22,7 @@ from cardhall_cli import main
 from domain import records as formats
 from domain import table as tables
 from domain.cards import DECK
+from domain.errors import InvalidOptions
 from service import records
 from service.games import GameService
 from tests.e2e.conftest import Http
@@ -175,6 +176,32 @@ def test_a_record_that_does_not_hold_is_refused_with_what_is_wrong(played, fresh
     assert answer.status_code == 200 and answer.json["valid"] is False and answer.json["views"] == []
     with pytest.raises(Exception, match="cannot be imported"):
         records.import_record(fresh.client.application.extensions["cardhall"], tampered)
+
+
+@pytest.mark.parametrize("name", ["a\x00b", "\ud800", "\u202eevil", "x" * 65, "tab\there", ""],
+                         ids=["nul", "lone-surrogate", "bidi-override", "65-long", "tab", "empty"])
+def test_a_record_whose_log_seats_a_name_cardhall_gives_no_seat_is_refused_and_imports_nothing(http, name):
+    """A log folds whatever names its events hold, and anyone may write a record's: one naming a seat with a NUL or
+    a lone surrogate was a DataError or a UnicodeEncodeError (a traceback of ``cardhall record import``) on
+    PostgreSQL, and stored as is on SQLite; a bidirectional override or 10,000 characters were imported as sound."""
+    games = http.client.application.extensions["cardhall"]
+    game_id = http.create("scat", 2, lives=1)
+    token = http.join(game_id, "ann")
+    http.bot(game_id)
+    assert http.client.post(f"/v1/games/{game_id}/resign", headers=http.auth(token)).status_code == 200
+    record = records.record(games, game_id)
+    assert records.problems(record) == []
+    forged = json.loads(json.dumps(record))
+    forged["seats"][0]["name"] = name
+    next(event for event in forged["events"] if event["type"] == "SeatTaken")["data"]["name"] = name
+    found = records.problems(forged)
+    assert len(found) == 1 and ("not a name" in found[0] or "no database stores" in found[0]), found
+    with pytest.raises(InvalidOptions, match="cannot be imported"):
+        records.import_record(games, forged)
+    assert [listed["id"] for listed in http.client.get("/v1/games").json["games"]] == [game_id]
+    if "\x00" not in name and "\ud800" not in name:  # (those a body cannot hold: 400, api.parsing)
+        replayed = http.client.post("/v1/records/replay", json=forged).json
+        assert replayed["valid"] is False and replayed["problems"] == found
 
 
 def test_the_replay_endpoint_gives_the_views_a_stored_game_shows(played):
