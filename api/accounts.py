@@ -24,7 +24,7 @@ from api.context import bearer_token, service
 from api.parsing import ACCOUNT_NAME_PATTERN, Blueprint
 from api.schemas import Entropy, JsonBoolean, JsonInteger, Pattern, Strict, Timestamp
 from domain.text import LINE_PATTERN
-from service.accounts import ANYONE, CREATE, KINDS, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
+from service.accounts import ANYONE, CREATE, KINDS, MAX_DESCRIPTION, MAX_ENTERED_BY, NOBODY, PLAY, READ, SCOPES, Caller
 from service.challenges import DEFAULT_EXPIRY, MAX_EXPIRY, Challenges
 from service.errors import Unauthorized
 
@@ -97,7 +97,7 @@ class CreateAccountSchema(Strict):
     name = fields.String(required=True, validate=Pattern(ACCOUNT_NAME),
                          metadata={"example": "deepcrait", "pattern": ACCOUNT_NAME})
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    description = fields.String(load_default="", validate=[validate.Length(max=500), Pattern(LINE_PATTERN)],
+    description = fields.String(load_default="", validate=[validate.Length(max=MAX_DESCRIPTION), Pattern(LINE_PATTERN)],
                                 metadata={"pattern": LINE_PATTERN})
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from domain import table as tables
 from domain.errors import InvalidOptions
+from domain.text import LINE, UNSTORABLE
 from persistence.accounts import (
     ANYONE,
     NOBODY,
@@ -49,6 +50,7 @@ KEY_START = "chk_"
 _PREFIX_END = len(KEY_START) + 12
 MAX_KEYS = 20  # live keys an account may hold, and revoked ones it keeps listed
 MAX_ENTERED_BY = 16  # accounts a bot may name as those that may enter it in tournaments
+MAX_DESCRIPTION = 500  # characters of an account's description (one line: domain.text.LINE)
 
 
 def utcnow() -> dt.datetime:
@@ -121,7 +123,11 @@ class AccountService:
             raise InvalidOptions("a name is 1 to 32 letters, digits, '-' or '_'")
         if kind not in KINDS:
             raise InvalidOptions(f"kind is one of {', '.join(KINDS)}")
-        account = Account(name, kind, description or "", self.clock())
+        description = description or ""
+        if len(description) > MAX_DESCRIPTION or not LINE.fullmatch(description) or UNSTORABLE.search(description):
+            raise InvalidOptions(f"a description is one line of at most {MAX_DESCRIPTION} characters, with no control "
+                                 "character or bidirectional mark")
+        account = Account(name, kind, description, self.clock())
         key, prefix = new_key()
         record = ApiKey(prefix, key_of(name), key_hash(key), frozenset(scopes), account.created_at)
 

@@ -184,3 +184,15 @@ def test_the_operators_commands_work_on_the_database_the_environment_names_as_se
     assert (mangled.returncode, mangled.stderr) == (
         2, "cardhall: CARDHALL_DATABASE_URL='***@db/x': not a database URL (e.g. sqlite:///cardhall.db or "
            "postgresql://cardhall@db.internal/cardhall)\n")
+
+
+def test_accounts_create_holds_a_description_to_the_apis_one_line_rule_and_makes_no_account_for_one_refused(tmp_path):
+    """The API refuses a description with a control character or a bidirectional mark (it reorders the account page
+    around it); ``cardhall accounts create --description`` stored any."""
+    database = ["--database", f"sqlite:///{tmp_path / 'a.db'}"]
+    for description in ("two\nlines", "bell\x07", "\u202eevil", "a\u2066b", "x" * 501, os.fsdecode(b"\xff")):
+        refused = cardhall("accounts", "create", "Ana", "--description", description, *database, cwd=tmp_path)
+        assert refused.returncode == 1 and refused.stdout == "", (description, refused.stdout)
+        assert "a description is one line of at most 500 characters" in refused.stderr, refused.stderr
+    made = cardhall("accounts", "create", "Ana", "--description", "é" * 500, *database, cwd=tmp_path)
+    assert made.returncode == 0 and made.stdout.startswith("chk_"), made.stderr
