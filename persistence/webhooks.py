@@ -88,14 +88,14 @@ class WebhookWrites:
 
     def add_secret(self, account: str, purpose: str, secret: str, now: dt.datetime,
                    retire_after: dt.datetime | None = None) -> None:
-        """A new live secret; the live one before it expires at ``retire_after`` (None: at once)."""
-        self.connection.execute(webhook_secrets.update().where(
-            webhook_secrets.c.account == account, webhook_secrets.c.purpose == purpose,
-            sa.or_(webhook_secrets.c.expires_at.is_(None), webhook_secrets.c.expires_at > (retire_after or now)),
-        ).values(expires_at=retire_after or now))
-        self.connection.execute(webhook_secrets.delete().where(
-            webhook_secrets.c.account == account, webhook_secrets.c.purpose == purpose,
-            webhook_secrets.c.expires_at <= now))
+        """A new live secret; the live one before it expires at ``retire_after`` (None: at once), and those already
+        retiring at once: only the one before the new one signs beside it (each rotation kept one more, and every
+        call was signed with each of them: a header and a run of HMACs as long as the rotations of a day)."""
+        mine = (webhook_secrets.c.account == account, webhook_secrets.c.purpose == purpose)
+        self.connection.execute(webhook_secrets.delete().where(*mine, webhook_secrets.c.expires_at.is_not(None)))
+        self.connection.execute(webhook_secrets.update().where(*mine, webhook_secrets.c.expires_at.is_(None))
+                                .values(expires_at=retire_after or now))
+        self.connection.execute(webhook_secrets.delete().where(*mine, webhook_secrets.c.expires_at <= now))
         self.connection.execute(webhook_secrets.insert(), {"account": account, "purpose": purpose, "secret": secret,
                                                            "created_at": now, "expires_at": None})
 

@@ -421,3 +421,31 @@ def test_a_url_that_is_not_the_one_a_call_would_go_to_is_refused_and_sets_nothin
         assert client.get(path, headers=auth).json["url"] == "https://bot.example/a%20b"
         client.delete(path, headers=auth)
     games.store.close()
+
+
+@pytest.mark.parametrize("backend", [pytest.param("sqlite"), pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_rotating_a_secret_again_and_again_leaves_the_new_one_and_the_one_before_it_signing(
+        request: pytest.FixtureRequest, backend: str) -> None:
+    """Each rotation kept every secret still in its day of grace: 30 rotations, 31 secrets signing every call (a
+    header of 31 signatures, 31 HMACs a call), as many as an account cared to rotate in a day."""
+    import persistence
+    from api import create_app
+    from persistence.accounts import key_of
+    from service.games import GameService
+    from tests.e2e.conftest import _store_url
+
+    async def public(host: str, port: int) -> list[str]:
+        return ["8.8.8.8"]
+
+    games = GameService(persistence.open_store(_store_url(backend, request)))
+    app = create_app(games, CARDHALL_RATE_LIMIT="off")
+    webhooks = app.extensions["cardhall_webhooks"]
+    webhooks.resolver = public
+    client = app.test_client()
+    auth = {"Authorization": f"Bearer {client.post('/v1/accounts', json={'name': 'bot', 'kind': 'bot'}).json['key']}"}
+    for path, purpose, body in (("/v1/account/webhook", "bot", {}),
+                                ("/v1/account/subscriptions", "subscriptions", {"events": ["game.started"]})):
+        secrets = [client.put(path, json={"url": "https://bot.example/hook", **body}, headers=auth).json["secret"]]
+        secrets += [client.post(f"{path}/rotate", headers=auth).json["secret"] for _ in range(30)]
+        assert webhooks.store.live_secrets(key_of("bot"), purpose, games.clock()) == secrets[:-3:-1]
+    games.store.close()
