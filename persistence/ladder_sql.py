@@ -93,6 +93,8 @@ class SqlLadderWrites(LadderWrites):
         return [_entry(row) for row in rows]
 
     def join_pool(self, entry: PoolEntry) -> None:
+        self._counter(POOLS, lock=True)  # (as the matcher's read: else two joins of one account at once each found
+        # no entry to replace on PostgreSQL, and the second to insert was a UniqueViolation, a 500)
         self.leave_pool(entry.game, entry.account)
         row = dataclasses.asdict(entry)
         row["players"] = list(entry.players)

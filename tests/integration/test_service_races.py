@@ -10,11 +10,13 @@ from collections.abc import Callable
 import persistence
 from domain import table as tables
 from domain.errors import InvalidOptions, SeatUnavailable
+from persistence.ladder import ladder_of
 from persistence.memory import MemoryEventStore
 from persistence.port import EventStore
 from service.accounts import MAX_KEYS
 from service.challenges import MAX_OPEN, Challenges
 from service.games import GameService
+from service.pools import Pools
 from tests.waiting import until
 
 
@@ -126,3 +128,13 @@ def test_challenges_made_at_once_never_leave_an_account_more_open_than_its_most(
     outcomes = at_once(30, lambda: Challenges(games).create(caller, "craits", 2, {})["id"])
     assert outcomes.count("refused") == 30 - MAX_OPEN
     assert len(Challenges(games).listing()["challenges"]) == MAX_OPEN
+
+
+def test_an_account_joining_a_pool_twenty_times_at_once_waits_in_it_once(store: EventStore):
+    """A join replaces the account's entry: on PostgreSQL, joins at once each found none to replace, and all but the
+    first to insert were a UniqueViolation (a 500)."""
+    games = GameService(store)
+    caller = games.accounts.caller(games.accounts.create_account("ana", "bot", operator=True)["key"])
+    outcomes = at_once(20, lambda: Pools(games).join(caller, "craits", [2, 3])["game"])
+    assert outcomes == ["craits"] * 20
+    assert [entry.account for entry in ladder_of(store).pool("craits")] == ["ana"]
