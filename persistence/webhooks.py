@@ -20,6 +20,7 @@ from persistence.port import EventStore, Transaction
 from persistence.schema import (
     account_events,
     account_seats,
+    accounts,
     games,
     subscriptions,
     webhook_calls,
@@ -92,6 +93,10 @@ class WebhookWrites:
         retiring at once: only the one before the new one signs beside it (each rotation kept one more, and every
         call was signed with each of them: a header and a run of HMACs as long as the rotations of a day)."""
         mine = (webhook_secrets.c.account == account, webhook_secrets.c.purpose == purpose)
+        # (the account's row locked first: rotations at once on PostgreSQL each retired the live secret of its own
+        # snapshot, and left as many live as there were)
+        self.connection.execute(sa.select(accounts.c.name_key).where(accounts.c.name_key == account)
+                                .with_for_update(key_share=True))
         self.connection.execute(webhook_secrets.delete().where(*mine, webhook_secrets.c.expires_at.is_not(None)))
         self.connection.execute(webhook_secrets.update().where(*mine, webhook_secrets.c.expires_at.is_(None))
                                 .values(expires_at=retire_after or now))

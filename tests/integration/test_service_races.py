@@ -7,9 +7,12 @@ import concurrent.futures
 import threading
 from collections.abc import Callable
 
+import pytest
+
 import persistence
 from domain import table as tables
 from domain.errors import InvalidOptions, SeatUnavailable
+from persistence.accounts import key_of
 from persistence.ladder import ladder_of
 from persistence.memory import MemoryEventStore
 from persistence.port import EventStore
@@ -17,6 +20,7 @@ from service.accounts import MAX_KEYS
 from service.challenges import MAX_OPEN, Challenges
 from service.games import GameService
 from service.pools import Pools
+from service.webhooks import BOT, SUBSCRIPTIONS, Webhooks
 from tests.waiting import until
 
 
@@ -138,3 +142,26 @@ def test_an_account_joining_a_pool_twenty_times_at_once_waits_in_it_once(store: 
     outcomes = at_once(20, lambda: Pools(games).join(caller, "craits", [2, 3])["game"])
     assert outcomes == ["craits"] * 20
     assert [entry.account for entry in ladder_of(store).pool("craits")] == ["ana"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize("purpose", [BOT, SUBSCRIPTIONS])
+def test_a_secret_rotated_twenty_times_at_once_leaves_two_signing(request: pytest.FixtureRequest, backend: str,
+                                                                  purpose: str):
+    """Rotations at once on PostgreSQL each retired the live secret its own snapshot saw, and left as many live as
+    there were: every call signed with each. (Webhooks need a SQL database.)"""
+    games = GameService(persistence.open_store(request.getfixturevalue(f"{backend}_url")))
+    webhooks = Webhooks(games, resolver=lambda host, port: _public())
+    caller = games.accounts.caller(games.accounts.create_account("ana", "bot", operator=True)["key"])
+    if purpose == BOT:
+        webhooks.register(caller, "https://bot.example/hook", 1000, 8)
+    else:
+        webhooks.subscribe(caller, "https://bot.example/hook", ["game.started"])
+    secrets = at_once(20, lambda: webhooks.rotate(caller, purpose)["secret"])
+    live = webhooks.store.live_secrets(key_of("ana"), purpose, games.clock())
+    games.store.close()
+    assert len(live) == 2 and live[0] in secrets
+
+
+async def _public() -> list[str]:
+    return ["8.8.8.8"]
