@@ -126,16 +126,16 @@ class AccountFollowing:
 
     def check_long_poll(self) -> Follow | Any:
         """The page at once if it has events (or ``wait`` is 0), else the follower to wait (in the app's request)."""
-        query = PARSER.parse(EVENTS_QUERY, location="query")
-        key, limit = self.accounts.required_caller(bearer_token(), READ).key, query["limit"]
+        query, token = PARSER.parse(EVENTS_QUERY, location="query"), bearer_token()
+        key, limit = self.accounts.required_caller(token, READ).key, query["limit"]
         after = last_event_id() if query["after"] is None else query["after"]
         if query["wait"] <= 0:
             return page(self.accounts.events(key, after, limit), after)
-        follow = self._follow(("page", key, limit), partial(self._page, key, limit), after,
+        follow = self._follow(("page", key, limit, token), partial(self._page, key, limit, token), after,
                               min(query["wait"], self.flask.extensions["cardhall"].max_wait), "long_poll", asyncio.Event(),
                               answered=answered_later())
         try:
-            follow.first = self._page(key, limit, after, False)  # (read once the hub runs: news past it wakes it)
+            follow.first = self._page(key, limit, token, after, False)  # (read once the hub runs: news past it wakes it)
         except BaseException:
             follow.release()
             raise
@@ -164,8 +164,10 @@ class AccountFollowing:
 
         return Follow(share, read, wait, after, timeout, release, **more)
 
-    def _page(self, key: str, limit: int, after: int, woken: bool) -> Page:
-        """The page of the account's events after ``after`` (in a thread)."""
+    def _page(self, key: str, limit: int, token: str | None, after: int, woken: bool) -> Page:
+        """The page of the account's events after ``after`` (in a thread); 401 once the long-poll's key is revoked, as
+        a stream of the key ends (a long-poll waiting when its key was revoked was answered the events that came)."""
+        self.accounts.required_caller(token, READ)
         generation = self.accounts.hub.generation(key)
         found = self.accounts.events(key, after, limit)
         return Page(json_body(EVENTS_PAGE.dump(page(found, after))), after, bool(found), mark=generation)

@@ -15,6 +15,7 @@ from api import create_app
 from api.asgi import create_asgi
 from service.games import GameService
 from tests.e2e.test_accounts import NO_TOKEN, UNKNOWN_TOKEN, bearer, refusal
+from tests.waiting import until
 
 CHALLENGE = {"game": "craits", "players": 2, "to": ["bo"], "expires_in": 600}
 
@@ -114,6 +115,31 @@ def test_the_waiting_routes_tell_no_key_from_a_key_the_server_does_not_know_as_t
         assert {told[:3] for told in unknown} == {(401, "unauthorized", UNKNOWN_TOKEN)}, path
         if account:
             assert len(unknown) == 1 and refusal(client.get(path, params=query))[:3] == (401, "unauthorized", NO_TOKEN)
+
+
+def test_a_long_poll_whose_key_is_revoked_while_it_waits_is_refused_not_answered_the_events_that_come(
+        games: GameService) -> None:
+    """A stream of a revoked key ends; a long-poll waiting on one was answered the account's next events (a
+    challenge made after the revocation)."""
+    app = create_app(games, CARDHALL_RATE_LIMIT="off")
+    with TestClient(create_asgi(app, 8)) as client:
+        refused = _long_poll_revoked_while_waiting(client, app.extensions["cardhall_followers"])
+    assert refused.status_code == 401 and refused.json()["code"] == "unauthorized", refused.text[:300]
+
+
+def _long_poll_revoked_while_waiting(client: TestClient, followers: Any) -> Any:
+    """The answer to a long-poll whose key is revoked once it waits, and a challenge is made for its account."""
+    ana, bo = sign_up(client, "ana"), sign_up(client, "bo")
+    reader = client.post("/v1/account/keys", json={"scopes": ["read"]}, headers=bearer(bo)).json()["key"]
+    answers: list[Any] = []
+    waiting = threading.Thread(target=lambda: answers.append(
+        client.get("/v1/account/events", params={"wait": 20}, headers=bearer(reader))))
+    waiting.start()
+    until(lambda: followers._open == 1, "the long-poll holds its slot (its key checked)")
+    assert client.delete(f"/v1/account/keys/{reader[4:16]}", headers=bearer(bo)).status_code == 204
+    assert client.post("/v1/challenges", json=CHALLENGE, headers=bearer(ana)).status_code == 201
+    waiting.join(30)
+    return answers[0]
 
 
 def test_an_account_past_its_cap_of_streams_has_its_oldest_closed_and_a_revoked_key_ends_its_streams(
