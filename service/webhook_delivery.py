@@ -205,6 +205,7 @@ def _read_answer(call: Call, answer: outbound.Answer) -> tuple[str, Any]:
         return "invalid", None
     try:
         move = json.loads(answer.body)["move"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # (RecursionError: JSON nested a thousand deep, which
+        # escaped the call: its outcome never recorded, it was claimed and made again until its turn timed out)
         return "invalid", None
     return ("answered", move) if isinstance(move, dict) else ("invalid", None)

@@ -198,6 +198,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(0.1)
             return
+        elif self.path == "/deep/move":  # (a JSON answer nested deeper than any decoder recurses)
+            body = b'{"move": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+            self.send_response(200)
         elif self.path == "/redirect":
             body = b""
             self.send_response(307)
@@ -338,3 +341,27 @@ def test_a_retry_takes_only_what_is_left_of_the_calls_timeout_so_the_call_ends_w
     # The call ends when its 3 s are up, at most 1.5 s after the retry began (later on a busy machine, which
     # delays the retry too); a retry given a whole 3 s of its own would end 3 s after it began.
     assert time.monotonic() - tries[1] < 2.5
+
+
+def test_a_move_answered_as_json_nested_thousands_deep_is_settled_invalid(local: str) -> None:
+    """json.loads raises RecursionError for it, which escaped the call: the call was never settled (no outcome, no
+    failure counted against the bot's circuit), and was claimed and made again until its turn timed out."""
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from service.webhook_delivery import Delivery
+    from service.webhooks import Call
+
+    settled: list[tuple[str, object]] = []
+    webhooks = SimpleNamespace(resolver=answering(["127.0.0.1"]), allow_private=True,
+                               settle=lambda call, outcome, move, latency: settled.append((outcome, move)) or (outcome, []))
+    delivery = Delivery(webhooks)  # type: ignore[arg-type]
+    call = Call(("g", 1, 0, "move"), "bot", f"{local}/deep", b"{}", (), 5.0,
+                dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30))
+
+    async def run() -> str:
+        delivery._executor = ThreadPoolExecutor(1)
+        async with client() as delivery.client:
+            return await delivery.call(call)
+
+    assert aio.run(run()) == "invalid" and settled == [("invalid", None)]
