@@ -19,8 +19,9 @@ through the games' reducers, here or in any other program:
 A record is a projection of the log and the rules, never a second truth: :func:`build` makes
 it from a table and its events, :func:`stored_events` gives back the log it holds (the stored
 form ``(type, seat, data)``), :func:`replay` folds that log under the record's rules version,
-and :func:`problems` says what is wrong with a full record (its log does not fold, its header
-does not say what the log does, a commitment or a derived shuffle does not hold). The JSON
+and :func:`problems` says what is wrong with a full record (its log does not fold or holds a move
+the rules refuse, its header does not say what the log does, a commitment or a derived shuffle
+does not hold). The JSON
 Schema of the format is ``cardhall-record-1.json`` beside this module (:func:`schema`), served at
 ``/schemas/cardhall-record-1.json``. Only the standard library and the domain: a local
 environment (cardhall_env) can write and read records with this module alone.
@@ -35,8 +36,12 @@ from typing import Any
 
 from domain import fairness
 from domain import table as tables
-from domain.events import Event
+from domain.clocks import SeatAbandoned, TurnTimedOut
+from domain.errors import DomainError
+from domain.events import Event, event_data
 from domain.fairness import Shuffled
+from domain.game import EventCapReached
+from domain.leaving import GameAborted, SeatResigned
 from domain.text import NAME, UNSTORABLE
 
 FORMAT = "cardhall-record/1"
@@ -134,7 +139,8 @@ def _plain(value: Any) -> Any:
 def problems(record: Mapping[str, Any]) -> list[str]:
     """What is wrong with a full record of a finished game, one line each (none: it is sound).
 
-    Its log must fold under its rules version to a finished game; its header must say what the
+    Its log must fold under its rules version to a finished game, each move in it one the rules allowed there
+    (:func:`_move_problems`), its seats named as Cardhall names seats; its header must say what the
     log does (game, players, rules version, version, result, seats, chance marks, server seed);
     every commitment must hold and every shuffle be the one the game's server seed and entropy
     derive (where the log can tell, :func:`domain.fairness.audit`)."""
@@ -147,7 +153,8 @@ def problems(record: Mapping[str, Any]) -> list[str]:
     except InvalidRecord as error:
         return [str(error)]
     try:
-        return _seat_problems(table) + _header_problems(record, table) + _chance_problems(record, table)
+        return (_seat_problems(table) + _move_problems(events_of(table.game.rules_version, record))
+                + _header_problems(record, table) + _chance_problems(record, table))
     except (KeyError, TypeError, ValueError, AttributeError, AssertionError, IndexError) as error:
         return [f"the record does not hold together: {type(error).__name__}: {error}"]
 
@@ -168,6 +175,52 @@ def _seat_problems(table: tables.Table) -> list[str]:
             "bidirectional mark" for index, seat in enumerate(table.seats) if seat is not None
             for what, text in (("name", seat.name), ("account", seat.account))
             if text is not None and not NAME.fullmatch(text)]
+
+
+#: What the table records of itself (seats, leaving, the clock, the event cap), which no seat's move makes.
+_TABLE_EVENTS = (tables.GameCreated, tables.SeatTaken, SeatAbandoned, SeatResigned, GameAborted, TurnTimedOut,
+                 EventCapReached)
+
+
+def _move_problems(events: list[Event]) -> list[str]:
+    """The first event of a running game that neither a chance outcome (while the game waits for one), nor the table,
+    nor a move the rules allow at that point makes: a log that folds may still hold a move the rules refuse (a card
+    never dealt, a turn out of turn), or a card that is none; and a header that says what such a log does holds."""
+    table, at = None, 0
+    while at < len(events):
+        event = events[at]
+        if table is not None and table.status == tables.ACTIVE and not isinstance(event, _TABLE_EVENTS):
+            if tables.chance(table) is not None:
+                made = 1 if isinstance(event, Shuffled) else None
+            else:
+                made = _made_by_a_move(table, events, at)
+            if made is None:
+                return [f"event {at + 1} ({type(event).__name__}) is made by no move the rules allow there"]
+            table = tables.replay(events[at:at + made], table)
+            at += made
+            continue
+        table = tables.evolve(table, event)
+        at += 1
+    return []
+
+
+def _made_by_a_move(table: tables.Table, events: list[Event], at: int) -> int | None:
+    """How many events from ``at`` a move some seat may make now makes, the events alike (None: no move makes them).
+    A move's first event is its seat's, where it names one."""
+    first = events[at]
+    for seat in range(table.players) if first.seat is None else (first.seat,):
+        for move in tables.legal_moves(table, seat):
+            try:
+                made = tables.decide(table, seat, move)
+            except DomainError:
+                continue
+            if made and type(made[0]) is type(first) and _stored(made) == _stored(events[at:at + len(made)]):
+                return len(made)
+    return None
+
+
+def _stored(events: list[Event]) -> list[tuple[str, int | None, dict[str, Any]]]:
+    return [(type(event).__name__, event.seat, event_data(event)) for event in events]
 
 
 def _header_problems(record: Mapping[str, Any], table: tables.Table) -> list[str]:

@@ -204,6 +204,37 @@ def test_a_record_whose_log_seats_a_name_cardhall_gives_no_seat_is_refused_and_i
         assert replayed["valid"] is False and replayed["problems"] == found
 
 
+@pytest.mark.parametrize("forgery", ["a-card-that-is-none", "another-card", "another-seat"])
+def test_a_record_whose_log_holds_a_move_the_rules_refuse_does_not_hold_though_its_header_agrees(http, forgery):
+    """The log was only folded: a card played that is no card ("ZZ"), or one never dealt, or a turn played by the
+    seat whose turn it was not, folded, and with the header made to say what that log does the record was sound:
+    replayed as valid, and imported."""
+    games = http.client.application.extensions["cardhall"]
+    game_id = http.create("craits", 2, seed=3, short=True)
+    token = http.join(game_id, "ann")
+    http.bot(game_id)
+    assert http.client.post(f"/v1/games/{game_id}/resign", headers=http.auth(token)).status_code == 200
+    assert http.played_out(game_id)["status"] == "finished"
+    record = records.record(games, game_id)
+    assert records.problems(record) == []
+    forged = json.loads(json.dumps(record))
+    played = next(event for event in forged["events"] if event["type"] == "CardPlayed")
+    if forgery == "another-seat":
+        played["seat"] = 1 - played["seat"]
+    else:
+        played["data"]["card"] = "ZZ" if forgery == "a-card-that-is-none" else next(
+            card for card in DECK if card != played["data"]["card"] and card[0] != "8")
+    rebuilt = formats.build(forged["id"], formats.replay(forged), [], forged["created_at"])
+    forged.update({key: rebuilt[key] for key in ("result", "seats", "status", "version")})
+    assert records.problems(forged) == [f"event {played['version']} (CardPlayed) is made by no move the rules allow "
+                                        "there"]
+    replayed = http.client.post("/v1/records/replay", json=forged).json
+    assert replayed["valid"] is False and replayed["views"] == []
+    with pytest.raises(InvalidOptions, match="cannot be imported"):
+        records.import_record(games, forged)
+    assert [listed["id"] for listed in http.client.get("/v1/games").json["games"]] == [game_id]
+
+
 def test_the_replay_endpoint_gives_the_views_a_stored_game_shows(played):
     http, _, ids = played
     record = http.client.get(f"/v1/games/{ids[1]}/record").json
