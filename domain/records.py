@@ -190,8 +190,8 @@ def _move_problems(events: list[Event]) -> list[str]:
     while at < len(events):
         event = events[at]
         if table is not None and table.status == tables.ACTIVE and not isinstance(event, _TABLE_EVENTS):
-            if tables.chance(table) is not None:
-                made = 1 if isinstance(event, Shuffled) else None
+            if (request := tables.chance(table)) is not None:
+                made = 1 if isinstance(event, request.event) else None  # (the outcome it waits for: its shuffle)
             else:
                 made = _made_by_a_move(table, events, at)
             if made is None:
