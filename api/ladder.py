@@ -88,7 +88,7 @@ class AccountRatingsSchema(ma.Schema):
     ratings = fields.List(fields.Nested(GameRatingSchema))
 
 
-@blp.route("/leaderboards/<game>")
+@blp.route("/leaderboards/<game_name:game>")
 class Leaderboard(MethodView):
     @blp.doc(operationId="getLeaderboard")
     @blp.arguments(LeaderboardQuerySchema(), location="query")
@@ -134,7 +134,7 @@ class PoolEntrySchema(ma.Schema):
     joined_at = Timestamp()
 
 
-@blp.route("/pools/<game>/join")
+@blp.route("/pools/<game_name:game>/join")
 class PoolJoin(MethodView):
     @blp.doc(operationId="joinPool", security=BEARER)
     @blp.arguments(JoinPoolSchema())

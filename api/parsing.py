@@ -247,11 +247,28 @@ def account_name_schema(_converter: BaseConverter) -> dict[str, str]:
     return {"type": "string", "pattern": f"^{ACCOUNT_NAME_PATTERN}$"}
 
 
+#: A game type's name, as the games register theirs.
+GAME_NAME_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+
+
+class GameNameConverter(BaseConverter):
+    """``<game_name:...>``: a path segment that can be a game type's name (a pool's, a leaderboard's), so that no
+    other text is looked up or echoed back in full in the 404."""
+
+    regex = GAME_NAME_PATTERN
+
+
+def game_name_schema(_converter: BaseConverter) -> dict[str, str]:
+    """How the OpenAPI document describes a game type's name in a path."""
+    return {"type": "string", "pattern": f"^{GAME_NAME_PATTERN}$"}
+
+
 #: The converters of the path segments that name something stored, by the name a route writes them with.
 CONVERTERS: dict[str, tuple[type[BaseConverter], Callable[[BaseConverter], dict[str, str]]]] = {
     "game_id": (GameIdConverter, game_id_schema),
     "id": (IdConverter, game_id_schema),
     "account_name": (AccountNameConverter, account_name_schema),
+    "game_name": (GameNameConverter, game_name_schema),
 }
 
 

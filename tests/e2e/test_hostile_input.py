@@ -162,14 +162,15 @@ def test_no_request_gets_a_5xx_and_a_refused_one_changes_nothing(live) -> None:
 NAMED_PATHS = [("GET", "/v1/tournaments/{}"), ("GET", "/v1/accounts/{}"), ("GET", "/v1/accounts/{}/ratings"),
                ("GET", "/v1/challenges/{}"), ("POST", "/v1/challenges/{}/accept"), ("POST", "/v1/challenges/{}/decline"),
                ("POST", "/v1/challenges/{}/cancel"), ("DELETE", "/v1/account/keys/{}"), ("GET", "/games/{}"),
-               ("GET", "/accounts/{}"), ("GET", "/tournaments/{}")]
+               ("GET", "/accounts/{}"), ("GET", "/tournaments/{}"), ("GET", "/v1/leaderboards/{}"),
+               ("POST", "/v1/pools/{}/join"), ("DELETE", "/v1/pools/{}/join")]
 
 
 @pytest.mark.parametrize("segment", ["%00", "a%00b", "x" * 3000, "%C3%A9", "a%20b"],
                          ids=["nul", "inner-nul", "3000-long", "non-ascii", "space"])
 def test_a_path_naming_no_possible_account_tournament_challenge_or_key_is_404_before_any_lookup(http: Http, segment) -> None:
     """PostgreSQL refuses a NUL in a query's text with an error: such a path was a 500 there (and a
-    3,000-character one was looked up and echoed back in full)."""
+    3,000-character one was looked up and echoed back in full, as a pool's or a leaderboard's game still was)."""
     key = http.client.post("/v1/accounts", json={"name": "ana", "kind": "bot"}).json["key"]
     for method, template in NAMED_PATHS:
         response = http.client.open(template.format(segment), method=method, json={},
