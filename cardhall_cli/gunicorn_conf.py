@@ -24,7 +24,7 @@ from uvicorn_worker import UvicornWorker
 from api import connections
 from api.requestlog import logging_config, say
 from api.settings import Settings
-from cardhall_cli.server import RUN_MARK, CannotMigrate, migrate, redacted
+from cardhall_cli.server import RUN_MARK, STOPS, CannotMigrate, migrate, redacted
 
 _settings = Settings.of_process(2)  # (a refused setting: one line, and gunicorn does not start)
 
@@ -67,10 +67,6 @@ logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 def on_starting(server: Any) -> None:
     """Before any worker starts: migrate the database (``CARDHALL_DATABASE_URL``, else the default) and
     say what is served. The workers are forked from this process: what the migration imported, they have."""
-    # A stop asked for while it migrates (which may wait long: for another host's migration, under its lock, or for
-    # a database that does not answer) ends the server as any stop does, its run's directory removed; gunicorn
-    # puts its own handlers in place after this hook.
-    signal.signal(signal.SIGTERM, _stopped_while_starting)
     try:
         url = migrate(_settings)
     except CannotMigrate as error:  # (one line in the log's format, and the server ends: status 1)
@@ -100,6 +96,13 @@ def _remove_run_directory(master: int) -> None:
 
 
 atexit.register(_remove_run_directory, os.getpid())
+# A stop asked for while the server starts (gunicorn loading, the migration, which may wait long: for another host's
+# migration, under its lock, or for a database that does not answer) ends it as any stop does, its run's directory
+# removed; gunicorn puts its own handlers in place after on_starting. cardhall serve blocked the stops until here
+# (one asked for meanwhile is delivered now).
+for _stop in STOPS:
+    signal.signal(_stop, _stopped_while_starting)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
 
 def on_exit(server: Any) -> None:

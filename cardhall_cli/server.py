@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -126,6 +127,9 @@ def serve(args: argparse.Namespace) -> int:
     if os.environ.get("CARDHALL_RUN_DIRECTORY"):
         say("warning: CARDHALL_RUN_DIRECTORY is not used: cardhall serve makes a directory of its own for each run "
             "(in TMPDIR)", settings.log_format, logging.WARNING)
+    # A stop asked for from here until the server can clean up after itself (gunicorn_conf, as it is loaded) waits,
+    # blocked: the mask outlives the exec, so the directory made now is removed however early the stop comes.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     run = Path(tempfile.mkdtemp(prefix=f"cardhall-{args.port}-"))
     (run / RUN_MARK).touch()
     settings = settings.replace(skip_migrations=True, run_directory=str(run))
@@ -153,6 +157,11 @@ def serve(args: argparse.Namespace) -> int:
     ]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return 0  # not reached
+
+
+#: The signals that stop a server: blocked from when ``cardhall serve`` makes the run's directory until gunicorn_conf,
+#: loaded in the server's process, can remove it (a stop during gunicorn's start left it behind).
+STOPS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGHUP})
 
 
 #: The file that marks a run's directory as one ``cardhall serve`` made, which its server removes when it ends.

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 from tests.e2e.server import ROOT, free_port, start_server
 
@@ -74,4 +75,25 @@ def test_a_server_stopped_while_it_migrates_ends_and_leaves_no_temporary_directo
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+    assert list(tmp_path.glob("cardhall-*")) == []
+
+
+def test_a_server_stopped_as_gunicorn_starts_ends_and_leaves_no_temporary_directory(tmp_path):
+    # (cardhall serve makes the run's directory, then gunicorn takes a second or more to load: a stop then, before
+    # the server could clean up, left the directory behind, and gunicorn died of the signal)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "cardhall_cli", "serve", "--port", str(free_port()),
+                                "--database", f"sqlite:///{tmp_path / 'cardhall.db'}"], cwd=tmp_path, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob("cardhall-*")) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert list(tmp_path.glob("cardhall-*")), "cardhall serve made no run directory"
+        process.terminate()
+        assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     assert list(tmp_path.glob("cardhall-*")) == []
