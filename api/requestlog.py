@@ -102,8 +102,10 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-#: The attributes every LogRecord has: anything else on a record was given as ``extra``.
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+#: The attributes every LogRecord has: anything else on a record was given as ``extra``. (uvicorn's
+#: ``color_message`` is its message again, for a terminal: ANSI escapes around an unformatted template.)
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName",
+                                                                          "color_message"}
 
 
 #: What could end or forge a line of the text log: control characters and Unicode's line separators.

@@ -115,3 +115,14 @@ def test_in_a_json_log_the_line_that_counts_dropped_lines_is_json_too():
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [(line["level"], line["message"]) for line in lines] == [
         ("info", "first"), ("info", "then 0"), ("warning", "2 log lines dropped: the log stream did not keep up")]
+
+
+def test_a_json_line_of_uvicorns_has_its_message_and_not_its_terminal_colours():
+    # (uvicorn gives its records a `color_message` extra, for its own coloured console: the template with ANSI
+    # escapes, unformatted; a JSON log carried it beside the message, "Started server process [\x1b[36m%d\x1b[0m]")
+    record = logging.LogRecord("uvicorn.error", logging.INFO, __file__, 1, "Started server process [%d]", (42,), None)
+    record.color_message = "Started server process [\x1b[36m%d\x1b[0m]"
+    record.request_id = None
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "Started server process [42]"
+    assert set(line) == {"time", "level", "logger", "message", "request_id"}
