@@ -27,9 +27,25 @@ def alembic_config(url: str | None = None) -> Config:
     return config
 
 
+class NewerSchema(Exception):
+    """The database is at a revision these migrations do not have: a newer release migrated it."""
+
+
 def upgrade(url: str | None = None, revision: str = "head") -> None:
-    """Migrate the database at ``url`` to ``revision``; a no-op for the in-memory store."""
-    _run(url, lambda config: command.upgrade(config, revision))
+    """Migrate the database at ``url`` to ``revision``; a no-op for the in-memory store. :class:`NewerSchema` if a
+    newer release migrated it (alembic alone says only that it "can't locate revision")."""
+
+    def migrate(config: Config) -> None:
+        current = MigrationContext.configure(config.attributes["connection"]).get_current_revision()
+        script = ScriptDirectory.from_config(config)
+        if current is not None and current not in {known.revision for known in script.walk_revisions()}:
+            raise NewerSchema(f"the database is at schema revision {current}, which this release does not know: a newer "
+                              "release migrated it (there is no downgrade: serve it with that release or a later one, "
+                              "or restore a backup taken before that upgrade; this release's newest revision is "
+                              f"{script.get_current_head()})")
+        command.upgrade(config, revision)
+
+    _run(url, migrate)
 
 
 def downgrade(url: str | None, revision: str) -> None:

@@ -340,3 +340,24 @@ def test_revision_0017_merges_the_entries_into_the_tournaments_accounts_and_give
         assert current_revision(empty_url) == head()
     finally:
         engine.dispose()
+
+
+def test_a_database_a_newer_release_migrated_is_refused_in_a_line_that_says_so(empty_url: str, capsys) -> None:
+    # (an older release restarted during a rolling upgrade, or a backup of the newer release restored under the old
+    # one: alembic said only "Can't locate revision identified by '9999'")
+    from cardhall_cli import main
+
+    upgrade(empty_url)
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    finally:
+        engine.dispose()
+    assert main(["db", "upgrade", "--database", empty_url]) == 1
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].startswith("cardhall: cannot migrate ")
+    assert ("the database is at schema revision 9999, which this release does not know: a newer release migrated it "
+            "(there is no downgrade: serve it with that release or a later one, or restore a backup taken before "
+            f"that upgrade; this release's newest revision is {head()})") in said[0]
+    assert current_revision(empty_url) == "9999"  # (nothing changed)
