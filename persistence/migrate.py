@@ -36,7 +36,9 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
     newer release migrated it (alembic alone says only that it "can't locate revision")."""
 
     def migrate(config: Config) -> None:
-        current = MigrationContext.configure(config.attributes["connection"]).get_current_revision()
+        connection = config.attributes["connection"]  # (read plainly: alembic's context would log its lines twice)
+        current = connection.scalar(sa.text("SELECT version_num FROM alembic_version")) \
+            if sa.inspect(connection).has_table("alembic_version") else None
         script = ScriptDirectory.from_config(config)
         if current is not None and current not in {known.revision for known in script.walk_revisions()}:
             raise NewerSchema(f"the database is at schema revision {current}, which this release does not know: a newer "
