@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 from tests.e2e.server import ROOT, free_port, start_server
 
@@ -61,39 +63,39 @@ def test_a_server_stopped_while_it_migrates_ends_and_leaves_no_temporary_directo
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         silent.settimeout(60)
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
         database = f"postgresql://cardhall@127.0.0.1:{silent.getsockname()[1]}/cardhall"
-        process = subprocess.Popen([sys.executable, "-m", "cardhall_cli", "serve", "--port", str(free_port()),
-                                    "--database", database], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
+        with serving(tmp_path, database) as process:
             connection, _ = silent.accept()  # (the migration is under way)
             with connection:
                 process.terminate()
                 assert process.wait(timeout=60) == 128 + signal.SIGTERM
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
     assert list(tmp_path.glob("cardhall-*")) == []
 
 
 def test_a_server_stopped_as_gunicorn_starts_ends_and_leaves_no_temporary_directory(tmp_path):
     # (cardhall serve makes the run's directory, then gunicorn takes a second or more to load: a stop then, before
     # the server could clean up, left the directory behind, and gunicorn died of the signal)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
-    process = subprocess.Popen([sys.executable, "-m", "cardhall_cli", "serve", "--port", str(free_port()),
-                                "--database", f"sqlite:///{tmp_path / 'cardhall.db'}"], cwd=tmp_path, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
+    with serving(tmp_path, f"sqlite:///{tmp_path / 'cardhall.db'}") as process:
         deadline = time.monotonic() + 60
         while not list(tmp_path.glob("cardhall-*")) and time.monotonic() < deadline:
             time.sleep(0.005)
         assert list(tmp_path.glob("cardhall-*")), "cardhall serve made no run directory"
         process.terminate()
         assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    assert list(tmp_path.glob("cardhall-*")) == []
+
+
+@contextlib.contextmanager
+def serving(tmp_path, database: str) -> Iterator[subprocess.Popen]:
+    """``cardhall serve`` on ``database``, started in ``tmp_path`` (its TMPDIR too, where it makes its run's
+    directory), killed with all it started if the test leaves it running."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "cardhall_cli", "serve", "--port", str(free_port()),
+                                "--database", database], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield process
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert list(tmp_path.glob("cardhall-*")) == []

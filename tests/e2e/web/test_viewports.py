@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -196,10 +197,7 @@ def test_on_a_phone_a_seated_player_sees_the_piles_their_hand_and_a_move_without
     """The other players' seats sit two to a row on a phone, below the player's own on a line of its own, so that
     three of them leave the first screen to the piles, the player's hand and the moves (one to a row, they pushed the
     hand a screen further down)."""
-    game_id = api.create("scat", 4, first_dealer=3)  # (seat 0, Ana, plays first)
-    token = api.join(game_id, "Ana")
-    for _ in range(3):
-        api.join(game_id, bot="greedy")
+    game_id, token = ana_against_bots(api, "scat", 4)
     seated_page(phone, api, game_id, token)
     boxes, height = phone.evaluate(ON_SCREEN), phone.viewport_size["height"]
     assert boxes["seat1"]["top"] == boxes["seat2"]["top"] and boxes["seat0"]["bottom"] <= boxes["seat1"]["top"]
@@ -218,10 +216,7 @@ def test_on_a_phone_held_sideways_a_seated_player_sees_the_piles_and_beside_them
     """A phone held sideways is too short for the seats, the piles, the hand and the moves one above the other (the
     hand lay under the seats and piles, 450 px down a screen 390 px high): the player's hand and moves lie beside
     the seats and piles, all of them on the first screen with five players."""
-    game_id = api.create("scat", 5, first_dealer=4)  # (seat 0, Ana, plays first)
-    token = api.join(game_id, "Ana")
-    for _ in range(4):
-        api.join(game_id, bot="greedy")
+    game_id, token = ana_against_bots(api, "scat", 5)
     seated_page(sideways_phone, api, game_id, token)
     boxes, height = sideways_phone.evaluate(ON_SCREEN), sideways_phone.viewport_size["height"]
     beside = ("seat0", "seat1", "seat2", "piles")
@@ -274,10 +269,7 @@ def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_scr
     scrolling to play (three players' Craits put the hand 7 px below a 360 by 740 phone's first screen; held sideways,
     any game put it under the seats and piles, 450 px down a screen 390 px high)."""
     options = {"decks": [must_draw(players)]} if stacked else {}
-    game_id = api.create(game, players, first_dealer=players - 1, **options)  # (seat 0, Ana, plays first)
-    token = api.join(game_id, "Ana")
-    for _ in range(players - 1):
-        api.join(game_id, bot="greedy")
+    game_id, token = ana_against_bots(api, game, players, **options)
     for _ in range(60):  # (an up-card may give the bots the first turns: the server plays them)
         if (view := api.view(game_id, token))["to_act"] == [0]:
             break
@@ -285,6 +277,16 @@ def test_on_a_phone_the_player_to_act_sees_their_hand_and_moves_on_the_first_scr
     assert view["to_act"] == [0] and (not stacked or [move["type"] for move in view["legal_moves"]] == ["draw"])
     seated_page(held_phone, api, game_id, token)
     on_the_first_screen(held_phone, moves=game == "scat" or stacked)  # (Scat's draws, or Draw)
+
+
+def ana_against_bots(api, game: str, players: int, **options: Any) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """A game of ``players`` where seat 0 is Ana, who plays first (the last seat deals), and every other seat a greedy
+    house bot: its id and Ana's token."""
+    game_id = api.create(game, players, first_dealer=players - 1, **options)
+    token = api.join(game_id, "Ana")
+    for _ in range(players - 1):
+        api.join(game_id, bot="greedy")
+    return game_id, token
 
 
 def on_the_first_screen(page: Page, moves: bool = True) -> None:
