@@ -22,6 +22,7 @@ do not depend on it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import ipaddress
 import re
@@ -119,6 +120,19 @@ def checked_url(url: str, allow_private: bool = False) -> tuple[str, str, int]:
     if port == 0:
         raise Refused("port 0 is no port a call can go to")
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def checked_now(url: str, resolver: Resolver, allow_private: bool = False) -> IPAddress:
+    """:func:`checked_address` from synchronous code (a registration, in a request's thread): run to its end on a loop
+    of its own; in a thread of its own where this thread runs an event loop already, under which ``asyncio.run``
+    refuses to start (Playwright's sync API leaves one marked running in a test process's main thread)."""
+    coroutine = checked_address(url, resolver, allow_private)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # (no loop here: the plain case)
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 async def checked_address(url: str, resolver: Resolver, allow_private: bool = False) -> IPAddress:

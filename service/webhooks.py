@@ -18,7 +18,6 @@ failed probe, at most :data:`MAX_RETRY_SECONDS`) one call is tried; an answer cl
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import datetime as dt
 import uuid
@@ -66,7 +65,7 @@ class Webhooks:
     def check_url(self, url: str) -> None:
         """UrlRefused unless ``url`` is one Cardhall would call now (decided before any connection)."""
         try:
-            asyncio.run(outbound.checked_address(url, self.resolver, self.allow_private))
+            outbound.checked_now(url, self.resolver, self.allow_private)
         except outbound.Refused as refusal:
             raise UrlRefused(f"this URL is not one Cardhall calls: {refusal}{self._private_hint(url)}") from None
 
@@ -76,7 +75,7 @@ class Webhooks:
         if self.allow_private:
             return ""
         try:
-            asyncio.run(outbound.checked_address(url, self.resolver, allow_private=True))
+            outbound.checked_now(url, self.resolver, allow_private=True)
         except outbound.Refused:
             return ""
         return ("; a server started with --webhooks-allow-private (CARDHALL_WEBHOOKS_ALLOW_PRIVATE) calls loopback "

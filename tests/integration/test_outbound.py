@@ -21,7 +21,16 @@ from typing import ClassVar
 import aiohttp
 import pytest
 
-from service.outbound import MAX_ANSWER_BYTES, CallFailed, CallTimeout, Refused, checked_address, client, post
+from service.outbound import (
+    MAX_ANSWER_BYTES,
+    CallFailed,
+    CallTimeout,
+    Refused,
+    checked_address,
+    checked_now,
+    client,
+    post,
+)
 from tests import aio
 
 CERTS = Path(__file__).resolve().parents[1] / "certs"
@@ -162,6 +171,18 @@ def test_a_name_slow_to_resolve_is_refused_when_registered_and_a_call_waits_for_
     with pytest.raises(CallTimeout):
         aio.run(run())
     assert recorder.requests == []
+
+
+def test_a_url_is_checked_from_synchronous_code_even_in_a_thread_that_runs_an_event_loop() -> None:
+    """A registration checks its URL from synchronous code. In a thread running an event loop already (a test
+    process's main thread once a browser test has run: Playwright's sync API), asyncio.run refused to start under
+    it, and registering a webhook failed with a RuntimeError."""
+    async def on_a_loop(address: str) -> str:
+        return str(checked_now("https://bot.example/hook", answering([address])))
+
+    assert aio.run(on_a_loop(PUBLIC)) == PUBLIC
+    with pytest.raises(Refused, match=r"127\.0\.0\.1"):
+        aio.run(on_a_loop("127.0.0.1"))
 
 
 def test_a_name_that_does_not_resolve_is_refused() -> None:
