@@ -116,7 +116,7 @@ class CardhallEnv(AECEnv):
         if over:  # (the only rewards: until now every one stayed 0, nothing to clear or add up)
             self.rewards = {agent_name(seat): reward for seat, reward in enumerate(self.match.rewards())}
             self.terminations = dict.fromkeys(self.agents, True)
-            result = self.match.game.result(self.match.state)
+            result = self.match.result()
             for info in self.infos.values():  # (the game's own result, the scores or lives beside the winners)
                 info["result"] = result
         self._select()

@@ -374,9 +374,14 @@ class Match:
                              "(cardhall_env.make(..., history=True), or from_log(..., history=True))")
         return tables.view(self.history[version - 1], seat, **how)
 
+    def result(self) -> dict[str, Any] | None:
+        """Once the game is over, its result as the view's (``winners``, and the final ``scores`` or ``lives``);
+        None before."""
+        return self.game.result(self.state) if self.over else None
+
     def rewards(self) -> list[float]:
         """Once the game is over: +1 to each winner, -1 to every other seat; else zeros."""
-        result = self.game.result(self.state) if self.over else None
+        result = self.result()
         if result is None:
             return [0.0] * self._table.players
         return [1.0 if seat in result["winners"] else -1.0 for seat in range(self._table.players)]

@@ -103,7 +103,7 @@ class SingleSeatEnv(gymnasium.Env):
         if not over:
             return self._observation(), 0.0, False, False, self._info()
         return (self._observation(), match.rewards()[self.seat], True, False,
-                {**self._info(), "result": match.game.result(match.state)})
+                {**self._info(), "result": match.result()})
 
     def _opponents_play(self) -> None:
         """The seats functions play decide until the agent's seat must, or the game is over: each on turn is asked
