@@ -124,7 +124,7 @@ def rows(url: str) -> dict[str, list[tuple]]:
 
 
 @pytest.mark.postgres
-def test_the_postgresql_dump_and_restore_as_written_give_every_table_back(postgres_database) -> None:
+def test_the_postgresql_dump_and_restore_as_written_give_every_table_back(postgres_database, tmp_path) -> None:
     from tests.pg import libpq_url, server_binaries
 
     binaries = server_binaries()  # (the server's own pg_dump: one older than the server refuses it)
@@ -148,5 +148,5 @@ def test_the_postgresql_dump_and_restore_as_written_give_every_table_back(postgr
         command = re.sub(r"^(pg_dump|pg_restore) ", lambda program: f"{binaries / program.group(1)} ", command)
         command = command.replace("cardhall db upgrade", f"{sys.executable} -m cardhall_cli db upgrade")
         assert "db.internal" not in command, command
-        subprocess.run(command, shell=True, cwd=ROOT, check=True, timeout=120, capture_output=True)
+        subprocess.run(command, shell=True, cwd=tmp_path, check=True, timeout=120, capture_output=True)
     assert rows(target) == rows(source)
