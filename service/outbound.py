@@ -51,7 +51,12 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 
 class Refused(Exception):
-    """A call that is not made: the URL, or an address its host resolves to, is not one Cardhall calls."""
+    """A call that is not made: the URL, or an address its host resolves to, is not one Cardhall calls. ``private``:
+    refused only for what the operator's flag for development allows (http, a loopback or private address)."""
+
+    def __init__(self, message: str, private: bool = False) -> None:
+        super().__init__(message)
+        self.private = private
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
@@ -99,8 +104,9 @@ def address_problem(address: IPAddress) -> str | None:
 _UNWRITTEN = re.compile(r"[\x00-\x20\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def checked_url(url: str, allow_private: bool = False) -> tuple[str, str, int]:
-    """``url``'s scheme, host and port, if it is a URL Cardhall may call (its addresses aside)."""
+def checked_url(url: str) -> tuple[str, str, int]:
+    """``url``'s scheme, host and port, if it is a URL Cardhall may call where private addresses are allowed (its
+    addresses aside; elsewhere only over https: :func:`checked_address`)."""
     if (found := _UNWRITTEN.search(url)) is not None:
         raise Refused(f"the URL holds {found.group()!r} at {found.start()}: a space or a control character is "
                       "percent-encoded in a URL (%20), and a bidirectional mark has no place in one")
@@ -111,8 +117,6 @@ def checked_url(url: str, allow_private: bool = False) -> tuple[str, str, int]:
         raise Refused(f"not a URL: {error}") from None
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise Refused("the URL must be https://HOST/…")
-    if parts.scheme == "http" and not allow_private:
-        raise Refused("the URL must use https")
     if parts.username is not None or parts.password is not None:
         raise Refused("the URL must not carry a user name or password")
     if parts.fragment:
@@ -137,7 +141,7 @@ def checked_now(url: str, resolver: Resolver, allow_private: bool = False) -> IP
 
 async def checked_address(url: str, resolver: Resolver, allow_private: bool = False) -> IPAddress:
     """The address a call to ``url`` goes to: its host's first address, once every one of them is allowed."""
-    _, host, port = checked_url(url, allow_private)
+    scheme, host, port = checked_url(url)
     try:
         literal: IPAddress | None = ipaddress.ip_address(host)
     except ValueError:
@@ -160,12 +164,15 @@ async def checked_address(url: str, resolver: Resolver, allow_private: bool = Fa
             raise Refused(f"{host} resolves to something that is no address: {error}") from None
         if not addresses:
             raise Refused(f"{host} resolves to no address")
-    for address in addresses:
-        problem = address_problem(address)
-        if problem is None:
-            continue
-        if problem == METADATA or not allow_private:
+    refused = [(address, problem) for address in addresses if (problem := address_problem(address)) is not None]
+    for address, problem in refused:
+        if problem == METADATA:
             raise Refused(f"{host} resolves to {address}, {problem}")
+    if not allow_private:
+        if scheme == "http":
+            raise Refused("the URL must use https", private=True)
+        if refused:
+            raise Refused("{} resolves to {}, {}".format(host, *refused[0]), private=True)
     return addresses[0]
 
 

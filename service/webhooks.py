@@ -63,23 +63,15 @@ class Webhooks:
 
     # -- registering ---------------------------------------------------------------------------
     def check_url(self, url: str) -> None:
-        """UrlRefused unless ``url`` is one Cardhall would call now (decided before any connection)."""
+        """UrlRefused unless ``url`` is one Cardhall would call now (decided before any connection). A URL refused only
+        for what the operator's flag for development allows says so: a bot author trying a bot on 127.0.0.1 is told
+        the way, not only the rule."""
         try:
             outbound.checked_now(url, self.resolver, self.allow_private)
         except outbound.Refused as refusal:
-            raise UrlRefused(f"this URL is not one Cardhall calls: {refusal}{self._private_hint(url)}") from None
-
-    def _private_hint(self, url: str) -> str:
-        """What would let a refused URL be called, when that is the operator's flag for development: a bot author
-        trying a bot on 127.0.0.1 is told the way, not only the rule."""
-        if self.allow_private:
-            return ""
-        try:
-            outbound.checked_now(url, self.resolver, allow_private=True)
-        except outbound.Refused:
-            return ""
-        return ("; a server started with --webhooks-allow-private (CARDHALL_WEBHOOKS_ALLOW_PRIVATE) calls loopback "
-                "and private addresses, over http too: for development on one machine")
+            hint = ("; a server started with --webhooks-allow-private (CARDHALL_WEBHOOKS_ALLOW_PRIVATE) calls loopback "
+                    "and private addresses, over http too: for development on one machine") if refusal.private else ""
+            raise UrlRefused(f"this URL is not one Cardhall calls: {refusal}{hint}") from None
 
     def register(self, caller: Caller, url: str, timeout_ms: int, concurrency: int) -> dict[str, Any]:
         """Make the caller's bot account a webhook bot (its circuit closed); a new secret, shown once."""

@@ -185,6 +185,27 @@ def test_a_url_is_checked_from_synchronous_code_even_in_a_thread_that_runs_an_ev
         aio.run(on_a_loop("127.0.0.1"))
 
 
+@pytest.mark.parametrize(("url", "answer", "flag_helps"), [
+    ("http://bot.example/hook", [PUBLIC], True), ("https://bot.example/hook", ["10.0.0.7"], True),
+    ("http://bot.example/hook", [PUBLIC, "127.0.0.1"], True), ("http://bot.example/hook", ["169.254.169.254"], False),
+    ("http://bot.example/#x", ["127.0.0.1"], False), ("http://127.0.0.1:9000/hook", [], True),
+], ids=["http", "private", "loopback-among-public", "metadata", "fragment", "loopback-literal"])
+def test_a_registration_refused_says_whether_the_operators_flag_would_allow_it_from_one_lookup(
+        url: str, answer: list[str], flag_helps: bool) -> None:
+    """A URL refused was looked up a second time, private addresses allowed, to tell the bot author whether the
+    operator's flag for development would let it be called: two lookups, each up to 5 s for a slow name."""
+    from types import SimpleNamespace
+
+    from service.errors import UrlRefused
+    from service.webhooks import Webhooks
+
+    resolver = answering(answer)
+    with pytest.raises(UrlRefused) as refused:
+        Webhooks.check_url(SimpleNamespace(resolver=resolver, allow_private=False), url)  # type: ignore[arg-type]
+    assert ("--webhooks-allow-private" in str(refused.value)) is flag_helps
+    assert len(resolver.asked) == (1 if answer and "#" not in url else 0)
+
+
 def test_a_name_that_does_not_resolve_is_refused() -> None:
     async def failing(host: str, port: int) -> list[str]:
         raise OSError("Name or service not known")
