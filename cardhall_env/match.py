@@ -108,19 +108,6 @@ def _bot_view(table: tables.Table, seat: int, kind: str, moves: list[dict[str, A
     return {"legal_moves": tables.legal_moves(table, seat) if moves is None else moves}
 
 
-def logged_move(table: tables.Table, seat: int, log: Sequence[Event]) -> Move | None:
-    """The legal move of ``seat`` that sets off the log's next events, if the next is ``seat``'s."""
-    at = table.version
-    if at >= len(log) or log[at].seat != seat:
-        return None
-    game, state = table.game, table.state
-    for move in game.legal_moves(state, seat):
-        decided = game.decide(state, seat, move)
-        if list(log[at : at + len(decided)]) == decided:
-            return move
-    return None
-
-
 #: The openings made so far: a game's creation and its seats taken, and the table they fold to (immutable, shared
 #: by every match of the same table: an environment's reset makes the same one each time).
 _OPENINGS: dict[Any, tuple[tuple[Event, ...], tables.Table]] = {}
@@ -425,10 +412,10 @@ class Match:
             if not self.may_pass:
                 raise ValueError(f"event {at + 1}: seat {event.seat} moved where seat {self.seat} was on turn")
             return self.actions.pass_id
-        move = logged_move(self.table, self.seat, log)
-        if move is None:
+        found = tables.logged_move(self.table, self.seat, log)
+        if found is None:
             raise ValueError(f"event {at + 1} ({event.type_name()}) is no move seat {self.seat} could make")
-        return self.actions.id_of(move)
+        return self.actions.id_of(found[0])
 
 
 def in_a_line(view: Mapping[str, Any]) -> str:

@@ -37,8 +37,7 @@ from typing import Any
 from domain import fairness
 from domain import table as tables
 from domain.clocks import SeatAbandoned, TurnTimedOut
-from domain.errors import DomainError
-from domain.events import Event, event_data
+from domain.events import Event
 from domain.fairness import Shuffled
 from domain.game import EventCapReached
 from domain.leaving import GameAborted, SeatResigned
@@ -149,14 +148,25 @@ def problems(record: Mapping[str, Any]) -> list[str]:
     if _unstorable(record):
         return ["a text in the record holds a NUL character or a lone surrogate, which no database stores"]
     try:
-        table = replay(record)
+        events = _decoded(record)
+        table, moved = _checked_fold(events)
     except InvalidRecord as error:
         return [str(error)]
+    except (KeyError, TypeError, ValueError, AttributeError, AssertionError, IndexError) as error:
+        return [f"the log does not replay under its rules: {type(error).__name__}: {error}"]
     try:
-        return (_seat_problems(table) + _move_problems(events_of(table.game.rules_version, record))
-                + _header_problems(record, table) + _chance_problems(record, table))
+        return _seat_problems(table) + moved + _header_problems(record, table) + _chance_problems(record, table, events)
     except (KeyError, TypeError, ValueError, AttributeError, AssertionError, IndexError) as error:
         return [f"the record does not hold together: {type(error).__name__}: {error}"]
+
+
+def _decoded(record: Mapping[str, Any]) -> list[Event]:
+    """The record's log as events, decoded under the rules version its creation names (as :func:`replay` folds it)."""
+    log = stored_events(record)
+    type_name, seat, data = log[0]
+    created = tables.decode(data["game"], type_name, seat, data)
+    rules = tables.evolve(None, created).game.rules_version
+    return [created, *(tables.decode(rules, type_name, seat, data) for type_name, seat, data in log[1:])]
 
 
 def _unstorable(value: Any) -> bool:
@@ -182,45 +192,25 @@ _TABLE_EVENTS = (tables.GameCreated, tables.SeatTaken, SeatAbandoned, SeatResign
                  EventCapReached)
 
 
-def _move_problems(events: list[Event]) -> list[str]:
-    """The first event of a running game that neither a chance outcome (while the game waits for one), nor the table,
-    nor a move the rules allow at that point makes: a log that folds may still hold a move the rules refuse (a card
-    never dealt, a turn out of turn), or a card that is none; and a header that says what such a log does holds."""
-    table, at = None, 0
+def _checked_fold(events: list[Event]) -> tuple[tables.Table, list[str]]:
+    """The table ``events`` fold to, and the first of them in a running game that neither a chance outcome (while the
+    game waits for one), nor the table, nor a move the rules allow at that point makes (none: every one is): a log
+    that folds may still hold a move the rules refuse (a card never dealt, a turn out of turn), or a card that is
+    none; and a header that says what such a log does holds. Past such an event the log is folded as it is."""
+    table, at, found = tables.evolve(None, events[0]), 1, []
     while at < len(events):
-        event = events[at]
-        if table is not None and table.status == tables.ACTIVE and not isinstance(event, _TABLE_EVENTS):
-            if (request := tables.chance(table)) is not None:
-                made = 1 if isinstance(event, request.event) else None  # (the outcome it waits for: its shuffle)
-            else:
-                made = _made_by_a_move(table, events, at)
+        event, made = events[at], 1
+        if not found and table.status == tables.ACTIVE and not isinstance(event, _TABLE_EVENTS):
+            if (request := tables.chance(table)) is None:
+                seats = range(table.players) if event.seat is None else (event.seat,)
+                made = next((logged[1] for seat in seats if (logged := tables.logged_move(table, seat, events))), None)
+            elif not isinstance(event, request.event):  # (the outcome it waits for: its shuffle)
+                made = None
             if made is None:
-                return [f"event {at + 1} ({type(event).__name__}) is made by no move the rules allow there"]
-            table = tables.replay(events[at:at + made], table)
-            at += made
-            continue
-        table = tables.evolve(table, event)
-        at += 1
-    return []
-
-
-def _made_by_a_move(table: tables.Table, events: list[Event], at: int) -> int | None:
-    """How many events from ``at`` a move some seat may make now makes, the events alike (None: no move makes them).
-    A move's first event is its seat's, where it names one."""
-    first = events[at]
-    for seat in range(table.players) if first.seat is None else (first.seat,):
-        for move in tables.legal_moves(table, seat):
-            try:
-                made = tables.decide(table, seat, move)
-            except DomainError:
-                continue
-            if made and type(made[0]) is type(first) and _stored(made) == _stored(events[at:at + len(made)]):
-                return len(made)
-    return None
-
-
-def _stored(events: list[Event]) -> list[tuple[str, int | None, dict[str, Any]]]:
-    return [(type(event).__name__, event.seat, event_data(event)) for event in events]
+                found, made = [f"event {at + 1} ({type(event).__name__}) is made by no move the rules allow there"], 1
+        table = tables.replay(events[at : at + made], table)
+        at += made
+    return table, found
 
 
 def _header_problems(record: Mapping[str, Any], table: tables.Table) -> list[str]:
@@ -236,9 +226,8 @@ def _header_problems(record: Mapping[str, Any], table: tables.Table) -> list[str
     return found
 
 
-def _chance_problems(record: Mapping[str, Any], table: tables.Table) -> list[str]:
-    """Commitments listed other than the log's, and shuffles whose commitment or derivation fails."""
-    events = events_of(table.game.rules_version, record)
+def _chance_problems(record: Mapping[str, Any], table: tables.Table, events: list[Event]) -> list[str]:
+    """Commitments listed other than the log's (``events``), and shuffles whose commitment or derivation fails."""
     shuffles = [(version, event) for version, event in enumerate(events, start=1) if isinstance(event, Shuffled)]
     found = []
     listed = [(entry.get("version"), entry.get("commitment")) for entry in record.get("commitments") or []]

@@ -18,16 +18,17 @@ a :class:`House`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from domain import clocks, codec
 from domain.clocks import ABANDON_AFTER, ABANDONED_TO, CLOCK_EVENTS, Clock, SeatAbandoned, TurnTimedOut
-from domain.errors import AbandonedSeat, GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
+from domain.errors import AbandonedSeat, DomainError, GameNotActive, InvalidOptions, NotYourTurn, SeatUnavailable
 from domain.events import Event, EventCatalog, event_data
 from domain.fairness import Seeds, seed_hash
 from domain.game import ChanceRequest, EventCapReached, Game, all_games, get_game
 from domain.leaving import ABORTED, EXPIRED, LEAVING_EVENTS, RESIGNED_TO, GameAborted, IdleLimits, SeatResigned
+from domain.moves import Move
 
 WAITING, ACTIVE, FINISHED = "waiting", "active", "finished"
 OVER = (FINISHED, ABORTED)  # a game in either status never changes again
@@ -323,6 +324,25 @@ def decide(table: Table, seat: int, move: Mapping[str, Any]) -> list[Event]:
     if game.chance(table.state) is not None or not game.legal_moves(table.state, seat):
         raise NotYourTurn(f"seat {seat} may not act now; the game waits for {list(to_act(table))}")
     return game.decide(table.state, seat, game.parse_move(move))
+
+
+def logged_move(table: Table, seat: int, log: Sequence[Event]) -> tuple[Move, int] | None:
+    """The legal move of ``seat`` that makes the log's next events (those after ``table.version``), and how many
+    it makes; None if no move of the seat's makes them (the game waits for chance, or for no move of the seat)."""
+    at = table.version
+    if at >= len(log) or table.status != ACTIVE:
+        return None
+    game, state = table.game, table.state
+    if game.chance(state) is not None:
+        return None
+    for move in game.legal_moves(state, seat):
+        try:
+            made = game.decide(state, seat, move)
+        except DomainError:
+            continue
+        if made and list(log[at : at + len(made)]) == made:
+            return move, len(made)
+    return None
 
 
 def resign(table: Table, seat: int) -> list[Event]:
