@@ -29,12 +29,18 @@ def workers(master: int) -> set[int]:
 
 
 def replaced(master: int, dead: set[int], base: str) -> None:
-    """Wait until the master runs as many workers as before, none of them ``dead``, and /healthz answers."""
+    """Wait until the master runs as many workers as before, none of them ``dead``, and /healthz answers (a new
+    worker answers once it has made its app: on a loaded machine, seconds after its process is there)."""
     deadline = time.monotonic() + 60
     while not (len(now := workers(master)) == len(dead) and not now & dead):
         assert time.monotonic() < deadline, f"workers {now}, were {dead}"
         time.sleep(0.1)
-    assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
+    while True:
+        try:
+            assert httpx.get(f"{base}/healthz", timeout=max(1.0, deadline - time.monotonic())).status_code == 200
+            return
+        except httpx.TimeoutException:
+            assert time.monotonic() < deadline, "no worker answered /healthz within a minute of being replaced"
 
 
 def test_killed_workers_are_replaced_and_their_followers_leave_metrics_and_a_stop_leaves_no_files(tmp_path):
