@@ -180,7 +180,8 @@ class CreateTournamentSchema(Strict):
 
 
 class StandingSchema(ma.Schema):
-    rank = fields.Integer()
+    rank = fields.Integer(metadata={"description": "one more than the accounts with more points: equal points share "
+                                                   "a rank (1, 1, 3)"})
     account = fields.String()
     points = fields.Float(metadata={"description": "a game's winners share one point; a seat left scores none"})
     games = fields.Integer(metadata={"description": "games finished"})

@@ -18,7 +18,8 @@ accounts after it that have met its table least (nearest first).
 
 Points: a game's winners share one point; an account that left a game (resigned, abandoned) scores
 nothing in it. Standings give each account's points, games, mean and a 95 % confidence interval of
-its mean points a game (normal approximation); the crosstable, for each pair, the points each scored
+its mean points a game (normal approximation), best first; accounts of equal points share a rank
+(:func:`ranks`: 1, 1, 3), listed by name. The crosstable gives, for each pair, the points each scored
 in the games they shared.
 """
 
@@ -36,6 +37,8 @@ from domain.ladder import LEFT, WON
 
 Z95 = 1.959964
 MAX_SWISS_ROUNDS = 10
+#: Points are sums of shares (a third, a half...) added in any order: equal to this many decimals, they are equal.
+POINT_DIGITS = 9
 
 
 def round_robin(accounts: Sequence[str], players_per_table: int) -> list[tuple[str, ...]]:
@@ -81,7 +84,17 @@ def standings(accounts: Sequence[str], results: Sequence[tuple[Sequence[str], Se
         half = Z95 * spread / math.sqrt(count) if count else 0.0
         mine = [value for who, value in byes if who == account]
         rows.append(Standing(account, sum(marks) + sum(mine), count, mean, mean - half, mean + half, len(mine)))
-    return sorted(rows, key=lambda row: (-row.points, row.account))
+    return sorted(rows, key=lambda row: (-round(row.points, POINT_DIGITS), row.account))
+
+
+def ranks(rows: Sequence[Standing]) -> list[int]:
+    """Each row's rank in the standings ``rows`` (as :func:`standings` orders them): one more than the accounts
+    with more points, so that accounts of equal points share one (1, 1, 3), whatever their names."""
+    found: list[int] = []
+    for index, row in enumerate(rows):
+        tied = index and round(row.points, POINT_DIGITS) == round(rows[index - 1].points, POINT_DIGITS)
+        found.append(found[-1] if tied else index + 1)
+    return found
 
 
 def crosstable(results: Sequence[tuple[Sequence[str], Sequence[int]]]) -> Mapping[str, Mapping[str, float]]:

@@ -40,7 +40,17 @@ from domain import table as tables
 from domain.errors import InvalidOptions
 from domain.game import all_games
 from domain.ladder import places
-from domain.tournaments import Pairing, bye_points, crosstable, max_swiss_rounds, rotation, round_robin, standings, swiss
+from domain.tournaments import (
+    Pairing,
+    bye_points,
+    crosstable,
+    max_swiss_rounds,
+    ranks,
+    rotation,
+    round_robin,
+    standings,
+    swiss,
+)
 from persistence.accounts import ANYONE, NOBODY, Account, AccountWrites, key_of
 from persistence.ladder import LadderStore, LadderWrites, Tournament, entered_by_another, ladder_of, running
 from persistence.port import Transaction
@@ -200,13 +210,13 @@ class Tournaments:
         spec = {"replay_of": None, "move_seconds": MOVE_SECONDS,  # (older tournaments' specs lack the clock)
                 **{key: value for key, value in tournament.spec.items() if key != "seed"}}
         points = bye_points(spec["players_per_table"], spec["duplicate"])
+        standing = standings(spec["accounts"], results, _bye_points(tournament))
         return {"id": tournament.id, "creator": tournament.creator, "game": tournament.game, **spec,
                 "round": tournament.current_round, "status": "finished" if finished else "running",
                 "created_at": tournament.created_at,
                 "standings": [{"rank": rank, "account": row.account, "points": row.points, "games": row.games,
                                "byes": row.byes, "mean": row.mean, "interval": [row.low, row.high]}
-                              for rank, row in enumerate(standings(spec["accounts"], results,
-                                                                   _bye_points(tournament)), 1)],
+                              for rank, row in zip(ranks(standing), standing, strict=True)],
                 "crosstable": crosstable(results), "games": listed,
                 "byes": [{**bye, "points": points} for bye in tournament.byes]}
 

@@ -81,6 +81,22 @@ def test_a_duplicate_round_robin_deals_each_deal_alike_in_every_rotation_and_sta
         row["points"] for row in done["standings"] if row["account"] == "ana")
 
 
+def test_accounts_of_equal_points_share_their_rank_in_a_tournaments_standings(http: Http) -> None:
+    """Every account of this tournament left every game it played, so all scored nothing; the standings ranked
+    them 1, 2 and 3 all the same, in the order of their names, telling ana she had beaten cy."""
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy")}
+    tournament = create(http, keys["ana"], game="scat", duplicate=False).json
+    for entry in tournament["games"]:
+        for name in entry["seats"]:
+            resigned = http.client.post(f"/v1/games/{entry['game_id']}/resign", headers=bearer(keys[name]))
+            assert resigned.status_code == 200, resigned.json
+        assert http.played_out(entry["game_id"])["status"] == "finished"
+    done = http.client.get(f"/v1/tournaments/{tournament['id']}").json
+    assert done["status"] == "finished"
+    assert [(row["rank"], row["account"], row["points"], row["games"]) for row in done["standings"]] == [
+        (1, "ana", 0.0, 2), (1, "bo", 0.0, 2), (1, "cy", 0.0, 2)]
+
+
 def test_bad_tournaments_are_told_why(http: Http) -> None:
     key = sign_up(http, "ana")
     for name in ("bo", "cy"):

@@ -6,7 +6,18 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from domain.tournaments import Pairing, bye_points, crosstable, max_swiss_rounds, points, rotation, round_robin, standings, swiss
+from domain.tournaments import (
+    Pairing,
+    bye_points,
+    crosstable,
+    max_swiss_rounds,
+    points,
+    ranks,
+    rotation,
+    round_robin,
+    standings,
+    swiss,
+)
 
 
 def test_a_round_robin_seats_every_group_once():
@@ -34,6 +45,21 @@ def test_standings_rank_by_points_with_an_interval_that_narrows_with_games():
     assert rows[0].low < rows[0].mean == 0.75 < rows[0].high
     assert standings(["a", "b"], results * 4)[0].high - standings(["a", "b"], results * 4)[0].low < \
         rows[0].high - rows[0].low
+
+
+def test_accounts_of_equal_points_share_a_rank_and_the_next_one_counts_those_above_it():
+    """Ranks were the standings' order, 1, 2, 3…: of two accounts of equal points the one whose name came first
+    in the alphabet was told it ranked above the other. Points added in another order (three thirds, one whole)
+    are equal too."""
+    results = [(("a", "b", "c"), (1, 1, 1)), (("d", "b"), (1, 2)), (("c", "e"), (2, 1)), (("e", "d"), (2, 1))]
+    rows = standings(["a", "b", "c", "d", "e"], results * 3)
+    assert [(row.account, round(row.points, 9)) for row in rows] == [("d", 6.0), ("e", 3.0), ("a", 1.0), ("b", 1.0),
+                                                                      ("c", 1.0)]
+    assert ranks(rows) == [1, 2, 3, 3, 3]
+    assert ranks(standings(["x", "y"], [])) == [1, 1]
+    shared = [(("x", "v", "w"), (1, 1, 1))] * 3  # (x: 1 + 1/3 + 1/3 + 1/3 is 1.9999999999999998, y's 2 is 2.0)
+    rows = standings(["v", "w", "x", "y", "z"], [(("x", "z"), (1, 2)), *shared, (("y", "z"), (1, 2)), (("z", "y"), (2, 1))])
+    assert [row.account for row in rows][:2] == ["x", "y"] and ranks(rows) == [1, 1, 3, 3, 5]
 
 
 def test_the_crosstable_counts_points_scored_against_each_other():
