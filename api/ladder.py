@@ -60,7 +60,8 @@ class LeaderboardQuerySchema(Strict):
 
 
 class EntrySchema(FiguresSchema):
-    rank = fields.Integer()
+    rank = fields.Integer(metadata={"description": "one more than the accounts of a higher ordinal: equal ordinals "
+                                                   "share a rank (1, 1, 3)"})
     account = fields.String()
 
 

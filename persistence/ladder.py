@@ -187,6 +187,10 @@ class LadderStore(abc.ABC):
         from the highest, then by name key."""
 
     @abc.abstractmethod
+    def above(self, game: str, min_games: int, ordinal: float) -> int:
+        """How many of the ratings :meth:`leaderboard` lists have an ordinal higher than ``ordinal``."""
+
+    @abc.abstractmethod
     def ratings_of(self, account: str) -> list[Rating]:
         """The account's ratings in every game it played rated."""
 

@@ -141,6 +141,10 @@ class MemoryLadder(LadderStore):
         found.sort(key=lambda rating: (-_ordinal(rating), rating.account))
         return found[offset:offset + limit]
 
+    def above(self, game: str, min_games: int, ordinal: float) -> int:
+        return sum(1 for (played, _), rating in self.state.ratings.items()
+                   if played == game and rating.games >= min_games and _ordinal(rating) > ordinal)
+
     def ratings_of(self, account: str) -> list[Rating]:
         return sorted((rating for (_, owner), rating in self.state.ratings.items() if owner == account),
                       key=lambda rating: rating.game)

@@ -173,6 +173,11 @@ class SqlLadder(LadderStore):
                           .offset(offset).limit(limit))
         return [Rating(*row) for row in rows]
 
+    def above(self, game: str, min_games: int, ordinal: float) -> int:
+        rows = self._rows(sa.select(sa.func.count()).select_from(ratings).where(
+            ratings.c.game == game, ratings.c.games >= min_games, ratings.c.mu - 3 * ratings.c.sigma > ordinal))
+        return int(rows[0][0])
+
     def ratings_of(self, account: str) -> list[Rating]:
         rows = self._rows(sa.select(*_RATING_COLUMNS).where(ratings.c.account == account).order_by(ratings.c.game))
         return [Rating(*row) for row in rows]

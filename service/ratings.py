@@ -91,8 +91,14 @@ class Ratings:
             raise NotFound(f"no game {game!r}")
         offset = int(cursor or 0)
         found = self.ladder.leaderboard(game, min_games, offset, limit + 1)
-        entries = [{"rank": offset + index + 1, "account": rating.name, **figures(rating)}
-                   for index, rating in enumerate(found[:limit])]
+        entries: list[dict[str, Any]] = []
+        for index, rating in enumerate(found[:limit]):  # (a rank is one more than the ordinals above it: ties share one)
+            value = ordinal(rating.mu, rating.sigma)
+            if entries and entries[-1]["ordinal"] == value:
+                rank = entries[-1]["rank"]
+            else:
+                rank = offset + index + 1 if entries or not offset else self.ladder.above(game, min_games, value) + 1
+            entries.append({"rank": rank, "account": rating.name, **figures(rating)})
         return {"entries": entries, "next": str(offset + limit) if len(found) > limit else None,
                 "min_games": min_games}
 

@@ -115,6 +115,35 @@ def test_the_leaderboard_lists_accounts_with_enough_rated_games_by_ordinal_in_pa
     assert http.client.get("/v1/accounts/nobody/ratings").status_code == 404
 
 
+def test_accounts_of_equal_ratings_share_their_rank_on_the_leaderboard_on_every_page(
+        app, http: Http, games: GameService) -> None:  # type: ignore[no-untyped-def]
+    """Ranks were positions in the list: of four accounts whose ratings were the same to the last bit, ana was
+    told she ranked 2nd and dee 5th, by their names alone, and a page's first rank was its offset, tie or not."""
+    app.config["CARDHALL_LEADERBOARD_MIN_GAMES"] = 1
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy", "dee", "eve", "fay")}
+    for pair in (("ana", "bo"), ("cy", "dee")):  # (both leave: both place last, and the two games rate alike)
+        game_id = rated_game(http, [keys[name] for name in pair])
+        for name in pair:
+            assert http.client.post(f"/v1/games/{game_id}/resign", headers=bearer(keys[name])).status_code == 200
+        assert http.played_out(game_id)["status"] == "finished"
+    game_id = rated_game(http, [keys["eve"], keys["fay"]])  # (fay leaves, eve plays on: eve above, fay below)
+    assert http.client.post(f"/v1/games/{game_id}/resign", headers=bearer(keys["fay"])).status_code == 200
+    play_out(games, game_id, [keys["eve"], keys["fay"]])
+    Ratings(games).catch_up()
+    board = http.client.get("/v1/leaderboards/craits").json["entries"]
+    assert [(entry["rank"], entry["account"]) for entry in board] == [
+        (1, "eve"), (2, "ana"), (2, "bo"), (2, "cy"), (2, "dee"), (6, "fay")]
+    assert len({(entry["mu"], entry["sigma"]) for entry in board[1:5]}) == 1
+    paged, query = [], {"limit": 2}
+    while True:
+        page = http.client.get("/v1/leaderboards/craits", query_string=query).json
+        paged += page["entries"]
+        if page["next"] is None:
+            break
+        query = {"limit": 2, "cursor": page["next"]}
+    assert paged == board
+
+
 def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Http, games: GameService) -> None:
     """A server process runs the ratings every few seconds, and at once when a game of accounts ends: a
     bot reads its new rating right after its game, whatever the interval (here a minute)."""
