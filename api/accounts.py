@@ -374,7 +374,9 @@ class ChallengeList(MethodView):
     @blp.doc(operationId="listChallenges")
     @blp.response(200, ChallengesSchema)
     def get(self) -> dict[str, Any]:
-        """Open challenges, newest first."""
+        """Open challenges any account may accept, newest first.
+
+        Those whose ``to`` is null: a challenge naming accounts is told to them on their streams, not listed."""
         return challenges().listing()
 
     @blp.doc(operationId="createChallenge", security=BEARER)

@@ -203,7 +203,7 @@ class AccountStore(abc.ABC):
 
     @abc.abstractmethod
     def open_challenges(self, now: dt.datetime, limit: int) -> list[Challenge]:
-        """Open challenges not yet expired, newest first."""
+        """Open challenges not yet expired that name nobody (any account may accept them), newest first."""
 
     @abc.abstractmethod
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:

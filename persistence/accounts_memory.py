@@ -142,7 +142,8 @@ class MemoryAccounts(AccountStore):
         return self.state.challenges.get(challenge_id)
 
     def open_challenges(self, now: dt.datetime, limit: int) -> list[Challenge]:
-        found = [found for found in self.state.challenges.values() if found.status == "open" and found.expires_at > now]
+        found = [found for found in self.state.challenges.values()
+                 if found.status == "open" and found.expires_at > now and found.invited is None]
         return sorted(found, key=lambda challenge: challenge.created_at, reverse=True)[:limit]
 
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:

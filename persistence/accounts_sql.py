@@ -234,8 +234,9 @@ class SqlAccounts(AccountStore):
         return _challenge(rows[0]) if rows else None
 
     def open_challenges(self, now: dt.datetime, limit: int) -> list[Challenge]:
+        anyones = sa.or_(challenges.c.invited.is_(None), sa.cast(challenges.c.invited, sa.Text) == "null")  # (JSON null)
         rows = self._rows(sa.select(*_CHALLENGE_COLUMNS)
-                          .where(challenges.c.status == "open", challenges.c.expires_at > now)
+                          .where(challenges.c.status == "open", challenges.c.expires_at > now, anyones)
                           .order_by(challenges.c.created_at.desc()).limit(limit))
         return [_challenge(row) for row in rows]
 

@@ -33,8 +33,9 @@ from service.writes import MAX_EVENTS_PER_WRITE, new_event
 DEFAULT_EXPIRY = 60
 MAX_EXPIRY = 24 * 3600
 MAX_ATTEMPTS = 20
-#: Open challenges an account may have made at once: each is listed to everyone (GET /v1/challenges shows the 50
-#: newest) and may name accounts, so without a bound one account could hide every other's and flood theirs.
+#: Open challenges an account may have made at once: each naming nobody is listed to everyone (GET /v1/challenges
+#: shows the 50 newest), each naming accounts is told to them, so without a bound one account could hide every
+#: other's and flood theirs.
 MAX_OPEN = 20
 OPEN, STARTED, DECLINED, CANCELED, EXPIRED = "open", "started", "declined", "canceled", "expired"
 
@@ -103,7 +104,8 @@ class Challenges:
         return rendered(self._challenge(challenge_id), self.accounts.clock())
 
     def listing(self, limit: int = 50) -> dict[str, Any]:
-        """Open challenges, newest first (expired, declined, canceled and started ones are gone)."""
+        """Open challenges any account may accept, newest first (expired, declined, canceled and started ones are
+        gone; one naming accounts is theirs alone, told on their streams)."""
         now = self.accounts.clock()
         return {"challenges": [rendered(challenge, now) for challenge in self.accounts.store.open_challenges(now, limit)]}
 
