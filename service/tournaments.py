@@ -92,8 +92,8 @@ class Tournaments:
             raise InvalidOptions(f"format is one of {', '.join(FORMATS)}")
         names = self._accounts(caller, accounts)
         kind = all_games().get(game)
-        if kind is None:
-            raise NotFound(f"no game {game!r}")
+        if kind is None:  # (a body's game, as POST /v1/games and /v1/challenges refuse one: 422)
+            raise InvalidOptions(f"unknown game {game!r}; offered: {', '.join(sorted(all_games()))}")
         if not kind.min_players <= players_per_table <= min(kind.max_players, len(names)):
             raise InvalidOptions(f"players_per_table is {kind.min_players} to {min(kind.max_players, len(names))} "
                                  f"for {game} among {len(names)} accounts")

@@ -105,7 +105,7 @@ def test_bad_tournaments_are_told_why(http: Http) -> None:
     assert create(http, key, players_per_table=4).status_code == 422
     assert create(http, key, accounts=["ana", "nobody"]).status_code == 404
     assert create(http, key, accounts=["ana", "ANA"]).status_code == 422
-    assert create(http, key, game="poker").status_code == 404
+    assert create(http, key, game="poker").status_code == 422  # (as POST /v1/games and /v1/challenges answer it)
     for clock in (0, 86_401, "10", 2.5):
         assert create(http, key, move_seconds=clock).status_code == 422, clock
     for duplicate in (1, 0, "true"):  # (Python's 1 == True took 1 and 0)
@@ -117,6 +117,19 @@ def test_bad_tournaments_are_told_why(http: Http) -> None:
     assert create(http, eve, accounts=["eve", "bo"]).status_code == 201
     assert http.client.post("/v1/tournaments", json={"game": "craits", "accounts": ["ana", "bo"]}).status_code == 401
     assert http.client.get("/v1/tournaments/nope").status_code == 404
+
+
+def test_a_tournament_of_an_unknown_game_is_refused_as_a_game_or_a_challenge_of_one_is(http: Http) -> None:
+    """A tournament naming a game Cardhall does not offer was 404 not_found, where a game or a challenge naming
+    it in the same body field is 422 validation_error: a client told its request was wrong in two ways."""
+    key = sign_up(http, "ana")
+    sign_up(http, "bo")
+    answers = [http.client.post("/v1/games", json={"game": "poker", "players": 2}),
+               http.client.post("/v1/challenges", json={"game": "poker", "players": 2}, headers=bearer(key)),
+               create(http, key, game="poker", accounts=["ana", "bo"])]
+    assert [(answer.status_code, answer.json["code"]) for answer in answers] == [(422, "validation_error")] * 3
+    assert "offered: craits" in answers[2].json["detail"]
+    assert http.client.get("/v1/tournaments").json["tournaments"] == []
 
 
 def test_a_tournament_runs_the_clock_its_maker_chose(http: Http) -> None:
