@@ -33,7 +33,8 @@ from service.tournaments import MOVE_SECONDS, Tournaments
 blp = Blueprint("ladder", __name__, url_prefix="/v1", description="Pools, leaderboards and ratings.")
 blp.before_request(_bodies_are_json)
 
-CURSOR = r"^[0-9]{1,9}$"
+#: A leaderboard's cursor: the ordinal (as Python writes a float, to the last bit) and name key of a page's last account.
+CURSOR = r"^-?[0-9]{1,20}(\.[0-9]{1,20})?(e[-+][0-9]{1,3})?~[a-z0-9_-]{1,32}$"
 PROBLEMS = {**examples.PROBLEM_TEXT,
             403: "insufficient_scope: the API key lacks the scope this needs; or forbidden: a tournament names a "
                  "person's account or a bot that does not let its maker enter it",
@@ -56,7 +57,8 @@ problems = examples.problems_documenter(blp, PROBLEMS, examples.ACCOUNT_PROBLEMS
 class LeaderboardQuerySchema(Strict):
     limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=100))
     cursor = fields.String(validate=Pattern(CURSOR),
-                           metadata={"description": "next of the previous page", "pattern": CURSOR})
+                           metadata={"description": "next of the previous page: the position after its last account",
+                                     "pattern": CURSOR})
 
 
 class EntrySchema(FiguresSchema):

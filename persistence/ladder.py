@@ -182,13 +182,14 @@ class LadderStore(abc.ABC):
         """The rated finishes after ``seq``, in order."""
 
     @abc.abstractmethod
-    def leaderboard(self, game: str, min_games: int, offset: int, limit: int) -> list[Rating]:
+    def leaderboard(self, game: str, min_games: int, after: tuple[float, str] | None, limit: int) -> list[Rating]:
         """Ratings in ``game`` of accounts with at least ``min_games`` rated games, by ordinal (μ − 3σ)
-        from the highest, then by name key."""
+        from the highest, then by name key; those after the position ``after`` (an ordinal and a name key) alone."""
 
     @abc.abstractmethod
-    def above(self, game: str, min_games: int, ordinal: float) -> int:
-        """How many of the ratings :meth:`leaderboard` lists have an ordinal higher than ``ordinal``."""
+    def ahead(self, game: str, min_games: int, ordinal: float, account: str) -> int:
+        """How many of the ratings :meth:`leaderboard` lists come before the position (``ordinal``, ``account``):
+        a higher ordinal, or the same and a name key before ``account``."""
 
     @abc.abstractmethod
     def ratings_of(self, account: str) -> list[Rating]:

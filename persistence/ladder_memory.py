@@ -135,15 +135,18 @@ class MemoryLadder(LadderStore):
     def finishes_after(self, seq: int, limit: int) -> list[Finish]:
         return self.state.finishes[seq:seq + limit]
 
-    def leaderboard(self, game: str, min_games: int, offset: int, limit: int) -> list[Rating]:
+    def leaderboard(self, game: str, min_games: int, after: tuple[float, str] | None, limit: int) -> list[Rating]:
         found = [rating for (played, _), rating in self.state.ratings.items()
                  if played == game and rating.games >= min_games]
         found.sort(key=lambda rating: (-_ordinal(rating), rating.account))
-        return found[offset:offset + limit]
+        if after is not None:
+            found = [rating for rating in found if (-_ordinal(rating), rating.account) > (-after[0], after[1])]
+        return found[:limit]
 
-    def above(self, game: str, min_games: int, ordinal: float) -> int:
+    def ahead(self, game: str, min_games: int, ordinal: float, account: str) -> int:
         return sum(1 for (played, _), rating in self.state.ratings.items()
-                   if played == game and rating.games >= min_games and _ordinal(rating) > ordinal)
+                   if played == game and rating.games >= min_games
+                   and (-_ordinal(rating), rating.account) < (-ordinal, account))
 
     def ratings_of(self, account: str) -> list[Rating]:
         return sorted((rating for (_, owner), rating in self.state.ratings.items() if owner == account),

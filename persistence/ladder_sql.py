@@ -37,6 +37,7 @@ POOLS = "pools"  # the row a pairing round locks: one round at a time, in every 
 
 
 _RATING_COLUMNS = [getattr(ratings.c, field.name) for field in dataclasses.fields(Rating)]
+rated_ordinal = ratings.c.mu - 3 * ratings.c.sigma  # (as service.ratings.ordinal computes it: the same doubles)
 _CHANGE_COLUMNS = [getattr(rating_history.c, field.name) for field in dataclasses.fields(RatingChange)]
 _ENTRY_COLUMNS = [getattr(pool_entries.c, field.name) for field in dataclasses.fields(PoolEntry)]
 
@@ -167,15 +168,18 @@ class SqlLadder(LadderStore):
                           .where(rated_finishes.c.seq > seq).order_by(rated_finishes.c.seq).limit(limit))
         return [Finish(*row) for row in rows]
 
-    def leaderboard(self, game: str, min_games: int, offset: int, limit: int) -> list[Rating]:
-        rows = self._rows(sa.select(*_RATING_COLUMNS).where(ratings.c.game == game, ratings.c.games >= min_games)
-                          .order_by((ratings.c.mu - 3 * ratings.c.sigma).desc(), ratings.c.account)
-                          .offset(offset).limit(limit))
+    def leaderboard(self, game: str, min_games: int, after: tuple[float, str] | None, limit: int) -> list[Rating]:
+        query = sa.select(*_RATING_COLUMNS).where(ratings.c.game == game, ratings.c.games >= min_games)
+        if after is not None:
+            value, account = after
+            query = query.where(sa.or_(rated_ordinal < value, sa.and_(rated_ordinal == value, ratings.c.account > account)))
+        rows = self._rows(query.order_by(rated_ordinal.desc(), ratings.c.account).limit(limit))
         return [Rating(*row) for row in rows]
 
-    def above(self, game: str, min_games: int, ordinal: float) -> int:
+    def ahead(self, game: str, min_games: int, ordinal: float, account: str) -> int:
         rows = self._rows(sa.select(sa.func.count()).select_from(ratings).where(
-            ratings.c.game == game, ratings.c.games >= min_games, ratings.c.mu - 3 * ratings.c.sigma > ordinal))
+            ratings.c.game == game, ratings.c.games >= min_games,
+            sa.or_(rated_ordinal > ordinal, sa.and_(rated_ordinal == ordinal, ratings.c.account < account))))
         return int(rows[0][0])
 
     def ratings_of(self, account: str) -> list[Rating]:

@@ -89,18 +89,20 @@ class Ratings:
         """A page of ``game``'s leaderboard: accounts with ``min_games`` rated games or more, by ordinal."""
         if game not in all_games():
             raise NotFound(f"no game {game!r}")
-        offset = int(cursor or 0)
-        found = self.ladder.leaderboard(game, min_games, offset, limit + 1)
+        found = self.ladder.leaderboard(game, min_games, None if cursor is None else _position(cursor), limit + 1)
         entries: list[dict[str, Any]] = []
-        for index, rating in enumerate(found[:limit]):  # (a rank is one more than the ordinals above it: ties share one)
-            value = ordinal(rating.mu, rating.sigma)
-            if entries and entries[-1]["ordinal"] == value:
-                rank = entries[-1]["rank"]
-            else:
-                rank = offset + index + 1 if entries or not offset else self.ladder.above(game, min_games, value) + 1
-            entries.append({"rank": rank, "account": rating.name, **figures(rating)})
-        return {"entries": entries, "next": str(offset + limit) if len(found) > limit else None,
-                "min_games": min_games}
+        if found:  # (a rank is one more than the accounts of higher ordinals: ties share one)
+            first = ordinal(found[0].mu, found[0].sigma)
+            before = self.ladder.ahead(game, min_games, first, found[0].account) if cursor else 0
+            rank = self.ladder.ahead(game, min_games, first, "") + 1 if cursor else 1
+            for index, rating in enumerate(found[:limit]):
+                value = ordinal(rating.mu, rating.sigma)
+                if entries and entries[-1]["ordinal"] != value:
+                    rank = before + index + 1
+                entries.append({"rank": rank, "account": rating.name, **figures(rating)})
+        last = found[limit - 1] if len(found) > limit else None
+        return {"entries": entries, "min_games": min_games,
+                "next": None if last is None else f"{ordinal(last.mu, last.sigma)!r}~{last.account}"}
 
     def of_account(self, name: str, history: int = 100) -> dict[str, Any]:
         """The account's rating in each game it played rated, with its last ``history`` changes."""
@@ -142,6 +144,13 @@ def _apply(writes: LadderWrites, outcomes: Sequence[_Outcome]) -> None:
             history.append(RatingChange(finish.seq, key, finish.game, finish.game_id, place, rating.mu, rating.sigma,
                                         finish.finished_at))
         writes.apply(finish.seq, changed, history)
+
+
+def _position(cursor: str) -> tuple[float, str]:
+    """A leaderboard's cursor read: the ordinal and name key of the last account of the page before (the API's
+    pattern has checked its form: ``ORDINAL~KEY``, the ordinal as Python writes a float, exactly)."""
+    value, _, account = cursor.partition("~")
+    return float(value), account
 
 
 def figures(rating: Rating) -> dict[str, Any]:

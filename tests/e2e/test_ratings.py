@@ -103,7 +103,7 @@ def test_the_leaderboard_lists_accounts_with_enough_rated_games_by_ordinal_in_pa
     first = board["entries"][0]
     assert first["ordinal"] == first["mu"] - 3 * first["sigma"] and first["games"] == 3
     page = http.client.get("/v1/leaderboards/craits", query_string={"limit": 1}).json
-    assert page["entries"] == board["entries"][:1] and page["next"] == "1"
+    assert page["entries"] == board["entries"][:1] and page["next"] is not None
     rest = http.client.get("/v1/leaderboards/craits", query_string={"limit": 1, "cursor": page["next"]}).json
     assert rest["entries"] == board["entries"][1:] and rest["next"] is None
     assert http.client.get("/v1/leaderboards/scat").json["entries"] == []
@@ -115,6 +115,18 @@ def test_the_leaderboard_lists_accounts_with_enough_rated_games_by_ordinal_in_pa
     assert http.client.get("/v1/accounts/nobody/ratings").status_code == 404
 
 
+def left_game(http: Http, games: GameService, keys: dict[str, str], names: tuple[str, ...],
+              leaving: tuple[str, ...]) -> None:
+    """A rated game of the named accounts that those ``leaving`` resign at once, played to its end."""
+    game_id = rated_game(http, [keys[name] for name in names])
+    for name in leaving:
+        assert http.client.post(f"/v1/games/{game_id}/resign", headers=bearer(keys[name])).status_code == 200
+    if len(leaving) == len(names):
+        assert http.played_out(game_id)["status"] == "finished"
+    else:
+        play_out(games, game_id, [keys[name] for name in names])
+
+
 def test_accounts_of_equal_ratings_share_their_rank_on_the_leaderboard_on_every_page(
         app, http: Http, games: GameService) -> None:  # type: ignore[no-untyped-def]
     """Ranks were positions in the list: of four accounts whose ratings were the same to the last bit, ana was
@@ -122,13 +134,8 @@ def test_accounts_of_equal_ratings_share_their_rank_on_the_leaderboard_on_every_
     app.config["CARDHALL_LEADERBOARD_MIN_GAMES"] = 1
     keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy", "dee", "eve", "fay")}
     for pair in (("ana", "bo"), ("cy", "dee")):  # (both leave: both place last, and the two games rate alike)
-        game_id = rated_game(http, [keys[name] for name in pair])
-        for name in pair:
-            assert http.client.post(f"/v1/games/{game_id}/resign", headers=bearer(keys[name])).status_code == 200
-        assert http.played_out(game_id)["status"] == "finished"
-    game_id = rated_game(http, [keys["eve"], keys["fay"]])  # (fay leaves, eve plays on: eve above, fay below)
-    assert http.client.post(f"/v1/games/{game_id}/resign", headers=bearer(keys["fay"])).status_code == 200
-    play_out(games, game_id, [keys["eve"], keys["fay"]])
+        left_game(http, games, keys, pair, pair)
+    left_game(http, games, keys, ("eve", "fay"), ("fay",))  # (fay leaves, eve plays on: eve above, fay below)
     Ratings(games).catch_up()
     board = http.client.get("/v1/leaderboards/craits").json["entries"]
     assert [(entry["rank"], entry["account"]) for entry in board] == [
@@ -142,6 +149,30 @@ def test_accounts_of_equal_ratings_share_their_rank_on_the_leaderboard_on_every_
             break
         query = {"limit": 2, "cursor": page["next"]}
     assert paged == board
+
+
+def test_a_leaderboard_read_page_by_page_while_an_account_enters_it_neither_repeats_nor_hides_one(
+        app, http: Http, games: GameService) -> None:  # type: ignore[no-untyped-def]
+    """The cursor was an offset: an account that entered the board above the page read (its games rated
+    meanwhile, as they are every quarter of a second) pushed the next page down one place, and the account
+    last read was read again at its top. The cursor is now the last account read, as the tournaments' is."""
+    app.config["CARDHALL_LEADERBOARD_MIN_GAMES"] = 1
+    keys = {name: sign_up(http, name) for name in ("ana", "bo", "cy", "dee", "eve", "fay", "gil", "hal")}
+    left_game(http, games, keys, ("ana", "bo"), ("ana", "bo"))
+    left_game(http, games, keys, ("cy", "dee"), ("cy", "dee"))
+    left_game(http, games, keys, ("eve", "fay"), ("fay",))
+    Ratings(games).catch_up()
+    first = http.client.get("/v1/leaderboards/craits", query_string={"limit": 2}).json
+    assert [entry["account"] for entry in first["entries"]] == ["eve", "ana"]
+    left_game(http, games, keys, ("gil", "hal"), ("hal",))  # (gil enters above ana, hal below her)
+    Ratings(games).catch_up()
+    second = http.client.get("/v1/leaderboards/craits", query_string={"limit": 2, "cursor": first["next"]}).json
+    assert [(entry["rank"], entry["account"]) for entry in second["entries"]] == [(3, "bo"), (3, "cy")]
+    third = http.client.get("/v1/leaderboards/craits", query_string={"limit": 2, "cursor": second["next"]}).json
+    assert (third["entries"][0]["rank"], third["entries"][0]["account"]) == (3, "dee")
+    for bad in ("2", "1.5", "nan~ana", "inf~ana", "1.5~ANA", "1.5~", "1.5 ~ana"):
+        refused = http.client.get("/v1/leaderboards/craits", query_string={"cursor": bad})
+        assert refused.status_code == 422 and refused.json["code"] == "validation_error", bad
 
 
 def test_a_rated_game_that_ends_is_rated_at_once_not_at_the_next_round(http: Http, games: GameService) -> None:
