@@ -121,7 +121,8 @@ class JoinPoolSchema(Strict):
                           metadata={"description": "the player counts accepted", "example": [2, 3]})
     rated = JsonBoolean(load_default=True)
     concurrency = JsonInteger(load_default=1, validate=validate.Range(min=1, max=50),
-                              metadata={"description": "pool games played at once (1 to 50)"})
+                              metadata={"description": "games played at once (1 to 50): it is paired while it sits in fewer "
+                                                         "games not over, whoever made them"})
     mixed = JsonBoolean(load_default=False, metadata={
         "description": "also sit with accounts of the other kind (a bot with people); only where both opted in"})
 

@@ -55,6 +55,22 @@ def test_no_account_is_seated_twice_in_a_game_nor_in_more_games_than_it_asked_fo
     assert sorted(seat["account"] for seat in http.client.get(f"/v1/games/{third}").json["seats"]) == ["ana", "cy"]
 
 
+def test_a_pools_concurrency_counts_every_game_the_account_sits_in_not_only_the_pools(
+        http: Http, games: GameService) -> None:
+    """The documentation said an account played at most ``concurrency`` pool games at once, and a bot with a
+    challenge's game under way, or a game it joined still waiting for players, waited in the pool unpaired
+    without knowing why: every game it sits in counts, as the runner's ``--concurrency`` counts them."""
+    ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
+    waiting = http.create("craits", 2)
+    assert http.client.post(f"/v1/games/{waiting}/seats", json={}, headers=bearer(ana)).status_code == 201
+    join(http, ana)
+    join(http, bo)
+    assert Pools(games).pair("craits") == []  # (ana sits in one game not over: her concurrency, 1)
+    assert http.client.post(f"/v1/games/{waiting}/abort", headers=bearer(ana)).status_code == 200
+    [game_id] = Pools(games).pair("craits")
+    assert sorted(seat["account"] for seat in http.client.get(f"/v1/games/{game_id}").json["seats"]) == ["ana", "bo"]
+
+
 def test_an_account_that_left_the_pool_is_never_seated_after(http: Http, games: GameService) -> None:
     keys = [sign_up(http, name) for name in ("ana", "bo")]
     join(http, keys[0])
