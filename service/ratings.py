@@ -101,8 +101,8 @@ class Ratings:
                     rank = before + index + 1
                 entries.append({"rank": rank, "account": rating.name, **figures(rating)})
         last = found[limit - 1] if len(found) > limit else None
-        return {"entries": entries, "min_games": min_games,
-                "next": None if last is None else f"{ordinal(last.mu, last.sigma)!r}~{last.account}"}
+        return {"entries": entries, "next": None if last is None else f"{ordinal(last.mu, last.sigma)!r}~{last.account}",
+                "min_games": min_games}
 
     def of_account(self, name: str, history: int = 100) -> dict[str, Any]:
         """The account's rating in each game it played rated, with its last ``history`` changes."""
