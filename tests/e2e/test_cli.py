@@ -121,6 +121,13 @@ def test_ratings_rebuild_remakes_the_table_the_server_applied(tmp_path):
         games.store.close()
 
 
+def test_ratings_rebuild_of_a_database_that_is_not_there_says_so_and_makes_none(tmp_path):
+    """A path mistyped made an empty database there, migrated, and said its ratings were rebuilt from 0 games."""
+    rebuilt = cardhall("ratings", "rebuild", "--database", f"sqlite:///{tmp_path / 'typo.db'}", cwd=tmp_path)
+    assert rebuilt.returncode == 1 and "no database at" in rebuilt.stderr and "typo.db" in rebuilt.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_output_cut_short_by_its_reader_ends_the_command_quietly(tmp_path):
     import fcntl
     import json
