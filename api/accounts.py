@@ -371,13 +371,15 @@ class AccountStream(MethodView):
 
 @blp.route("/challenges")
 class ChallengeList(MethodView):
-    @blp.doc(operationId="listChallenges")
+    @blp.doc(operationId="listChallenges", security=[{"bearerAuth": []}, {}])
     @blp.response(200, ChallengesSchema)
+    @problems(401)
     def get(self) -> dict[str, Any]:
         """Open challenges any account may accept, newest first.
 
-        Those whose ``to`` is null: a challenge naming accounts is told to them on their streams, not listed."""
-        return challenges().listing()
+        Those whose ``to`` is null; asked with an account's key (of any scope), the open challenges naming the
+        account come first: a challenge naming accounts is listed to them alone (and told on their streams)."""
+        return challenges().listing(service().accounts.caller(bearer_token()))
 
     @blp.doc(operationId="createChallenge", security=BEARER)
     @blp.arguments(CreateChallengeSchema())

@@ -206,6 +206,11 @@ class AccountStore(abc.ABC):
         """Open challenges not yet expired that name nobody (any account may accept them), newest first."""
 
     @abc.abstractmethod
+    def challenges_naming(self, account: str, now: dt.datetime) -> list[Challenge]:
+        """Open challenges not yet expired that name ``account`` (its key: the name folded), newest first (an
+        account has at most a few dozen: each challenger at most ``MAX_OPEN`` open, for at most a day)."""
+
+    @abc.abstractmethod
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
         """The account's events with seq > ``after``, in order."""
 

@@ -146,6 +146,11 @@ class MemoryAccounts(AccountStore):
                  if found.status == "open" and found.expires_at > now and found.invited is None]
         return sorted(found, key=lambda challenge: challenge.created_at, reverse=True)[:limit]
 
+    def challenges_naming(self, account: str, now: dt.datetime) -> list[Challenge]:
+        found = [found for found in self.state.challenges.values() if found.status == "open" and found.expires_at > now
+                 and account in map(key_of, found.invited or ())]
+        return sorted(found, key=lambda challenge: challenge.created_at, reverse=True)
+
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
         return self.state.events.get(account, [])[after:after + limit]
 

@@ -240,6 +240,13 @@ class SqlAccounts(AccountStore):
                           .order_by(challenges.c.created_at.desc()).limit(limit))
         return [_challenge(row) for row in rows]
 
+    def challenges_naming(self, account: str, now: dt.datetime) -> list[Challenge]:
+        named = sa.and_(challenges.c.invited.is_not(None), sa.cast(challenges.c.invited, sa.Text) != "null")
+        rows = self._rows(sa.select(*_CHALLENGE_COLUMNS)
+                          .where(challenges.c.status == "open", challenges.c.expires_at > now, named)
+                          .order_by(challenges.c.created_at.desc()))
+        return [found for found in map(_challenge, rows) if account in map(key_of, found.invited or ())]
+
     def events(self, account: str, after: int, limit: int) -> list[AccountEvent]:
         rows = self._rows(sa.select(account_events.c.seq, account_events.c.type, account_events.c.data,
                                     account_events.c.recorded_at)

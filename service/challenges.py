@@ -103,11 +103,12 @@ class Challenges:
     def get(self, challenge_id: str) -> dict[str, Any]:
         return rendered(self._challenge(challenge_id), self.accounts.clock())
 
-    def listing(self, limit: int = 50) -> dict[str, Any]:
+    def listing(self, caller: Caller | None = None, limit: int = 50) -> dict[str, Any]:
         """Open challenges any account may accept, newest first (expired, declined, canceled and started ones are
-        gone; one naming accounts is theirs alone, told on their streams)."""
-        now = self.accounts.clock()
-        return {"challenges": [rendered(challenge, now) for challenge in self.accounts.store.open_challenges(now, limit)]}
+        gone); for a ``caller``, those naming its account before them (one naming accounts is theirs alone)."""
+        now, store = self.accounts.clock(), self.accounts.store
+        named = [] if caller is None else store.challenges_naming(caller.key, now)
+        return {"challenges": [rendered(challenge, now) for challenge in (*named, *store.open_challenges(now, limit))]}
 
     def accept(self, caller: Caller, challenge_id: str, entropy: str | None = None) -> dict[str, Any]:
         """Take a seat of the challenge, adding ``entropy`` to its game's shuffles; the last one creates and starts

@@ -59,13 +59,22 @@ def test_an_open_challenge_is_listed_until_its_seats_are_taken(http: Http) -> No
     assert http.client.get(f"/v1/challenges/{offered['id']}").json["game_id"] == last["game_id"]
 
 
-def test_the_listing_of_open_challenges_holds_only_those_any_account_may_accept(http: Http) -> None:
+def test_the_listing_of_open_challenges_holds_those_any_account_may_accept_and_for_a_key_those_naming_it(
+        http: Http) -> None:
     """A challenge naming bo was listed to everyone, and the lobby offered it with an Accept button to any
     account signed in there: cy's acceptance was refused, 403, as it had to be."""
     ana, bo, cy = sign_up(http, "ana"), sign_up(http, "bo"), sign_up(http, "cy")
     named = challenge(http, ana, to=["bo"]).json
     anyones = challenge(http, ana, players=3).json
     assert [found["id"] for found in http.client.get("/v1/challenges").json["challenges"]] == [anyones["id"]]
+    assert [found["id"] for found in http.client.get("/v1/challenges", headers=bearer(cy)).json["challenges"]] == [
+        anyones["id"]]
+    # Asked with the named account's key, the challenge naming it comes first: a person signed in to the lobby,
+    # which follows no stream, sees the challenge made to them, with its Accept button.
+    assert [found["id"] for found in http.client.get("/v1/challenges", headers=bearer(bo)).json["challenges"]] == [
+        named["id"], anyones["id"]]
+    wrong = cy[:-4] + ("aaaa" if not cy.endswith("aaaa") else "bbbb")  # (a key's shape, given out to nobody)
+    assert http.client.get("/v1/challenges", headers=bearer(wrong)).status_code == 401
     assert http.client.post(f"/v1/challenges/{anyones['id']}/accept", headers=bearer(cy)).status_code == 200
     assert [event["data"]["id"] for event in account_events(http, bo)] == [named["id"]]  # (bo hears of its own)
     assert http.client.get(f"/v1/challenges/{named['id']}").json["status"] == "open"

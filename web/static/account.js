@@ -88,7 +88,8 @@ async function acceptChallenge(challenge, account) {
 async function showChallenges() {
   const list = $("challenge-rows");
   try {
-    const { challenges } = await call("/challenges");
+    // (signed in, the challenges naming the account are listed too, first: they are listed to it alone)
+    const { challenges } = await call("/challenges", { token: signedIn.get()?.key });
     list.replaceChildren(...challenges.map(challengeRow));
     $("no-challenges").hidden = challenges.length > 0;
   } catch (error) {

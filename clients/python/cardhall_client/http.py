@@ -272,7 +272,8 @@ class CardhallClient:
         return self._call("POST", "/v1/challenges", json=body, safe=False)
 
     def challenges(self) -> list[dict[str, Any]]:
-        """The open challenges any account may accept (naming nobody), newest first."""
+        """The open challenges any account may accept (naming nobody), newest first; with an account's key, those
+        naming the account first."""
         return self._call("GET", "/v1/challenges")["challenges"]
 
     def accept(self, challenge_id: str, entropy: str | None = None) -> dict[str, Any]:

@@ -39,6 +39,27 @@ def test_signing_in_with_a_key_accepts_an_open_challenge_and_opens_its_game(page
     assert page.watched.errors == [] and page.watched.outside == []
 
 
+def test_a_challenge_naming_a_person_is_listed_in_the_lobby_to_them_alone_once_they_sign_in(page, api):
+    """A challenge naming an account is listed to that account only: the lobby, which follows no stream, asked the
+    listing without the signed-in key, and a person challenged by name never saw the challenge there."""
+    suffix = uuid.uuid4().hex[:8]
+    host = api.client.post("/accounts", json={"name": f"host{suffix}", "kind": "bot"}).json()["key"]
+    guest = api.client.post("/accounts", json={"name": f"guest{suffix}", "kind": "person"}).json()["key"]
+    offered = api.client.post("/challenges", json={"game": "scat", "players": 2, "to": [f"guest{suffix}"]},
+                              headers={"Authorization": f"Bearer {host}"}).json()
+    row = f"#challenge-rows li[data-challenge='{offered['id']}']"
+    page.goto("/")
+    settled(page)
+    assert page.locator(row).count() == 0
+    page.fill("#account-key", guest)
+    page.click("#sign-in button")
+    page.wait_for_selector(row)
+    page.locator(row).locator("button", has_text="Accept").click()
+    page.wait_for_url("**/games/*")
+    assert api.client.get(f"/challenges/{offered['id']}").json()["status"] == "started"
+    assert page.watched.errors == [] and page.watched.outside == []
+
+
 def test_a_key_the_server_refuses_is_said_so(page):
     page.goto("/")
     settled(page)
