@@ -78,7 +78,13 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
   const calls = others.filter((move) => move.type === "call");
   actions.replaceChildren(...others.filter((move) => move.type !== "call").map((move) => {
     const text = moveLabel(move, name, topCard);
-    return button(text, text, () => submit(move));
+    const from = move.type === "draw" && move.source ? text.indexOf(" from the ") : -1;
+    if (from < 0) return button(text, text, () => submit(move));
+    // "Draw" and "Take 10♦", the pile each comes from said beside it where there is room: on a phone a Scat
+    // player's three moves ran to two rows or three, kept at the foot of the screen, over the hand (cardhall.css).
+    const made = button(text.slice(0, from), text, () => submit(move));
+    made.append(element("span", text.slice(from), { className: "aside" }));
+    return made;
   }));
   for (const move of calls) {
     const slot = seatsBox.querySelector(`[data-seat="${move.target}"] .seat-moves`);

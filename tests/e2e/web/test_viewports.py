@@ -310,13 +310,21 @@ def of_people(api, game: str, players: int, **options) -> tuple[str, list[str]]:
     return game_id, [api.join(game_id, name) for name in NAMES[:players]]
 
 
+def ten_up(players: int) -> list[str]:
+    """A Scat deck turning up the ten of diamonds (the card after three to each of ``players``) for the first hand."""
+    rest = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK" if rank + suit != "TD"]
+    return [*rest[: 3 * players], "TD", *rest[3 * players :]]
+
+
 @pytest.mark.parametrize(("players", "tie"), [(3, False), (5, True)])
 def test_on_a_phone_the_first_dealers_draw_leaves_the_player_to_act_their_hand_and_moves_on_the_first_screen(
         held_phone, api, players, tie):
     """A fresh Scat game whose first dealer was drawn by cards shows the draw until the first move (for five, a
-    tie drawn again: two rows of cards); the player to act still sees their cards and moves without scrolling."""
+    tie drawn again: two rows of cards); the player to act still sees their cards and moves without scrolling.
+    A ten turned up made the widest of the moves ("Take 10♦ from the discard pile"): on a 360 px phone the three
+    moves ran to three rows, kept at the foot of the screen over the hand."""
     for _ in range(60):  # (five cards tie for the lowest about one time in seven)
-        game_id, tokens = of_people(api, "scat", players)
+        game_id, tokens = of_people(api, "scat", players, decks=[ten_up(players)])
         view = api.view(game_id)
         if len(view["state"]["dealer_draws"]) > 1 or not tie:
             break
