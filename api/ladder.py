@@ -151,6 +151,14 @@ class PoolJoin(MethodView):
         return pools().join(caller(PLAY), game, body["players"], body["rated"], body["concurrency"],
                                      body["mixed"])
 
+    @blp.doc(operationId="getPoolEntry", security=BEARER)
+    @blp.response(200, PoolEntrySchema)
+    @problems(401, 403, 404)
+    def get(self, game: str) -> dict[str, Any]:
+        """The account's entry in the game's pool, as its join answered it (the ``play`` scope); 404 when it is not
+        waiting there: a bot started again asks whether it still waits, and for what."""
+        return pools().entry(caller(PLAY), game)
+
     @blp.doc(operationId="leavePool", security=BEARER)
     @blp.response(204)
     @problems(401, 403, 404)

@@ -73,6 +73,9 @@ class Pools:
 
     def entry(self, caller: Caller, game: str) -> dict[str, Any]:
         """The caller's entry in ``game``'s pool."""
+        caller.require(PLAY)
+        if game not in all_games():
+            raise NotFound(f"no game {game!r}")
         found = self.ladder.entry(game, caller.key)
         if found is None:
             raise NotFound(f"the account {caller.account.name!r} is not in the {game} pool")

@@ -72,9 +72,15 @@ def test_a_pools_concurrency_counts_every_game_the_account_sits_in_not_only_the_
 
 
 def test_an_account_that_left_the_pool_is_never_seated_after(http: Http, games: GameService) -> None:
+    """(and an account asks whether it waits, and for what: a bot started again could only join again to know)"""
     keys = [sign_up(http, name) for name in ("ana", "bo")]
-    join(http, keys[0])
+    joined = join(http, keys[0], concurrency=2).json
+    waiting = http.client.get("/v1/pools/craits/join", headers=bearer(keys[0]))
+    assert waiting.status_code == 200 and waiting.json == joined and waiting.json["concurrency"] == 2
+    assert http.client.get("/v1/pools/scat/join", headers=bearer(keys[0])).status_code == 404
+    assert http.client.get("/v1/pools/craits/join").status_code == 401
     assert http.client.delete("/v1/pools/craits/join", headers=bearer(keys[0])).status_code == 204
+    assert http.client.get("/v1/pools/craits/join", headers=bearer(keys[0])).status_code == 404
     join(http, keys[1])
     assert Pools(games).pair("craits") == []
     assert account_events(http, keys[1]) == []

@@ -295,6 +295,11 @@ class CardhallClient:
         body = {"players": players, "rated": rated, "concurrency": concurrency, "mixed": mixed}
         return self._call("POST", f"/v1/pools/{game}/join", json=body, safe=False)
 
+    def pool_entry(self, game: str) -> dict[str, Any]:
+        """This account's entry in ``game``'s pool, as :meth:`join_pool` answered it; NotFound when it is not waiting
+        there (never joined, left, or its entry gone)."""
+        return self._call("GET", f"/v1/pools/{game}/join")
+
     def leave_pool(self, game: str) -> None:
         """Leave ``game``'s pool: no game is made for this account from it once this returns."""
         self._call("DELETE", f"/v1/pools/{game}/join", safe=False)
