@@ -47,6 +47,10 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
     else others.push(move);
   }
   const pick = (variants, card) => {
+    const close = () => {
+      picker.hidden = true;
+      card.focus(); // (back where the keyboard was: the picker's buttons are gone)
+    };
     const labels = variants.map((move) => moveLabel(move, name, topCard));
     const cut = shared(labels);
     picker.dataset.said = labels[0].slice(0, cut); // (a phone says it once, each button the rest: cardhall.css)
@@ -56,11 +60,14 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
         made.prepend(element("span", picker.dataset.said, { className: "said" }));
         return made;
       }),
-      button("Cancel", "Cancel", () => {
-        picker.hidden = true;
-        card.focus(); // (back where the keyboard was: the picker's buttons are gone)
-      }),
+      button("Cancel", "Cancel", close),
     );
+    // Escape cancels too, as it closes any choice: a keyboard user need not Tab past every choice to Cancel.
+    picker.onkeydown = (pressed) => {
+      if (pressed.key !== "Escape") return;
+      pressed.preventDefault();
+      close();
+    };
     picker.hidden = false;
     picker.querySelector("button").focus();
   };

@@ -70,3 +70,19 @@ def test_a_name_being_typed_to_join_a_game_stays_typed_as_others_take_their_seat
     page.wait_for_function("() => [...document.querySelectorAll('#seats .seat-name')].some((s) => s.textContent.includes('Amy'))")
     page.keyboard.type("d")
     assert field.input_value() == "Zed" and focused(page) == "Your name, to join this game"
+
+
+def test_escape_closes_an_eights_suit_choice_and_hands_the_focus_back_to_the_eight(page, api):
+    """A keyboard user who opened an eight's suit choice by mistake presses Escape, as any choice is closed: the
+    choice stayed open, its first suit focused, and only Tab past every suit to Cancel closed it."""
+    game_id, token = eight_in_hand(api)
+    seated_page(page, api, game_id, token)
+    tab_to(page, "#hand button[data-card='8S']")
+    page.keyboard.press("Enter")
+    assert page.is_visible("#picker") and focused(page) == "Play 8♠ and name clubs"
+    page.keyboard.press("Tab")  # (on another suit: Escape closes from any of them)
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#picker") and focused(page) == "8S"
+    assert api.view(game_id, token)["version"] == int(page.get_attribute("body", "data-version"))  # (nothing played)
+    page.keyboard.press("Enter")  # the choice opens again from the eight
+    assert page.is_visible("#picker") and focused(page) == "Play 8♠ and name clubs"
