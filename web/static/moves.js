@@ -51,7 +51,13 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
       picker.hidden = true;
       card.focus(); // (back where the keyboard was: the picker's buttons are gone)
     };
-    const labels = variants.map((move) => moveLabel(move, name, topCard));
+    // A 9's choice (Craits C10) is its own suit kept, or the other suit of its colour: said as such ("Play 9♠ and"
+    // "keep spades", "switch to clubs"), not as "Play 9♠" beside "Play 9♠ and name clubs", which a phone cut to
+    // "9♠" beside "9♠ and name clubs" after a lone "Play".
+    const keeping = variants.some((move) => move.suit) && variants.some((move) => !move.suit);
+    const kept = (move) => `Play ${short(move.card)} and ${move.suit ? `switch to ${suitName(move.suit)}` : `keep ${suitName(move.card[1])}`}`
+      + `${move.announce ? " and announce one card" : ""}`;
+    const labels = variants.map((move) => (keeping ? kept(move) : moveLabel(move, name, topCard)));
     const cut = shared(labels);
     picker.dataset.said = labels[0].slice(0, cut); // (a phone says it once, each button the rest: cardhall.css)
     picker.replaceChildren(

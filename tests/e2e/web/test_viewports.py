@@ -424,6 +424,37 @@ def test_on_a_phone_an_eights_every_suit_and_cancel_lie_on_the_first_screen(held
     assert held_phone.watched.errors == []
 
 
+NINE = ["9S", *EIGHT[1:]]  # (the nine of spades to play on the three of spades, among two rows of cards)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_on_a_phone_a_nines_choice_says_keep_its_suit_or_switch_to_the_other_of_its_colour_on_the_first_screen(
+        held_phone, api, players):
+    """A player who taps a nine chooses to keep its suit or switch to the other of its colour (C10), read as an
+    eight's suits are: "Play 9♠ and" said once, then "keep spades", "switch to clubs" and Cancel, each a button 44 px
+    tall on the first screen (a phone showed "Play" and then "9♠" beside "9♠ and name clubs": the nine's own suit
+    went unsaid and the play's words were cut in two). Escape closes it, the focus back on the nine."""
+    game_id, tokens = of_people(api, "craits", players, first_dealer=players - 1,
+                                decks=[craits_deck(players, NINE, "3S")])  # (seat 0, Ana, plays first)
+    seated_page(held_phone, api, game_id, tokens[0])
+    held_phone.click("#hand button[data-card='9S']")
+    names = ["Play 9♠ and keep spades", "Play 9♠ and switch to clubs", "Cancel"]
+    assert on_screen_to_tap(held_phone, "#picker button") == names
+    said = held_phone.evaluate("getComputedStyle(document.querySelector('#picker'), '::before').content")
+    assert said == '"Play 9♠ and "'
+    assert held_phone.locator("#picker button").all_inner_texts() == ["keep spades", "switch to clubs", "Cancel"]
+    assert all(box["height"] >= 44 for box in (button.bounding_box() for button in held_phone.locator("#picker button").all()))
+    assert held_phone.evaluate(FOCUSED) == "Play 9♠ and keep spades"
+    assert audit(held_phone) == []
+    held_phone.keyboard.press("Escape")
+    assert held_phone.is_hidden("#picker") and held_phone.evaluate("document.activeElement.dataset.card") == "9S"
+    held_phone.click("#hand button[data-card='9S']")
+    held_phone.get_by_role("button", name="Play 9♠ and switch to clubs").click()
+    settled(held_phone)
+    assert api.view(game_id)["state"]["active_suit"] == "C"
+    assert held_phone.watched.errors == []
+
+
 @pytest.mark.parametrize("players", [2, 5])
 def test_on_a_phone_the_dealer_naming_the_up_cards_suit_sees_every_suit_on_the_first_screen(held_phone, api, players):
     """The dealer who turned up an eight names its suit (C6) from the buttons to move, all four on the first screen
