@@ -30,12 +30,13 @@ function button(text, label, onClick) {
   return made;
 }
 
-/** The length of the words all ``labels`` begin with, each keeping words of its own: "Play 8♠ and name " of an 8's. */
+/** The length of the words all ``labels`` begin with, each keeping words of its own: "Play 8♠ and name " of an 8's;
+ * none if that is one word ("Play " of "Play 7♠" and "Play 7♠ and announce one card" would cut the card from its play). */
 function shared(labels) {
   let cut = 0;
   for (let at = labels[0].indexOf(" ") + 1; at && labels.every((label) => label.length > at
     && label.startsWith(labels[0].slice(0, at))); at = labels[0].indexOf(" ", at) + 1) cut = at;
-  return cut;
+  return labels[0].slice(0, cut).trim().includes(" ") ? cut : 0;
 }
 
 /** Fill the hand, actions and seats' call buttons with the moves in ``moves``; ``submit(move)`` makes one. */
@@ -51,23 +52,39 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
       picker.hidden = true;
       card.focus(); // (back where the keyboard was: the picker's buttons are gone)
     };
+    // A card whose every choice comes both with and without announcing one card (a player's last card but one,
+    // Craits C12) offers the announcement once, as a box to tick, and each choice once: an eight's eight buttons and
+    // Cancel, one to a line, ran off a phone's screen (and a nine's four were two choices said twice).
+    const plain = variants.filter((move) => !move.announce);
+    const twin = (move) => variants.find((other) => other.announce && other.suit === move.suit);
+    const tick = plain.length > 1 && plain.length * 2 === variants.length && plain.every(twin)
+      ? element("input", undefined, { type: "checkbox", name: "announce" }) : null;
+    const choices = tick ? plain : variants;
     // A 9's choice (Craits C10) is its own suit kept, or the other suit of its colour: said as such ("Play 9♠ and"
     // "keep spades", "switch to clubs"), not as "Play 9♠" beside "Play 9♠ and name clubs", which a phone cut to
     // "9♠" beside "9♠ and name clubs" after a lone "Play".
-    const keeping = variants.some((move) => move.suit) && variants.some((move) => !move.suit);
+    const keeping = choices.some((move) => move.suit) && choices.some((move) => !move.suit);
     const kept = (move) => `Play ${short(move.card)} and ${move.suit ? `switch to ${suitName(move.suit)}` : `keep ${suitName(move.card[1])}`}`
       + `${move.announce ? " and announce one card" : ""}`;
-    const labels = variants.map((move) => (keeping ? kept(move) : moveLabel(move, name, topCard)));
+    const labels = choices.map((move) => (keeping ? kept(move) : moveLabel(move, name, topCard)));
     const cut = shared(labels);
     picker.dataset.said = labels[0].slice(0, cut); // (a phone says it once, each button the rest: cardhall.css)
-    picker.replaceChildren(
-      ...variants.map((move, i) => {
-        const made = button(labels[i].slice(cut), labels[i], () => submit(move));
-        made.prepend(element("span", picker.dataset.said, { className: "said" }));
-        return made;
-      }),
-      button("Cancel", "Cancel", close),
-    );
+    const buttons = choices.map((move, i) => {
+      const made = button(labels[i].slice(cut), labels[i], () => submit(tick && tick.checked ? twin(move) : move));
+      made.prepend(element("span", picker.dataset.said, { className: "said" }));
+      return made;
+    });
+    const parts = [...buttons];
+    if (tick) {
+      // Each choice's name says whether it announces too, as the box is ticked.
+      tick.addEventListener("change", () => buttons.forEach((made, i) => {
+        made.setAttribute("aria-label", `${labels[i]}${tick.checked ? " and announce one card" : ""}`);
+      }));
+      const box = element("label", undefined, { className: "check announce" });
+      box.append(tick, "Also announce one card");
+      parts.push(box);
+    }
+    picker.replaceChildren(...parts, button("Cancel", "Cancel", close));
     // Escape cancels too, as it closes any choice: a keyboard user need not Tab past every choice to Cancel.
     picker.onkeydown = (pressed) => {
       if (pressed.key !== "Escape") return;

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page
 
 from tests.e2e.web.conftest import Watched, settled, touch_page
 from tests.e2e.web.layout import audit
-from tests.e2e.web.test_play import eight_in_hand, seated_page
+from tests.e2e.web.test_play import eight_in_hand, seated_page, stacked_deck
 from tests.e2e.web.test_tournaments_web import Made
 
 VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "phone-844-sideways": (844, 390), "tablet-768": (768, 1024),
@@ -452,6 +452,32 @@ def test_on_a_phone_a_nines_choice_says_keep_its_suit_or_switch_to_the_other_of_
     held_phone.get_by_role("button", name="Play 9♠ and switch to clubs").click()
     settled(held_phone)
     assert api.view(game_id)["state"]["active_suit"] == "C"
+    assert held_phone.watched.errors == []
+
+
+def test_on_a_phone_an_eight_played_as_the_last_card_but_one_offers_its_suits_once_and_a_box_to_announce(held_phone, api):
+    """An eight that leaves its player one card may be played announcing it or not (C12): the suits are offered once,
+    with a box to tick, "Also announce one card", all on the first screen (each suit was offered twice, one button to
+    a line: eight buttons and Cancel ran 4 px below a 390 by 844 phone's first screen and 130 px below a sideways
+    one's). Ticked, each suit's name says it announces too, and the play it makes does."""
+    run = ["6H", "6D", "6S", "6C", "4C", "4S"]  # (Ana's sixes and fours give her turn after turn: C10, two players)
+    game_id = api.create("craits", 2, short=True, first_dealer=1, decks=[stacked_deck(first=[*run, "8S", "QH"], up="3H")])
+    ana, _ = api.join(game_id, "Ana"), api.join(game_id, "Bo")
+    for card in run:
+        api.move(game_id, ana, {"type": "play", "card": card})
+    seated_page(held_phone, api, game_id, ana)
+    held_phone.click("#hand button[data-card='8S']")
+    assert on_screen_to_tap(held_phone, "#picker button") == [f"Play 8♠ and name {suit}" for suit in SUITS] + ["Cancel"]
+    assert on_screen_to_tap(held_phone, "#picker label") == ["Also announce one card"]
+    assert audit(held_phone) == []
+    held_phone.get_by_label("Also announce one card").check()
+    assert held_phone.is_visible("#picker") and held_phone.evaluate("document.activeElement.name") == "announce"
+    named = held_phone.locator("#picker button").first.get_attribute("aria-label")
+    assert named == "Play 8♠ and name clubs and announce one card"
+    held_phone.get_by_role("button", name="Play 8♠ and name hearts and announce one card").click()
+    settled(held_phone)
+    state = api.view(game_id)["state"]
+    assert state["active_suit"] == "H" and state["announced"] == [0]
     assert held_phone.watched.errors == []
 
 
