@@ -42,6 +42,9 @@ export const seats = {
   put(gameId, seat, token, name) {
     localStorage.setItem(PREFIX + gameId, JSON.stringify({ seat, token, name }));
   },
+  forget(gameId) {
+    localStorage.removeItem(PREFIX + gameId);
+  },
 };
 
 /** A seat's name for people: the player's name, or which house bot sits there; a seat a house bot took

@@ -2,7 +2,7 @@
 // play/pause, ?v=N), live over Server-Sent Events at the latest version, and, for a seat taken
 // in this browser, that seat's legal moves as things to click.
 
-import { Notice, call, seatName, seats, showProblem } from "./api.js";
+import { Notice, Problem, call, seatName, seats, showProblem } from "./api.js";
 import { offerMoves } from "./moves.js";
 import { drawView } from "./render.js";
 import { describe, headline } from "./words.js";
@@ -11,8 +11,25 @@ import { offerSeating } from "./seating.js";
 import { $, element } from "./dom.js";
 
 const gameId = $("table").dataset.game;
-const mine = seats.get(gameId);
-const token = mine ? mine.token : null;
+let mine = seats.get(gameId);
+let token = mine ? mine.token : null;
+
+/** Call the API as this browser's seat. A token the server no longer knows (an account's key revoked or replaced,
+ * kept here as its seat's token) is forgotten, and the game shown as anyone sees it, saying why: the table stayed
+ * empty but for the server's refusal, with no seats, cards or log, however often it was opened again. */
+async function callAsSeat(path) {
+  try {
+    return await call(path, { token });
+  } catch (error) {
+    if (!token || !(error instanceof Problem) || error.status !== 401) throw error;
+    seats.forget(gameId);
+    mine = null;
+    token = null;
+    showProblem($("problem"), new Notice("The server no longer accepts the seat this browser kept for this game (its token "
+      + "or the account's key was revoked or replaced): the game is shown as anyone watching sees it."));
+    return call(path);
+  }
+}
 
 const game = { summary: null, events: [], shown: 0, following: true, player: null };
 let showing = 0; // a counter: only the latest request to show a version draws its answer
@@ -32,7 +49,7 @@ const busy = (delta) => {
 
 async function loadEvents() {
   for (;;) {
-    const page = await call(`/games/${gameId}/events?after=${last()}&limit=1000`, { token });
+    const page = await callAsSeat(`/games/${gameId}/events?after=${last()}&limit=1000`);
     game.events.push(...page.events);
     if (!page.events.length || last() >= page.last_version) return loadCalls();
   }
@@ -103,9 +120,9 @@ const views = new Map(); // version -> the view's promise
  * (the browser's cache keeps it too, but asking it costs a round trip between processes). */
 function viewAt(version) {
   const path = `/games/${gameId}/state?at=${version}`;
-  if (!over()) return call(path, { token });
+  if (!over()) return callAsSeat(path);
   if (!views.has(version)) {
-    views.set(version, call(path, { token }).catch((error) => {
+    views.set(version, callAsSeat(path).catch((error) => {
       views.delete(version);
       throw error;
     }));
@@ -120,7 +137,7 @@ async function show(version) {
   const ticket = ++showing;
   const latest = version === last();
   const live = latest && !over();
-  const view = await (live ? call(`/games/${gameId}/state`, { token }) : viewAt(version));
+  const view = await (live ? callAsSeat(`/games/${gameId}/state`) : viewAt(version));
   if (ticket !== showing) return;
   const direction = Math.sign(version - game.shown);
   game.shown = version;
@@ -269,8 +286,8 @@ async function catchUp() {
 /** Follow the game over its event stream (Server-Sent Events, read with fetch so the seat's token
  * goes along): each event that arrives brings the page up to date. Reconnects until the game is over. */
 async function follow() {
-  const auth = token ? { Authorization: `Bearer ${token}` } : {};
   while (!over()) {
+    const auth = token ? { Authorization: `Bearer ${token}` } : {};
     try {
       const response = await fetch(`/v1/games/${gameId}/events/stream?after=${last()}`, { headers: auth });
       if (!response.ok) throw new Error(`the stream answered ${response.status}`);

@@ -72,3 +72,30 @@ def test_a_key_the_server_refuses_is_said_so(page):
     page.click("#sign-in button")
     page.wait_for_function("() => !document.querySelector('#account-problem').textContent.includes('Authorization')")
     assert page.inner_text("#account-problem").startswith("That key is not valid: it was revoked, or never given out.")
+
+
+def test_a_table_whose_kept_account_key_was_revoked_shows_the_game_as_a_spectator_and_says_why(page, api):
+    """A seat taken with an account's key keeps that key in the browser as the seat's token. Once the key is revoked
+    (or replaced), the table showed nothing but the server's refusal, no seats, cards or log, however often it was
+    opened again: now it forgets the seat and shows the game as anyone watching sees it, saying why, with nothing to
+    do as the seat (no hand, no Resign)."""
+    name = f"revoked{uuid.uuid4().hex[:8]}"
+    key = api.client.post("/accounts", json={"name": name, "kind": "person"}).json()["key"]
+    auth = {"Authorization": f"Bearer {key}"}
+    game_id = api.create("craits", 2, short=True)
+    seat = api.client.post(f"/games/{game_id}/seats", json={}, headers=auth).json()["seat"]
+    api.join(game_id, bot="greedy")
+    page.goto("/")
+    page.evaluate("([where, kept]) => localStorage.setItem(where, JSON.stringify(kept))",
+                  [f"cardhall.seat.{game_id}", {"seat": seat, "token": key, "name": name}])
+    prefix = api.client.get("/account/keys", headers=auth).json()["keys"][0]["prefix"]
+    assert api.client.delete(f"/account/keys/{prefix}", headers=auth).status_code in (200, 204)
+    page.goto(f"/games/{game_id}")
+    settled(page)
+    assert "no longer accepts the seat this browser kept" in page.inner_text("#problem")
+    assert page.locator("#seats .seat").count() == 2 and page.locator("#log li").count() >= 3
+    assert page.locator("#hand .card").count() == 0 and page.get_by_role("button", name="Resign").count() == 0
+    assert page.evaluate(f"localStorage.getItem('cardhall.seat.{game_id}')") is None
+    page.reload()  # (opened again: the game as anyone sees it, nothing to say)
+    settled(page)
+    assert page.is_hidden("#problem") and page.locator("#seats .seat").count() == 2
