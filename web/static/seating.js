@@ -59,7 +59,7 @@ function joinForm(gameId, joined, typed) {
       const taken = await call(`/games/${gameId}/seats`, { method: "POST", body: { name: name.value, entropy: newEntropy() } });
       seats.put(gameId, taken.seat, taken.token, name.value);
       localStorage.setItem("cardhall.name", name.value);
-      joined();
+      joined(seats.get(gameId));
     });
   });
   return form;
@@ -81,13 +81,14 @@ function leaveButton(text, gameId, path, token, confirmText, left) {
 }
 
 /** Fill ``where`` with what this visitor can do about a seat of the game ``summary`` describes: ``mine`` is
- * the seat taken in this browser (or null); ``changed()`` is called once something was done. */
-export function offerSeating(where, gameId, summary, mine, changed) {
+ * the seat taken in this browser (or null); ``changed()`` is called once something was done, ``joined(kept)`` once
+ * a seat was taken here (``kept``: as ``seats`` keeps it). */
+export function offerSeating(where, gameId, summary, mine, changed, joined) {
   const offered = [];
   const typed = where.querySelector("form.join input[name=name]")?.value;
   const handedOver = mine && summary.seats[mine.seat] && summary.seats[mine.seat].bot_since;
   if (summary.status === "waiting") {
-    if (!mine) offered.push(joinForm(gameId, () => window.location.reload(), typed));
+    if (!mine) offered.push(joinForm(gameId, joined, typed));
     offered.push(invite(gameId));
     if (mine) {
       offered.push(leaveButton("Abort the game", gameId, "abort", mine.token,

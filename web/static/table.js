@@ -220,8 +220,16 @@ function drawTable(view) {
   });
   showPosition();
   showClock($("clock"), view.deadline, name, view.to_act);
-  if (game.following) offerSeating($("seating"), gameId, game.summary, mine, () => sync());
+  if (game.following) offerSeating($("seating"), gameId, game.summary, mine, () => sync(), joined);
   else $("seating").hidden = true;
+}
+
+/** A seat taken in this page: the table is drawn anew as that seat's (a reload sent a keyboard or screen reader user
+ * back to the page's start, and the stream's connection with it), the focus kept in the seating. */
+function joined(kept) {
+  mine = kept;
+  token = kept.token;
+  sync();
 }
 
 function showPosition() {

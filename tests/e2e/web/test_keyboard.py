@@ -86,3 +86,25 @@ def test_escape_closes_an_eights_suit_choice_and_hands_the_focus_back_to_the_eig
     assert api.view(game_id, token)["version"] == int(page.get_attribute("body", "data-version"))  # (nothing played)
     page.keyboard.press("Enter")  # the choice opens again from the eight
     assert page.is_visible("#picker") and focused(page) == "Play 8♠ and name clubs"
+
+
+def test_joining_a_waiting_table_from_the_keyboard_keeps_the_focus_in_the_seating_without_reloading_the_page(page, api):
+    """A visitor who types a name and presses Enter to join takes the seat and stays where the keyboard was, in the
+    seating, its Abort button next to Tab: the page reloaded, sending the focus (and a screen reader) back to the page's
+    start, above the whole table."""
+    game_id = api.create("scat", 3)
+    page.goto(f"/games/{game_id}")
+    settled(page)
+    page.evaluate("window.notReloaded = true")
+    field = page.locator("#seating form.join input[name=name]")
+    field.fill("Zed")
+    field.press("Enter")
+    page.wait_for_selector("#seats .seat.mine")
+    settled(page)
+    assert page.evaluate("window.notReloaded") is True
+    assert "Zed (you)" in page.inner_text("#seats .seat.mine")
+    assert focused(page) == "seating"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # (past the invite link's field and its Copy button)
+    page.keyboard.press("Tab")
+    assert focused(page) == "Abort the game"
