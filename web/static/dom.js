@@ -41,3 +41,12 @@ export const accountLink = (name) => element("a", name, { href: `/accounts/${enc
 /** A link to a game's table, saying ``text`` (by default "game" and the id's first 8 characters). */
 export const gameLink = (gameId, text = `game ${gameId.slice(0, 8)}`) =>
   element("a", text, { href: `/games/${encodeURIComponent(gameId)}` });
+
+/** Enable or disable a pager's buttons, each given with whether it is disabled now. The focused one, disabled (the
+ * last page reached, or the first), hands the focus to one left enabled: it fell back to the page's start, and a
+ * keyboard user who paged had to Tab through the whole page again to page on. */
+export function setPager(...states) {
+  const had = document.activeElement;
+  for (const [button, disabled] of states) button.disabled = disabled;
+  if (states.some(([button]) => button === had) && had.disabled) states.find(([button]) => !button.disabled)?.[0].focus();
+}

@@ -3,7 +3,7 @@
 
 import { call } from "./api.js";
 import { ratingChart } from "./chart.js";
-import { $, accountLink, cell, element, gameLink, when } from "./dom.js";
+import { $, accountLink, cell, element, gameLink, setPager, when } from "./dom.js";
 
 const PAGE = 50;
 const PLACES = { 1: "won", 2: "lost", 3: "left" };
@@ -29,8 +29,7 @@ async function showBoard(root, cursors) {
   });
   $("board-rows").replaceChildren(...rows);
   $("no-entries").hidden = rows.length > 0;
-  $("first-page").disabled = cursors.length === 1;
-  $("next-page").disabled = !board.next;
+  setPager([$("first-page"), cursors.length === 1], [$("next-page"), !board.next]);
   return board.next;
 }
 

@@ -1,7 +1,7 @@
 // The lobby: games to watch or join (paged), and a form to start one.
 
 import { Notice, call, chanceFixed, newEntropy, seatName, seats, showProblem } from "./api.js";
-import { $, cell, element, gameLink, when } from "./dom.js";
+import { $, cell, element, gameLink, setPager, when } from "./dom.js";
 import { inviteLink } from "./seating.js";
 
 const PAGE = 20;
@@ -89,8 +89,7 @@ async function showGames(page = cursors.length - 1) {
   cursors = cursors.slice(0, page + 1);
   shownPage = page;
   if (listed.next_cursor) cursors.push(listed.next_cursor);
-  $("next-page").disabled = !listed.next_cursor;
-  $("first-page").disabled = page === 0;
+  setPager([$("first-page"), page === 0], [$("next-page"), !listed.next_cursor]);
 }
 
 function optionInput(name, option) {

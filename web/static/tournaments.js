@@ -3,7 +3,7 @@
 // it runs.
 
 import { call, showProblem } from "./api.js";
-import { $, accountLink, capitalised, cell, element, gameLink, when } from "./dom.js";
+import { $, accountLink, capitalised, cell, element, gameLink, setPager, when } from "./dom.js";
 
 const PAGE = 20;
 const REFRESH_MS = 3000; // (while a tournament runs: its games end and its rounds are made as it is watched)
@@ -41,8 +41,7 @@ async function showList(section, account, cursors) {
   });
   section.querySelector("tbody").replaceChildren(...rows);
   section.querySelector(".none").hidden = rows.length > 0;
-  section.querySelector(".first-page").disabled = cursors.length === 1;
-  section.querySelector(".next-page").disabled = !page.next;
+  setPager([section.querySelector(".first-page"), cursors.length === 1], [section.querySelector(".next-page"), !page.next]);
   return page.next;
 }
 

@@ -108,3 +108,26 @@ def test_joining_a_waiting_table_from_the_keyboard_keeps_the_focus_in_the_seatin
     page.keyboard.press("Tab")  # (past the invite link's field and its Copy button)
     page.keyboard.press("Tab")
     assert focused(page) == "Abort the game"
+
+
+def test_paging_the_lobby_to_its_last_page_and_back_keeps_the_focus_on_the_pager(page, api):
+    """Next page pressed onto the last page (or First page onto the first) is disabled: the focus fell back to the
+    page's start, and a keyboard user had to Tab through the header, the filters and every row to page back. It goes
+    to the pager's other button (as on the leaderboard's and the tournaments' pagers, made alike)."""
+    for _ in range(21):
+        api.create("craits", 5)
+    page.goto("/")
+    settled(page)
+    page.select_option("#filters select[name=status]", "waiting")
+    settled(page)
+    tab_to(page, "#next-page", most=200)
+    for _ in range(20):
+        page.keyboard.press("Enter")
+        settled(page)
+        if page.is_disabled("#next-page"):
+            break
+        assert focused(page) == "next-page"
+    assert page.is_disabled("#next-page") and focused(page) == "first-page"
+    page.keyboard.press("Enter")
+    settled(page)
+    assert page.is_disabled("#first-page") and focused(page) == "next-page"
