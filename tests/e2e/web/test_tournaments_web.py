@@ -127,3 +127,32 @@ def test_on_a_small_phone_the_tournament_pages_fit_and_the_crosstable_scrolls_in
     assert small_phone.locator("section[data-status=finished] tbody tr").count() == 1
     assert (problems := audit(small_phone)) == [], "\n".join(problems)
     assert small_phone.watched.errors == []
+
+
+#: Each shown fact of a page's facts (dl.facts): its name, and how far its value's first words lie below and right of
+#: where they should (the name's baseline; the left edge where the first fact's value starts), in CSS px.
+FACTS = """() => {
+  const words = (el) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT, { acceptNode: (n) => n.textContent.trim() ? 1 : 3 });
+    const range = document.createRange();
+    range.selectNodeContents(walker.nextNode());
+    return range.getClientRects()[0];
+  };
+  const facts = [...document.querySelectorAll("dl.facts dt")].filter((dt) => dt.checkVisibility()
+    && dt.nextElementSibling.textContent.trim());
+  const left = words(facts[0].nextElementSibling).left;
+  return facts.map((dt) => [dt.textContent, Math.round(words(dt.nextElementSibling).bottom - words(dt).bottom),
+    Math.round(words(dt.nextElementSibling).left - left)]);
+}"""
+
+
+def test_on_a_phone_a_tournaments_facts_each_read_on_one_line_beside_its_name(phone, made: Made):
+    """A fact whose value is a link (the game's rules, the account that made it), 44 px tall to tap, lay 14 px below
+    its name's line and 7 px right of the other values, the rules' link apart from its ", 2 to a table": each value
+    now starts on its name's line, where the others start."""
+    phone.goto(f"/tournaments/{made.id}")
+    settled(phone)
+    facts = phone.evaluate(FACTS)
+    assert {name for name, _, _ in facts} >= {"Game", "Made by", "Format"}
+    assert all(abs(below) <= 1 and abs(right) <= 1 for _, below, right in facts), facts
+    assert audit(phone) == []
