@@ -29,18 +29,21 @@ function joinForm(game) {
   return form;
 }
 
+/** The button that copies a game's invite link, and beside it what became of it, said as a status: the button's own
+ * words changed, which a screen reader did not say (its name is its label, unchanged). */
 function copyInvite(game) {
   const button = element("button", "Copy invite link", { type: "button", className: "link-button" });
   button.setAttribute("aria-label", `Copy the invite link of game ${game.id.slice(0, 8)}`);
+  const said = element("span", "", { className: "copied", role: "status" });
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(inviteLink(game.id));
-      button.textContent = "Invite link copied";
+      said.textContent = "Invite link copied";
     } catch {
       window.prompt("The invite link:", inviteLink(game.id));
     }
   });
-  return button;
+  return [button, said];
 }
 
 /** A game's name as its rules write it ("Craits"), from the game types the server lists. */
@@ -67,7 +70,7 @@ function row(game) {
   const watch = gameLink(game.id, mine ? "Open" : "Watch");
   watch.setAttribute("aria-label", `${mine ? "Open" : "Watch"} ${gameTitle(game.game)} game ${game.id.slice(0, 8)}`);
   actions.append(watch);
-  if (game.status === "waiting") actions.append(copyInvite(game));
+  if (game.status === "waiting") actions.append(...copyInvite(game));
   if (game.status === "waiting" && !mine) actions.append(joinForm(game));
   tr.append(last);
   return tr;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from tests.e2e.web.conftest import settled
 
 
@@ -91,3 +93,21 @@ def test_finished_games_are_listed_only_when_asked_for(page, api):
         page.select_option("#filters select[name=status]", asked)
         settled(page)
         assert finished in listed()
+
+
+def test_copying_a_games_invite_link_in_the_lobby_is_said_as_a_status(page, api):
+    """Copy invite link, pressed, changed its own words to "Invite link copied", which a screen reader never said: the
+    button's name is its label, which did not change. What became of it is now a status beside it, said as it
+    changes, and the link is on the clipboard."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    game_id = api.create("scat", 4)
+    page.goto("/")
+    settled(page)
+    row = page.locator(f"#game-rows tr[data-game='{game_id}']")
+    copy = row.get_by_role("button", name=f"Copy the invite link of game {game_id[:8]}")
+    status = row.get_by_role("status")
+    assert status.inner_text() == ""
+    copy.focus()
+    page.keyboard.press("Enter")
+    expect(status).to_have_text("Invite link copied")
+    assert page.evaluate("navigator.clipboard.readText()").endswith(f"/games/{game_id}")
