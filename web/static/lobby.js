@@ -95,16 +95,23 @@ async function showGames(page = cursors.length - 1) {
   setPager([$("first-page"), page === 0], [$("next-page"), !listed.next_cursor]);
 }
 
+/** What an option does, in words under its field, and said with it (its description): a title said it only to a
+ * mouse held over it, never to a finger or the keyboard ("short", "min knock" and "throw down" told them nothing). */
+function described(label, field, name, option) {
+  const hint = element("p", option.description, { className: "hint", id: `hint-${name}` });
+  field.setAttribute("aria-describedby", hint.id);
+  return [label, hint];
+}
+
 function optionInput(name, option) {
   const label = element("label", `${name.replace(/_/g, " ")} `);
-  label.title = option.description;
   const input = element("input", undefined, { name: `option.${name}` });
   if (option.type === "bool") {
     input.type = "checkbox";
     input.checked = Boolean(option.default);
     label.prepend(input);
     label.classList.add("check");
-    return label;
+    return described(label, input, name, option);
   }
   input.type = "number";
   if (option.minimum !== undefined) input.min = option.minimum;
@@ -112,7 +119,7 @@ function optionInput(name, option) {
   if (option.default !== null && option.default !== undefined) input.value = option.default;
   else input.placeholder = "none";
   label.append(input);
-  return label;
+  return described(label, input, name, option);
 }
 
 function showOptions() {
@@ -123,7 +130,7 @@ function showOptions() {
   players.value = Math.min(Math.max(Number(players.value) || 2, type.min_players), type.max_players);
   // Stacked decks are for tests and bots over the API; the form offers the options a person picks.
   const offered = Object.entries(type.options).filter(([, option]) => ["bool", "int"].includes(option.type));
-  $("new-options").replaceChildren(element("legend", "Options"), ...offered.map(([name, option]) => optionInput(name, option)));
+  $("new-options").replaceChildren(element("legend", "Options"), ...offered.flatMap(([name, option]) => optionInput(name, option)));
   showSeats();
 }
 
@@ -147,9 +154,8 @@ function showSeats() {
     select.append(element("option", "drawn by cards", { value: "" }));
     for (let seat = 0; seat < count; seat += 1) select.append(element("option", `seat ${seat}`, { value: String(seat) }));
     const label = element("label", `${optionName.replace(/_/g, " ")} `);
-    label.title = option.description;
     label.append(select);
-    fields.push(label);
+    fields.push(...described(label, select, optionName, option));
   }
   $("new-seats").replaceChildren(...fields);
 }

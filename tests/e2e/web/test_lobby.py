@@ -5,6 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.e2e.web.conftest import settled
+from tests.e2e.web.layout import audit
 
 
 def test_the_lobby_loads_with_no_console_errors_and_no_request_leaving_the_server(page, api):
@@ -111,3 +112,31 @@ def test_copying_a_games_invite_link_in_the_lobby_is_said_as_a_status(page, api)
     page.keyboard.press("Enter")
     expect(status).to_have_text("Invite link copied")
     assert page.evaluate("navigator.clipboard.readText()").endswith(f"/games/{game_id}")
+
+
+#: Each field of the start form's options and seats that has a description: its name, the text its aria-describedby
+#: names, and whether that text lies on the screen (scrolled to) under its field.
+DESCRIBED = """() => [...document.querySelectorAll("#new-options :is(input, select), #new-seats select[name^=option]")]
+  .map((field) => {
+    const hint = document.getElementById(field.getAttribute("aria-describedby"));
+    hint?.scrollIntoView({ block: "center" });
+    const [at, said] = [field.getBoundingClientRect(), hint?.getBoundingClientRect()];
+    return [field.name, hint?.textContent ?? null, Boolean(said && said.height > 0 && said.top >= at.top
+      && said.bottom <= innerHeight && hint.checkVisibility())];
+  })"""
+
+
+def test_on_a_phone_the_start_forms_options_each_say_what_they_do_under_their_field(phone, api):
+    """What an option does ("short": the first 8 rounds only; "min knock": what a knock needs) was the title of its
+    label, shown only to a mouse held over it: a phone, a keyboard and a screen reader got the name alone. Each says
+    it in words under its field, and it is the field's description."""
+    phone.goto("/")
+    settled(phone)
+    types = {kind["game"]: kind["options"] for kind in api.client.get("/game-types").json()["game_types"]}
+    for game in ("craits", "scat"):
+        phone.select_option("#new-game-type", game)
+        shown = phone.evaluate(DESCRIBED)
+        offered = {f"option.{name}": option["description"] for name, option in types[game].items() if option["type"] != "decks"}
+        assert {name: said for name, said, _ in shown} == offered
+        assert all(seen for _, _, seen in shown), shown
+    assert audit(phone) == []
