@@ -14,7 +14,9 @@ export function moveLabel(move, name, topCard) {
     case "draw":
       if (move.source === "discard") return topCard ? `Take ${short(topCard)} from the discard pile` : "Take the discard";
       return move.source ? `Draw from the ${move.source}` : "Draw";
-    case "choose_suit": return `Choose ${suitName(move.suit)}`;
+    case "choose_suit": // (a 9 turned up keeps its suit or switches to the other of its colour: C6, C10)
+      if (topCard && topCard[0] === "9") return `${move.suit === topCard[1] ? "Keep" : "Switch to"} ${suitName(move.suit)}`;
+      return `Choose ${suitName(move.suit)}`;
     case "announce": return "Announce one card";
     case "call": return `Call out ${name(move.target)}`;
     case "knock": return "Knock";

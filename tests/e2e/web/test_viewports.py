@@ -492,6 +492,21 @@ def test_on_a_phone_the_dealer_naming_the_up_cards_suit_sees_every_suit_on_the_f
     assert held_phone.watched.errors == []
 
 
+@pytest.mark.parametrize("players", [2, 5])
+def test_on_a_phone_the_dealer_who_turned_up_a_nine_keeps_its_suit_or_switches_on_the_first_screen(held_phone, api, players):
+    """The dealer who turned up a nine keeps its suit or switches to the other of its colour (C6, C10), said so, as a
+    nine played is: "Keep spades", "Switch to clubs" (it was "Choose spades" and "Choose clubs", as if any suit could
+    be named, the nine's own not told apart), both on the first screen."""
+    game_id, tokens = of_people(api, "craits", players, first_dealer=0, decks=[craits_deck(players, EIGHT, "9S")])
+    seated_page(held_phone, api, game_id, tokens[0])
+    assert on_screen_to_tap(held_phone, "#actions button") == ["Keep spades", "Switch to clubs"]
+    assert audit(held_phone) == []
+    held_phone.get_by_role("button", name="Switch to clubs").click()
+    settled(held_phone)
+    assert api.view(game_id)["state"]["active_suit"] == "C"
+    assert held_phone.watched.errors == []
+
+
 def scat_deck(players: int, held: list[str]) -> list[str]:
     """A Scat deck dealing the three cards ``held`` to the first dealer's left; the rest in a fixed order."""
     rest = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK" if rank + suit not in held]
