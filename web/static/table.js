@@ -182,7 +182,7 @@ const REDRAWN = ["you", "seats", "seating", "log"];
 
 /** Run ``redraw`` keeping the keyboard's place: a control that had the focus and was drawn anew (a card played, a
  * move made, a log entry followed) hands it to its new self (the same card, button or link), else to the part of
- * the table it was in; the focus never falls back to the page's start, which would send a keyboard or screen
+ * the table it was in, else (that part hidden) to the first part shown; the focus never falls back to the page's start, which would send a keyboard or screen
  * reader user through the whole table again after each move. */
 function keepingFocus(redraw) {
   const had = document.activeElement;
@@ -192,7 +192,8 @@ function keepingFocus(redraw) {
   const same = [...part.querySelectorAll(had.tagName)].find((drawn) => drawn.checkVisibility()
     && drawn.textContent === had.textContent && drawn.getAttribute("aria-label") === had.getAttribute("aria-label"));
   if (same) same.focus({ preventScroll: true });
-  else if (part.checkVisibility()) part.focus({ preventScroll: true });
+  // (the part gone too, as the seating is once its last control was used: Resign, Abort, the first part still shown)
+  else [part, ...REDRAWN.map($)].find((box) => box.checkVisibility())?.focus({ preventScroll: true });
 }
 
 function draw(view) {

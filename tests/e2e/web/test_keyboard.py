@@ -131,3 +131,23 @@ def test_paging_the_lobby_to_its_last_page_and_back_keeps_the_focus_on_the_pager
     page.keyboard.press("Enter")
     settled(page)
     assert page.is_disabled("#first-page") and focused(page) == "next-page"
+
+
+def test_resigning_or_aborting_from_the_keyboard_keeps_the_focus_on_the_table(page, api):
+    """Resign (or Abort the game) pressed and confirmed, the seating that held it is hidden, having nothing left to
+    offer: the focus fell back to the page's start. It goes to the first part of the table still shown, the
+    player's own."""
+    page.on("dialog", lambda dialog: dialog.accept())
+    running = api.create("craits", 2, short=True, first_dealer=1)
+    ana = api.join(running, "Ana")
+    api.join(running, "Bo")
+    waiting = api.create("scat", 3)
+    for game_id, token, button in ((running, ana, "Resign"), (waiting, api.join(waiting, "Ana"), "Abort the game")):
+        seated_page(page, api, game_id, token)
+        tab_to(page, "#seating .leave button")
+        assert focused(page) == button
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#seating", state="hidden")
+        settled(page)
+        assert focused(page) == "you", button
+    assert api.summary(running)["seats"][0]["bot_since"] and api.summary(waiting)["status"] == "aborted"
