@@ -353,6 +353,16 @@ function changeSpeed() {
 
 const KEYS = { ArrowLeft: () => game.shown - 1, ArrowRight: () => game.shown + 1, Home: () => 1, End: () => last() };
 
+/** In the player's hand and moves, ←/→ go to the card or move before or after the one focused, Home/End to the first
+ * or last: they stepped the timeline from under the player's hand (← on a card showed the version before, its cards
+ * no longer to play, the focus off them). */
+function among(part, from, key) {
+  const all = [...part.querySelectorAll("button, input")].filter((control) => control.checkVisibility());
+  const at = all.indexOf(from);
+  const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: all.length - 1 }[key];
+  all[Math.min(Math.max(to, 0), all.length - 1)]?.focus();
+}
+
 function controls() {
   $("to-start").addEventListener("click", () => step(1));
   $("back").addEventListener("click", () => step(game.shown - 1));
@@ -369,10 +379,11 @@ function controls() {
   });
   document.addEventListener("keydown", (pressed) => {
     const target = pressed.target;
-    const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) && target.type !== "range";
+    const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) && target.type !== "range" && target.type !== "checkbox";
     if (typing || !KEYS[pressed.key] || pressed.altKey || pressed.ctrlKey || pressed.metaKey) return;
     pressed.preventDefault();
-    step(KEYS[pressed.key]());
+    if ($("you").contains(target)) among($("you"), target, pressed.key);
+    else step(KEYS[pressed.key]());
   });
 }
 

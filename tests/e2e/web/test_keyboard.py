@@ -8,6 +8,7 @@ from playwright.sync_api import Page
 
 from tests.e2e.web.conftest import settled
 from tests.e2e.web.test_play import eight_in_hand, seated_page
+from tests.e2e.web.test_viewports import EIGHT, craits_deck, of_people
 
 FOCUSED = """() => { const el = document.activeElement;
   return el === document.body ? "the page" : el.dataset.card || el.id || el.getAttribute("aria-label") || el.textContent; }"""
@@ -151,3 +152,32 @@ def test_resigning_or_aborting_from_the_keyboard_keeps_the_focus_on_the_table(pa
         settled(page)
         assert focused(page) == "you", button
     assert api.summary(running)["seats"][0]["bot_since"] and api.summary(waiting)["status"] == "aborted"
+
+
+def test_arrow_keys_in_the_players_hand_go_from_card_to_move_and_leave_the_table_at_the_latest_version(page, api):
+    """← and → (and Home, End) step the timeline where the focus is anywhere else; in the player's hand they stepped
+    it too, from under the hand: ← on a card showed the version before, its cards no longer to play and the focus off
+    them. There they go from one card or move to the next, the table staying live."""
+    game_id, tokens = of_people(api, "craits", 2, first_dealer=1, decks=[craits_deck(2, EIGHT, "7S")])
+    seated_page(page, api, game_id, tokens[0])
+    latest = page.get_attribute("body", "data-version")
+    playable = page.locator("#you button").evaluate_all("all => all.map(b => b.dataset.card || b.textContent)")
+    assert playable == ["8S", "7C"]  # (the eight, and the seven of clubs on the seven of spades)
+    tab_to(page, f"#hand button[data-card='{playable[0]}']")
+    page.keyboard.press("ArrowRight")
+    assert focused(page) == playable[1]
+    page.keyboard.press("End")
+    assert focused(page) == playable[-1]
+    page.keyboard.press("ArrowLeft")
+    assert focused(page) == playable[-2]
+    page.keyboard.press("Home")
+    assert focused(page) == playable[0]
+    page.keyboard.press("ArrowLeft")
+    assert focused(page) == playable[0]
+    settled(page)
+    assert page.get_attribute("body", "data-version") == latest and "live" in page.inner_text("#position")
+    page.keyboard.press("Tab")  # (out of the hand, the keys step the timeline as before)
+    while page.evaluate("document.getElementById('you').contains(document.activeElement)"):
+        page.keyboard.press("Tab")
+    page.keyboard.press("ArrowLeft")
+    settled(page, int(latest) - 1)
