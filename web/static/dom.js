@@ -42,9 +42,8 @@ export const accountLink = (name) => element("a", name, { href: `/accounts/${enc
 export const gameLink = (gameId, text = `game ${gameId.slice(0, 8)}`) =>
   element("a", text, { href: `/games/${encodeURIComponent(gameId)}` });
 
-/** Enable or disable a pager's buttons, each given with whether it is disabled now. The focused one, disabled (the
- * last page reached, or the first), hands the focus to one left enabled: it fell back to the page's start, and a
- * keyboard user who paged had to Tab through the whole page again to page on. */
+/** Enable or disable a pager's buttons ([button, disabled] each); a focused one disabled hands the focus to one
+ * left enabled (it fell back to the page's start). */
 export function setPager(...states) {
   const had = document.activeElement;
   for (const [button, disabled] of states) button.disabled = disabled;

@@ -29,8 +29,7 @@ function joinForm(game) {
   return form;
 }
 
-/** The button that copies a game's invite link, and beside it what became of it, said as a status: the button's own
- * words changed, which a screen reader did not say (its name is its label, unchanged). */
+/** The button that copies a game's invite link, and what became of it beside it, said as a status. */
 function copyInvite(game) {
   const button = element("button", "Copy invite link", { type: "button", className: "link-button" });
   button.setAttribute("aria-label", `Copy the invite link of game ${game.id.slice(0, 8)}`);
@@ -95,8 +94,7 @@ async function showGames(page = cursors.length - 1) {
   setPager([$("first-page"), page === 0], [$("next-page"), !listed.next_cursor]);
 }
 
-/** What an option does, in words under its field, and said with it (its description): a title said it only to a
- * mouse held over it, never to a finger or the keyboard ("short", "min knock" and "throw down" told them nothing). */
+/** What an option does, under its field and as its description (a title showed it to a mouse alone). */
 function described(label, field, name, option) {
   const hint = element("p", option.description, { className: "hint", id: `hint-${name}` });
   field.setAttribute("aria-describedby", hint.id);

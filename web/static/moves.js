@@ -33,7 +33,7 @@ function button(text, label, onClick) {
 }
 
 /** The length of the words all ``labels`` begin with, each keeping words of its own: "Play 8♠ and name " of an 8's;
- * none if that is one word ("Play " of "Play 7♠" and "Play 7♠ and announce one card" would cut the card from its play). */
+ * none if one word ("Play " would cut a card from its play). */
 function shared(labels) {
   let cut = 0;
   for (let at = labels[0].indexOf(" ") + 1; at && labels.every((label) => label.length > at
@@ -54,17 +54,13 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
       picker.hidden = true;
       card.focus(); // (back where the keyboard was: the picker's buttons are gone)
     };
-    // A card whose every choice comes both with and without announcing one card (a player's last card but one,
-    // Craits C12) offers the announcement once, as a box to tick, and each choice once: an eight's eight buttons and
-    // Cancel, one to a line, ran off a phone's screen (and a nine's four were two choices said twice).
+    // Each choice with and without announcing one card (C12): each once, and a box to tick (twice, they ran off a phone).
     const plain = variants.filter((move) => !move.announce);
     const twin = (move) => variants.find((other) => other.announce && other.suit === move.suit);
     const tick = plain.length > 1 && plain.length * 2 === variants.length && plain.every(twin)
       ? element("input", undefined, { type: "checkbox", name: "announce" }) : null;
     const choices = tick ? plain : variants;
-    // A 9's choice (Craits C10) is its own suit kept, or the other suit of its colour: said as such ("Play 9♠ and"
-    // "keep spades", "switch to clubs"), not as "Play 9♠" beside "Play 9♠ and name clubs", which a phone cut to
-    // "9♠" beside "9♠ and name clubs" after a lone "Play".
+    // A 9 keeps its suit or switches to the other of its colour (C10): "Play 9♠ and" "keep spades", "switch to clubs".
     const keeping = choices.some((move) => move.suit) && choices.some((move) => !move.suit);
     const kept = (move) => `Play ${short(move.card)} and ${move.suit ? `switch to ${suitName(move.suit)}` : `keep ${suitName(move.card[1])}`}`
       + `${move.announce ? " and announce one card" : ""}`;
@@ -78,7 +74,6 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
     });
     const parts = [...buttons];
     if (tick) {
-      // Each choice's name says whether it announces too, as the box is ticked.
       tick.addEventListener("change", () => buttons.forEach((made, i) => {
         made.setAttribute("aria-label", `${labels[i]}${tick.checked ? " and announce one card" : ""}`);
       }));
@@ -87,7 +82,7 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
       parts.push(box);
     }
     picker.replaceChildren(...parts, button("Cancel", "Cancel", close));
-    // Escape cancels too, as it closes any choice: a keyboard user need not Tab past every choice to Cancel.
+    // (Escape cancels too)
     picker.onkeydown = (pressed) => {
       if (pressed.key !== "Escape") return;
       pressed.preventDefault();

@@ -14,9 +14,8 @@ const gameId = $("table").dataset.game;
 let mine = seats.get(gameId);
 let token = mine ? mine.token : null;
 
-/** Call the API as this browser's seat. A token the server no longer knows (an account's key revoked or replaced,
- * kept here as its seat's token) is forgotten, and the game shown as anyone sees it, saying why: the table stayed
- * empty but for the server's refusal, with no seats, cards or log, however often it was opened again. */
+/** Call the API as this browser's seat; a token the server no longer knows (a revoked key) is forgotten, and the
+ * game shown as anyone sees it, saying why (the table was empty but for the refusal). */
 async function callAsSeat(path) {
   try {
     return await call(path, { token });
@@ -25,8 +24,8 @@ async function callAsSeat(path) {
     seats.forget(gameId);
     mine = null;
     token = null;
-    showProblem($("problem"), new Notice("The server no longer accepts the seat this browser kept for this game (its token "
-      + "or the account's key was revoked or replaced): the game is shown as anyone watching sees it."));
+    showProblem($("problem"), new Notice("The server no longer accepts the seat this browser kept for this game (its "
+      + "token or key was revoked): the game is shown as anyone watching sees it."));
     return call(path);
   }
 }
@@ -192,7 +191,7 @@ function keepingFocus(redraw) {
   const same = [...part.querySelectorAll(had.tagName)].find((drawn) => drawn.checkVisibility()
     && drawn.textContent === had.textContent && drawn.getAttribute("aria-label") === had.getAttribute("aria-label"));
   if (same) same.focus({ preventScroll: true });
-  // (the part gone too, as the seating is once its last control was used: Resign, Abort, the first part still shown)
+  // (the part hidden too, as the seating after Resign: the first part shown)
   else [part, ...REDRAWN.map($)].find((box) => box.checkVisibility())?.focus({ preventScroll: true });
 }
 
@@ -225,8 +224,7 @@ function drawTable(view) {
   else $("seating").hidden = true;
 }
 
-/** A seat taken in this page: the table is drawn anew as that seat's (a reload sent a keyboard or screen reader user
- * back to the page's start, and the stream's connection with it), the focus kept in the seating. */
+/** A seat taken in this page: the table drawn anew as its (a reload sent the focus to the page's start). */
 function joined(kept) {
   mine = kept;
   token = kept.token;
@@ -353,9 +351,8 @@ function changeSpeed() {
 
 const KEYS = { ArrowLeft: () => game.shown - 1, ArrowRight: () => game.shown + 1, Home: () => 1, End: () => last() };
 
-/** In the player's hand and moves, ←/→ go to the card or move before or after the one focused, Home/End to the first
- * or last: they stepped the timeline from under the player's hand (← on a card showed the version before, its cards
- * no longer to play, the focus off them). */
+/** In the player's hand and moves, ←/→ go to the control before or after, Home/End to the first or last (they
+ * stepped the timeline from under the hand). */
 function among(part, from, key) {
   const all = [...part.querySelectorAll("button, input")].filter((control) => control.checkVisibility());
   const at = all.indexOf(from);
