@@ -102,6 +102,10 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
     shown.replaceWith(element);
   }
   picker.hidden = true;
+  // What to do with the cards raised, in words (a Scat player who drew saw four cards raised and nothing more).
+  const verbs = new Set([...byCard.values()].flat().map((move) => move.type));
+  const title = hand.querySelector(".hand-title");
+  if (title && verbs.size === 1 && (verbs.has("play") || verbs.has("discard"))) title.append(`: choose a card to ${[...verbs][0]}`);
   const calls = others.filter((move) => move.type === "call");
   actions.replaceChildren(...others.filter((move) => move.type !== "call").map((move) => {
     const text = moveLabel(move, name, topCard);

@@ -507,6 +507,38 @@ def test_on_a_phone_the_dealer_who_turned_up_a_nine_keeps_its_suit_or_switches_o
     assert held_phone.watched.errors == []
 
 
+@pytest.mark.parametrize(("game", "verb"), [("scat", "discard"), ("craits", "play")])
+def test_on_a_phone_the_player_to_act_is_told_in_words_what_to_do_with_the_cards_raised(held_phone, api, game, verb):
+    """A Scat player who drew saw four cards raised, and nothing said what to do with them (nor did a Craits player's
+    raised cards say they are to play): the hand's title says so on one line, "Your hand: choose a card to discard",
+    and only while cards are to be chosen."""
+    game_id, token = ana_against_bots(api, game, 4)
+    for _ in range(60):  # (an up-card may give the bots the first turns: the server plays them)
+        if (view := api.view(game_id, token))["to_act"] == [0]:
+            break
+        api.client.get(f"/games/{game_id}/events", params={"after": view["version"], "limit": 1, "wait": 1})
+    if game == "scat":
+        api.move(game_id, token, {"type": "draw", "source": "stock"})
+    elif not any(move["type"] == "play" for move in api.view(game_id, token)["legal_moves"]):
+        pytest.skip("no card to play in this deal")  # (rare: the hand holds nothing the up-card allows)
+    seated_page(held_phone, api, game_id, token)
+    title = held_phone.locator("#hand .hand-title")
+    assert title.inner_text() == f"Your hand: choose a card to {verb}"
+    assert title.evaluate("(el) => el.getClientRects().length === 1 && el.getBoundingClientRect().height < 30")
+    on_the_first_screen(held_phone, moves=False)
+    held_phone.locator("#hand button.card").first.click()
+    if game == "craits" and held_phone.is_visible("#picker"):
+        held_phone.locator("#picker button").first.click()
+    for _ in range(50):  # (after the move the bots' turns, as the server plays them: until the page shows the last)
+        held_phone.wait_for_timeout(200)
+        if held_phone.get_attribute("body", "data-version") == str(api.view(game_id)["version"]):
+            break
+    settled(held_phone)
+    raised, said = held_phone.evaluate("""() => [document.querySelectorAll("#hand button.card").length,
+      document.querySelector("#hand .hand-title").textContent]""")  # (at one moment: a redraw may come between two)
+    assert said == (f"Your hand: choose a card to {verb}" if raised else "Your hand"), (said, raised)
+
+
 def scat_deck(players: int, held: list[str]) -> list[str]:
     """A Scat deck dealing the three cards ``held`` to the first dealer's left; the rest in a fixed order."""
     rest = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK" if rank + suit not in held]
