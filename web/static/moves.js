@@ -82,9 +82,9 @@ export function offerMoves({ hand, moves, actions, picker, seatsBox, name, topCa
       parts.push(box);
     }
     picker.replaceChildren(...parts, button("Cancel", "Cancel", close));
-    // (Escape cancels too)
-    picker.onkeydown = (pressed) => {
-      if (pressed.key !== "Escape") return;
+    // (Escape cancels too, from the choice or the hand beside it)
+    picker.parentElement.onkeydown = (pressed) => {
+      if (pressed.key !== "Escape" || picker.hidden) return;
       pressed.preventDefault();
       close();
     };

@@ -87,6 +87,10 @@ def test_escape_closes_an_eights_suit_choice_and_hands_the_focus_back_to_the_eig
     assert api.view(game_id, token)["version"] == int(page.get_attribute("body", "data-version"))  # (nothing played)
     page.keyboard.press("Enter")  # the choice opens again from the eight
     assert page.is_visible("#picker") and focused(page) == "Play 8♠ and name clubs"
+    page.keyboard.press("Shift+Tab")  # (back in the hand, the choice still open: Escape closes it from there too)
+    assert page.evaluate("document.activeElement.matches('#hand button.card')") and page.is_visible("#picker")
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#picker") and focused(page) == "8S"
 
 
 def test_joining_a_waiting_table_from_the_keyboard_keeps_the_focus_in_the_seating_without_reloading_the_page(page, api):
