@@ -85,3 +85,20 @@ export function newEntropy() {
 export function chanceFixed(summary) {
   return ["seeded", "stacked"].filter((mark) => summary[mark]);
 }
+
+/** What each badge about a game's cards means, said in words beside the badges (a title shows only to a mouse). */
+export const MEANING = {
+  seeded: "its creator fixed the shuffles with a seed (or it replays another game's deal): they may know the cards",
+  stacked: "its creator stacked the decks: they know the cards",
+  verified: "every shuffle matches the commitment published before it was used",
+};
+
+/** Say in ``notes`` (a paragraph shown once it holds one) what the badge ``mark`` means, once. */
+export function sayMeaning(notes, mark) {
+  if (!notes || notes.querySelector(`[data-mark="${mark}"]`)) return;
+  const said = document.createElement("span");
+  said.dataset.mark = mark;
+  said.textContent = `${mark[0].toUpperCase()}${mark.slice(1)}: ${MEANING[mark]}.`;
+  notes.append(...(notes.childElementCount ? [" "] : []), said);
+  notes.hidden = false;
+}

@@ -1,6 +1,6 @@
 // Small things a view may carry: a turn clock's countdown and a finished game's verified shuffles.
 
-import { call, chanceFixed } from "./api.js";
+import { call, chanceFixed, sayMeaning } from "./api.js";
 import { element } from "./dom.js";
 
 let ticking = null;
@@ -25,25 +25,20 @@ export async function showVerified(where, gameId) {
   try {
     const audit = await call(`/games/${gameId}/audit`);
     if (audit.verified !== true) return;
-    where.append(element("span", "verified",
-      { className: "badge verified", title: "Every shuffle matches the commitment published before it was used" }));
+    where.append(element("span", "verified", { className: "badge verified" }));
+    sayMeaning(document.getElementById("badge-notes"), "verified");
   } catch {
     // 404: this server keeps no audit. Nothing to show.
   }
 }
-
-const FIXED = {
-  seeded: ["seeded", "Its creator fixed the shuffles with a seed (or this game replays another's deal): they may know the cards"],
-  stacked: ["stacked", "Its creator stacked the decks: they know the cards"],
-};
 
 /** Badges saying what the game's creator fixed of its chance (summary ``seeded``, ``stacked``), once. */
 export function showChanceFixed(where, summary) {
   if (!where) return;
   for (const mark of chanceFixed(summary)) {
     if (where.querySelector(`.${mark}`)) continue;
-    const [text, title] = FIXED[mark];
-    where.append(element("span", mark === "seeded" && summary.replay_of ? `replay of ${summary.replay_of.slice(0, 8)}` : text,
-      { className: `badge ${mark}`, title }));
+    where.append(element("span", mark === "seeded" && summary.replay_of ? `replay of ${summary.replay_of.slice(0, 8)}` : mark,
+      { className: `badge ${mark}` }));
+    sayMeaning(document.getElementById("badge-notes"), mark);
   }
 }

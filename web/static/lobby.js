@@ -1,17 +1,12 @@
 // The lobby: games to watch or join (paged), and a form to start one.
 
-import { Notice, call, chanceFixed, newEntropy, seatName, seats, showProblem } from "./api.js";
+import { Notice, call, chanceFixed, newEntropy, sayMeaning, seatName, seats, showProblem } from "./api.js";
 import { $, cell, element, gameLink, setPager, when } from "./dom.js";
 import { inviteLink } from "./seating.js";
 
 const PAGE = 20;
 let types = [];
 let cursors = [null]; // the cursor of each page shown so far (null: the first page)
-const FIXED_TITLES = {
-  seeded: "Its creator fixed the shuffles with a seed (or replays another game's deal): they may know the cards",
-  stacked: "Its creator stacked the decks: they know the cards",
-};
-
 function joinForm(game) {
   const form = element("form", undefined, { className: "join" });
   const name = element("input", undefined, { type: "text", name: "name", required: true, maxLength: 64, placeholder: "your name" });
@@ -61,7 +56,8 @@ function row(game) {
   cell(tr, table, String(game.version));
   cell(tr, table, when(game.created_at, { dateStyle: "short", timeStyle: "short" }));
   for (const mark of chanceFixed(game)) {
-    tr.firstChild.append(" ", element("span", mark, { className: `badge ${mark}`, title: FIXED_TITLES[mark] }));
+    tr.firstChild.append(" ", element("span", mark, { className: `badge ${mark}` }));
+    sayMeaning($("marks-legend"), mark);
   }
   const last = element("td"); // (the actions say what they are: no label)
   const actions = element("div", undefined, { className: "row-actions" });
@@ -86,6 +82,8 @@ async function showGames(page = cursors.length - 1) {
   if (filters.get("game")) query.set("game", filters.get("game"));
   if (cursors[page]) query.set("cursor", cursors[page]);
   const listed = await call(`/games?${query}`);
+  $("marks-legend").replaceChildren();
+  $("marks-legend").hidden = true;
   $("game-rows").replaceChildren(...listed.games.map(row));
   $("no-games").hidden = listed.games.length > 0;
   cursors = cursors.slice(0, page + 1);

@@ -62,6 +62,8 @@ async function open() {
     $("slider").max = String(views.length);
     $("timeline").hidden = false;
     $("badges").replaceChildren();
+    $("badge-notes").replaceChildren();
+    $("badge-notes").hidden = true;
     showChanceFixed($("badges"), record);
     show(1);
   } catch (error) {
