@@ -20,7 +20,7 @@ METHODS = {
     "streamAccountEvents": "stream_account", "listChallenges": "challenges", "createChallenge": "challenge",
     "getChallenge": "challenge_info", "acceptChallenge": "accept", "declineChallenge": "decline",
     "cancelChallenge": "cancel", "getLeaderboard": "leaderboard", "getAccountRatings": "ratings",
-    "joinPool": "join_pool", "leavePool": "leave_pool", "createTournament": "create_tournament",
+    "joinPool": "join_pool", "getPoolEntry": "pool_entry", "leavePool": "leave_pool", "createTournament": "create_tournament",
     "getTournament": "tournament", "listTournaments": "tournaments", "getRecord": "record",
     "listRecords": "iter_records", "replayRecord": "replay_record", "getWebhook": "webhook", "putWebhook": "set_webhook",
     "deleteWebhook": "delete_webhook", "rotateWebhookSecret": "rotate_webhook_secret",
