@@ -7,6 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import Page
 
 from tests.e2e.web.conftest import settled
+from tests.e2e.web.test_lobby import two_pages_of_waiting_games
 from tests.e2e.web.test_play import eight_in_hand, seated_page
 from tests.e2e.web.test_viewports import EIGHT, craits_deck, of_people
 
@@ -119,12 +120,7 @@ def test_paging_the_lobby_to_its_last_page_and_back_keeps_the_focus_on_the_pager
     """Next page pressed onto the last page (or First page onto the first) is disabled: the focus fell back to the
     page's start, and a keyboard user had to Tab through the header, the filters and every row to page back. It goes
     to the pager's other button (as on the leaderboard's and the tournaments' pagers, made alike)."""
-    for _ in range(21):
-        api.create("craits", 5)
-    page.goto("/")
-    settled(page)
-    page.select_option("#filters select[name=status]", "waiting")
-    settled(page)
+    two_pages_of_waiting_games(page, api)
     tab_to(page, "#next-page", most=200)
     for _ in range(20):
         page.keyboard.press("Enter")

@@ -63,13 +63,18 @@ def test_open_seats_before_a_bot_are_refused_by_the_form_and_nothing_is_created(
     assert page.locator("#problem").is_hidden()
 
 
-def test_the_games_are_paged_and_filtered(page, api):
+def two_pages_of_waiting_games(page, api) -> None:  # type: ignore[no-untyped-def]
+    """21 waiting games made, the lobby opened and filtered to the waiting ones: a page of 20 and a page of one."""
     for _ in range(21):
         api.create("craits", 5)
     page.goto("/")
     settled(page)
     page.select_option("#filters select[name=status]", "waiting")
     settled(page)
+
+
+def test_the_games_are_paged_and_filtered(page, api):
+    two_pages_of_waiting_games(page, api)
     first = page.locator("#game-rows tr").evaluate_all("rows => rows.map(row => row.dataset.game)")
     assert len(first) == 20
     page.click("#next-page")
