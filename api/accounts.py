@@ -110,8 +110,10 @@ class CreatedAccountSchema(ma.Schema):
 
 
 class AccountGamesSchema(ma.Schema):
-    played = fields.Integer(metadata={"description": "Games it sat in that are over"})
-    current = fields.List(fields.String(), metadata={"description": "Ids of the games it sits in now"})
+    played = fields.Integer(metadata={"description": "Games it played: those over, and those it left (resigned, or "
+                                                     "its seat handed to a house bot) from when it left"})
+    current = fields.List(fields.String(), metadata={"description": "Ids of the games it plays now: not over, its "
+                                                                    "seat not left"})
 
 
 class FiguresSchema(ma.Schema):

@@ -129,6 +129,11 @@ class AccountWrites(abc.ABC):
         """Bind a seat of a game to an account."""
 
     @abc.abstractmethod
+    def hand_over_seats(self, game_id: str, seats: Sequence[int]) -> None:
+        """Mark those of the game's account seats handed to a house bot (resigned, abandoned): their accounts
+        play the game no more, while it goes on to its end."""
+
+    @abc.abstractmethod
     def finish_seats(self, game_id: str) -> dict[int, str]:
         """Mark the game's account seats finished; the accounts by seat."""
 
@@ -138,7 +143,8 @@ class AccountWrites(abc.ABC):
 
     @abc.abstractmethod
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
-        """How many games not finished each of ``accounts`` (name keys) sits in (none: left out)."""
+        """How many games not finished each of ``accounts`` (name keys) plays in, its seat not handed over (none:
+        left out)."""
 
     @abc.abstractmethod
     def challenge(self, challenge_id: str) -> Challenge | None:
@@ -188,7 +194,8 @@ class AccountStore(abc.ABC):
 
     @abc.abstractmethod
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
-        """How many unfinished games each of ``accounts`` (keys) sits in, as last committed (none: left out)."""
+        """How many unfinished games each of ``accounts`` (keys) plays in, its seat not handed over, as last
+        committed (none: left out)."""
 
     @abc.abstractmethod
     def unfinished(self, game_ids: Sequence[str]) -> set[str]:
@@ -196,7 +203,8 @@ class AccountStore(abc.ABC):
 
     @abc.abstractmethod
     def games_of(self, account: str) -> tuple[int, list[str]]:
-        """How many games the account finished, and the ids of those it sits in now."""
+        """How many games the account played (over, or left: its seat handed over, from then on), and the ids of
+        those it plays now."""
 
     @abc.abstractmethod
     def challenge(self, challenge_id: str) -> Challenge | None: ...

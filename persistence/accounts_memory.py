@@ -14,11 +14,25 @@ from persistence.accounts import Account, AccountEvent, AccountStore, AccountWri
 from persistence.port import Transaction, as_utc
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Seat:
+    """An account's seat in a game: whether the game is over, whether the seat was handed to a house bot."""
+
+    account: str
+    finished: bool = False
+    handed_over: bool = False
+
+    @property
+    def playing(self) -> bool:
+        """Whether its account plays it now."""
+        return not (self.finished or self.handed_over)
+
+
 @dataclasses.dataclass
 class _MemoryAccounts:
     accounts: dict[str, Account] = dataclasses.field(default_factory=dict)
     keys: dict[str, ApiKey] = dataclasses.field(default_factory=dict)
-    seats: dict[tuple[str, int], tuple[str, bool]] = dataclasses.field(default_factory=dict)
+    seats: dict[tuple[str, int], _Seat] = dataclasses.field(default_factory=dict)
     challenges: dict[str, Challenge] = dataclasses.field(default_factory=dict)
     events: dict[str, list[AccountEvent]] = dataclasses.field(default_factory=dict)
     positions: list[str] = dataclasses.field(default_factory=list)  # the account of each position
@@ -60,22 +74,27 @@ class MemoryAccountWrites(AccountWrites):
         return True
 
     def add_seat(self, game_id: str, seat: int, account: str) -> None:
-        self.state.seats[game_id, seat] = (account, False)
+        self.state.seats[game_id, seat] = _Seat(account)
 
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
         wanted = set(accounts)
-        return dict(collections.Counter(account for account, finished in self.state.seats.values()
-                                        if account in wanted and not finished))
+        return dict(collections.Counter(seat.account for seat in self.state.seats.values()
+                                        if seat.account in wanted and seat.playing))
+
+    def hand_over_seats(self, game_id: str, seats: Sequence[int]) -> None:
+        for seat in seats:
+            if (game_id, seat) in self.state.seats:
+                self.state.seats[game_id, seat] = dataclasses.replace(self.state.seats[game_id, seat], handed_over=True)
 
     def finish_seats(self, game_id: str) -> dict[int, str]:
-        found = {seat: account for (game, seat), (account, _) in self.state.seats.items() if game == game_id}
-        for seat, account in found.items():
-            self.state.seats[game_id, seat] = (account, True)
-        return found
+        found = {seat: held for (game, seat), held in self.state.seats.items() if game == game_id}
+        for seat, held in found.items():
+            self.state.seats[game_id, seat] = dataclasses.replace(held, finished=True)
+        return {seat: held.account for seat, held in found.items()}
 
     def unfinished(self, game_ids: Sequence[str]) -> set[str]:
         wanted = set(game_ids)
-        return {game for (game, _), (_, finished) in self.state.seats.items() if game in wanted and not finished}
+        return {game for (game, _), seat in self.state.seats.items() if game in wanted and not seat.finished}
 
     def challenge(self, challenge_id: str) -> Challenge | None:
         return self.state.challenges.get(challenge_id)
@@ -135,8 +154,8 @@ class MemoryAccounts(AccountStore):
         return MemoryAccountWrites(self.state).unfinished(game_ids)
 
     def games_of(self, account: str) -> tuple[int, list[str]]:
-        mine = [(game, finished) for (game, _), (owner, finished) in self.state.seats.items() if owner == account]
-        return sum(1 for _, finished in mine if finished), sorted({game for game, finished in mine if not finished})
+        mine = [(game, seat) for (game, _), seat in self.state.seats.items() if seat.account == account]
+        return sum(1 for _, seat in mine if not seat.playing), sorted({game for game, seat in mine if seat.playing})
 
     def challenge(self, challenge_id: str) -> Challenge | None:
         return self.state.challenges.get(challenge_id)

@@ -53,6 +53,8 @@ def _key(row: Any) -> ApiKey:
 
 
 _CHALLENGE_COLUMNS = [getattr(challenges.c, field.name) for field in dataclasses.fields(Challenge)]
+#: A seat whose account plays it now: its game not over, the seat not handed to a house bot.
+_PLAYING = sa.and_(sa.not_(account_seats.c.finished), sa.not_(account_seats.c.handed_over))
 _UNFINISHED_CHUNK = 500  # game ids a query names at most (SQLite takes a bounded number of parameters)
 
 
@@ -117,9 +119,13 @@ class SqlAccountWrites(AccountWrites):
 
     def playing(self, accounts: Sequence[str]) -> dict[str, int]:
         rows = self.connection.execute(sa.select(account_seats.c.account, sa.func.count())
-                                       .where(account_seats.c.account.in_(accounts), sa.not_(account_seats.c.finished))
+                                       .where(account_seats.c.account.in_(accounts), _PLAYING)
                                        .group_by(account_seats.c.account)).all()
         return {row[0]: row[1] for row in rows}
+
+    def hand_over_seats(self, game_id: str, seats: Sequence[int]) -> None:
+        self.connection.execute(account_seats.update().where(account_seats.c.game_id == game_id,
+                                                             account_seats.c.seat.in_(seats)).values(handed_over=True))
 
     def finish_seats(self, game_id: str) -> dict[int, str]:
         rows = self.connection.execute(sa.select(account_seats.c.seat, account_seats.c.account)
@@ -225,9 +231,10 @@ class SqlAccounts(AccountStore):
         return self.store._read(lambda connection: SqlAccountWrites(connection).unfinished(game_ids))
 
     def games_of(self, account: str) -> tuple[int, list[str]]:
-        rows = self._rows(sa.select(account_seats.c.game_id, account_seats.c.finished)
+        rows = self._rows(sa.select(account_seats.c.game_id, account_seats.c.finished, account_seats.c.handed_over)
                           .where(account_seats.c.account == account))
-        return sum(1 for row in rows if row.finished), sorted({row.game_id for row in rows if not row.finished})
+        return (sum(1 for row in rows if row.finished or row.handed_over),
+                sorted({row.game_id for row in rows if not (row.finished or row.handed_over)}))
 
     def challenge(self, challenge_id: str) -> Challenge | None:
         rows = self._rows(sa.select(*_CHALLENGE_COLUMNS).where(challenges.c.id == challenge_id))

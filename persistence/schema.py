@@ -159,6 +159,8 @@ account_seats = sa.Table(
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("account", sa.String(32), sa.ForeignKey("accounts.name_key"), nullable=False),
     sa.Column("finished", sa.Boolean, nullable=False),
+    # (migration 0018) the seat handed to a house bot (resigned, abandoned): its account plays the game no more
+    sa.Column("handed_over", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index(None, "account", "game_id"),
 )
 

@@ -12,6 +12,7 @@ from typing import Any
 from domain import table as tables
 from domain.clocks import SeatAbandoned
 from domain.events import Event, event_data
+from domain.leaving import SeatResigned
 from persistence.accounts import AccountStore, key_of
 from persistence.ladder import LadderStore
 from persistence.port import NewEvent, Transaction, VersionConflict
@@ -20,6 +21,7 @@ from service.errors import PreconditionFailed, StaleVersion
 from service.queries import deadline
 
 ABANDONED = SeatAbandoned.type_name()
+HANDED_OVER = (ABANDONED, SeatResigned.type_name())  # a seat's account plays the game no more
 
 MAX_ATTEMPTS = 20  # re-decisions after another process appended first
 #: The most events one request (or one round of the sweeper, per game) appends of what the table does by
@@ -73,8 +75,13 @@ class Write:
         if self.snapshot is not None:
             tx.put_snapshot(self.game_id, *self.snapshot)
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
-        if self.accounts is not None and self.starts_or_ends_accounts_game:
+        # An account whose seat was handed over (resigned, abandoned) plays the game no more: it counts no longer
+        # among the games it plays (a pool's concurrency, its page's current games), though the game goes on.
+        handed_over = self._handed_over_account_seats()
+        if self.accounts is not None and (handed_over or self.starts_or_ends_accounts_game):
             with self.accounts.within(tx) as writes:
+                if handed_over:
+                    writes.hand_over_seats(self.game_id, handed_over)
                 record_status(writes, self.game_id, self.before, self.after, self.recorded_at)
         # A rated game's finish is recorded for the ratings; an account whose seat was handed to a house bot
         # (it stopped answering) leaves every pool: it is paired again once it joins again, not while away.
@@ -102,6 +109,11 @@ class Write:
     def starts_or_ends_accounts_game(self) -> bool:
         """Whether this write starts or ends a game with accounts seated (they are told; its end runs the jobs of api.wsgi)."""
         return self.before.status != self.after.status and any(seat and seat.account for seat in self.after.seats)
+
+    def _handed_over_account_seats(self) -> list[int]:
+        """The seats held by accounts that these events hand to house bots (resigned or abandoned)."""
+        return [event.seat for event in self.events if event.type in HANDED_OVER and event.seat is not None
+                and (sitter := self.before.seats[event.seat]) is not None and sitter.account]
 
     def _abandoning_accounts(self) -> list[str]:
         """The accounts whose seats these events hand to house bots."""

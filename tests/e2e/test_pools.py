@@ -71,6 +71,28 @@ def test_a_pools_concurrency_counts_every_game_the_account_sits_in_not_only_the_
     assert sorted(seat["account"] for seat in http.client.get(f"/v1/games/{game_id}").json["seats"]) == ["ana", "bo"]
 
 
+def test_an_account_that_resigned_its_pool_game_is_paired_again_while_the_others_play_on(
+        http: Http, games: GameService) -> None:
+    """A bot of concurrency 1 that resigned a long game waited in the pool unpaired until the others ended it, and
+    its page listed the game among those it played now: a seat it left counts no longer, and the game counts as
+    played from then on, once."""
+    ana, bo, cy = (sign_up(http, name) for name in ("ana", "bo", "cy"))
+    join(http, ana)
+    join(http, bo)
+    [first] = Pools(games).pair("craits")
+    assert http.client.post(f"/v1/games/{first}/resign", headers=bearer(ana)).status_code == 200
+    assert http.client.get(f"/v1/games/{first}").json["status"] == "active"  # (bo plays on, the house bot for ana)
+    join(http, cy)
+    [second] = Pools(games).pair("craits")
+    assert sorted(seat["account"] for seat in http.client.get(f"/v1/games/{second}").json["seats"]) == ["ana", "cy"]
+    assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 1, "current": [second]}
+    assert http.client.get("/v1/accounts/bo").json["games"] == {"played": 0, "current": [first]}
+    assert http.client.post(f"/v1/games/{first}/resign", headers=bearer(bo)).status_code == 200
+    assert http.played_out(first)["status"] == "finished"
+    assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 1, "current": [second]}
+    assert http.client.get("/v1/accounts/bo").json["games"] == {"played": 1, "current": []}
+
+
 def test_an_account_that_left_the_pool_is_never_seated_after(http: Http, games: GameService) -> None:
     """(and an account asks whether it waits, and for what: a bot started again could only join again to know)"""
     keys = [sign_up(http, name) for name in ("ana", "bo")]
@@ -177,6 +199,7 @@ def test_an_account_that_stops_answering_leaves_every_pool_once_its_seat_is_hand
     for game in ("craits", "scat"):
         assert http.client.delete(f"/v1/pools/{game}/join", headers=bearer(ana)).status_code == 404
     assert http.client.delete("/v1/pools/craits/join", headers=bearer(bo)).status_code == 204  # (bo is still in it)
+    assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 1, "current": []}  # (she left it)
 
 
 def test_the_operator_sets_each_pools_clock(http: Http, games: GameService) -> None:

@@ -342,6 +342,52 @@ def test_revision_0017_merges_the_entries_into_the_tournaments_accounts_and_give
         engine.dispose()
 
 
+def test_revision_0018_marks_the_account_seats_the_log_shows_handed_over_and_drops_the_mark_going_down(
+        empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence import open_store
+    from persistence.accounts import accounts_of
+
+    at = dt.datetime(2026, 1, 2)
+    upgrade(empty_url, "0017")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:  # ana resigned g1, where bo plays on; cy was handed over in g2 (timeouts)
+            for name in ("ana", "bo", "cy"):
+                connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
+                                           "VALUES (:name, :name, 'bot', '', :at)"), {"name": name, "at": at})
+            for game_id, seated, left in (("g1", ("ana", "bo"), ("SeatResigned", 0)),
+                                          ("g2", ("bo", "cy"), ("SeatAbandoned", 1))):
+                connection.execute(sa.text("INSERT INTO games (id, game, players, status, created_at) "
+                                           "VALUES (:id, 'craits', 2, 'active', :at)"), {"id": game_id, "at": at})
+                events = [("GameCreated", None), ("SeatTaken", 0), ("SeatTaken", 1), ("TurnTimedOut", 1 - left[1]),
+                          left]
+                connection.execute(sa.text("INSERT INTO events (game_id, version, type, seat, data, recorded_at) "
+                                           "VALUES (:id, :version, :type, :seat, '{}', :at)"),
+                                   [{"id": game_id, "version": version, "type": type_, "seat": seat, "at": at}
+                                    for version, (type_, seat) in enumerate(events, start=1)])
+                connection.execute(sa.text("INSERT INTO account_seats (game_id, seat, account, finished) "
+                                           "VALUES (:id, :seat, :account, false)"),
+                                   [{"id": game_id, "seat": seat, "account": name} for seat, name in enumerate(seated)])
+        upgrade(empty_url, "0018")
+        store = open_store(empty_url)
+        try:
+            accounts = accounts_of(store)
+            assert accounts.playing(["ana", "bo", "cy"]) == {"bo": 2}
+            assert [accounts.games_of(name)[1] for name in ("ana", "bo", "cy")] == [[], ["g1", "g2"], []]
+        finally:
+            store.close()
+        downgrade(empty_url, "0017")
+        with engine.connect() as connection:
+            assert [tuple(row._mapping) for row in connection.execute(sa.text("SELECT * FROM account_seats"))] == [
+                ("game_id", "seat", "account", "finished")] * 4
+        upgrade(empty_url)
+        assert current_revision(empty_url) == head()
+    finally:
+        engine.dispose()
+
+
 def test_a_database_a_newer_release_migrated_is_refused_in_a_line_that_says_so(empty_url: str, capsys) -> None:
     # (an older release restarted during a rolling upgrade, or a backup of the newer release restored under the old
     # one: alembic said only "Can't locate revision identified by '9999'")
