@@ -110,8 +110,9 @@ class CreatedAccountSchema(ma.Schema):
 
 
 class AccountGamesSchema(ma.Schema):
-    played = fields.Integer(metadata={"description": "Games it played: those over, and those it left (resigned, or "
-                                                     "its seat handed to a house bot) from when it left"})
+    played = fields.Integer(metadata={"description": "Games it played: those finished (not an aborted one, which "
+                                                     "never began), and those it left (resigned, or its seat handed to "
+                                                     "a house bot) from when it left"})
     current = fields.List(fields.String(), metadata={"description": "Ids of the games it plays now: not over, its "
                                                                     "seat not left"})
 

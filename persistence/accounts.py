@@ -138,6 +138,10 @@ class AccountWrites(abc.ABC):
         """Mark the game's account seats finished; the accounts by seat."""
 
     @abc.abstractmethod
+    def forget_seats(self, game_id: str) -> None:
+        """Forget the game's account seats: it was aborted before it began, and nobody played it."""
+
+    @abc.abstractmethod
     def unfinished(self, game_ids: Sequence[str]) -> set[str]:
         """Those of ``game_ids`` whose account seats are not finished: games of accounts not yet over."""
 
@@ -203,8 +207,8 @@ class AccountStore(abc.ABC):
 
     @abc.abstractmethod
     def games_of(self, account: str) -> tuple[int, list[str]]:
-        """How many games the account played (over, or left: its seat handed over, from then on), and the ids of
-        those it plays now."""
+        """How many games the account played (finished, or left: its seat handed over, from then on; an aborted
+        game was never played), and the ids of those it plays now."""
 
     @abc.abstractmethod
     def challenge(self, challenge_id: str) -> Challenge | None: ...

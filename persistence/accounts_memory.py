@@ -92,6 +92,9 @@ class MemoryAccountWrites(AccountWrites):
             self.state.seats[game_id, seat] = dataclasses.replace(held, finished=True)
         return {seat: held.account for seat, held in found.items()}
 
+    def forget_seats(self, game_id: str) -> None:
+        self.state.seats = {key: seat for key, seat in self.state.seats.items() if key[0] != game_id}
+
     def unfinished(self, game_ids: Sequence[str]) -> set[str]:
         wanted = set(game_ids)
         return {game for (game, _), seat in self.state.seats.items() if game in wanted and not seat.finished}

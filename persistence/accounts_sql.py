@@ -135,6 +135,9 @@ class SqlAccountWrites(AccountWrites):
                                     .values(finished=True))
         return {row.seat: row.account for row in rows}
 
+    def forget_seats(self, game_id: str) -> None:
+        self.connection.execute(account_seats.delete().where(account_seats.c.game_id == game_id))
+
     def unfinished(self, game_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
         for start in range(0, len(game_ids), _UNFINISHED_CHUNK):

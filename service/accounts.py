@@ -273,8 +273,11 @@ def record_status(writes: AccountWrites, game_id: str, before: tables.Table, aft
     if after.status == tables.ACTIVE:
         for seat, account in seated.items():
             writes.append(account, "gameStart", {"game_id": game_id, "game": after.game.name, "seat": seat}, at)
-    elif after.status in tables.OVER:  # (finished, or aborted: no result)
-        writes.finish_seats(game_id)
+    elif after.status in tables.OVER:  # (finished, or aborted: no result, and never played)
+        if after.status == tables.FINISHED:
+            writes.finish_seats(game_id)
+        else:
+            writes.forget_seats(game_id)
         result = after.game.result(after.state) if after.status == tables.FINISHED else None
         for seat, account in seated.items():
             writes.append(account, "gameFinish", {"game_id": game_id, "seat": seat, "result": result}, at)

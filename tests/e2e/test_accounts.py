@@ -241,6 +241,17 @@ def test_accounts_hear_their_games_start_and_finish_once(http: Http) -> None:
     assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 1, "current": []}
 
 
+def test_a_game_aborted_while_it_waited_for_players_is_not_counted_as_played(http: Http) -> None:
+    """An account's page counted a game aborted before it began among the games it played."""
+    ana = sign_up(http, "ana")
+    game_id = http.create("craits", 2)
+    assert http.client.post(f"/v1/games/{game_id}/seats", json={}, headers=bearer(ana)).status_code == 201
+    assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 0, "current": [game_id]}
+    assert http.client.post(f"/v1/games/{game_id}/abort", headers=bearer(ana)).status_code == 200
+    assert http.client.get(f"/v1/games/{game_id}").json["status"] == "aborted"
+    assert http.client.get("/v1/accounts/ana").json["games"] == {"played": 0, "current": []}
+
+
 def test_last_event_id_resumes_after_the_event_it_names(http: Http) -> None:
     ana, bo = sign_up(http, "ana"), sign_up(http, "bo")
     for _ in range(3):

@@ -388,6 +388,40 @@ def test_revision_0018_marks_the_account_seats_the_log_shows_handed_over_and_dro
         engine.dispose()
 
 
+def test_revision_0019_forgets_the_account_seats_of_the_games_aborted_before_it(empty_url: str) -> None:
+    import datetime as dt
+
+    from persistence import open_store
+    from persistence.accounts import accounts_of
+
+    at = dt.datetime(2026, 1, 2)
+    upgrade(empty_url, "0018")
+    engine = sa.create_engine(empty_url)
+    try:
+        with engine.begin() as connection:  # ana finished g1 and aborted g2 while it waited for players
+            connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
+                                       "VALUES ('ana', 'ana', 'bot', '', :at)"), {"at": at})
+            for game_id, status in (("g1", "finished"), ("g2", "aborted")):
+                connection.execute(sa.text("INSERT INTO games (id, game, players, status, created_at) "
+                                           "VALUES (:id, 'craits', 2, :status, :at)"),
+                                   {"id": game_id, "status": status, "at": at})
+                connection.execute(sa.text("INSERT INTO account_seats (game_id, seat, account, finished) "
+                                           "VALUES (:id, 0, 'ana', true)"), {"id": game_id})
+        upgrade(empty_url, "0019")
+        store = open_store(empty_url)
+        try:
+            assert accounts_of(store).games_of("ana") == (1, [])
+        finally:
+            store.close()
+        downgrade(empty_url, "0018")
+        with engine.connect() as connection:
+            assert connection.execute(sa.text("SELECT game_id FROM account_seats")).scalars().all() == ["g1"]
+        upgrade(empty_url)
+        assert current_revision(empty_url) == head()
+    finally:
+        engine.dispose()
+
+
 def test_a_database_a_newer_release_migrated_is_refused_in_a_line_that_says_so(empty_url: str, capsys) -> None:
     # (an older release restarted during a rolling upgrade, or a backup of the newer release restored under the old
     # one: alembic said only "Can't locate revision identified by '9999'")
