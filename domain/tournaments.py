@@ -7,14 +7,15 @@ the same stacked decks and the same first dealer (seat 0), so every account play
 every seat and the luck of the cards cancels out (as in duplicate bridge and the ACPC poker matches).
 
 Swiss (:func:`swiss`): round by round, accounts of equal or nearest standing meet. The accounts are
-ordered by points, ties by a lot drawn from the tournament's seed (so round 1 is a seeded draw). If
-the tables do not divide them, the ``n % players_per_table`` accounts with the fewest byes so far,
-the lowest standing first, sit the round out: a *bye*, worth :func:`bye_points` (what an account
-scores in a round on average, neither a reward nor a penalty), so no account has a second bye while
-another has none. For two players the rest are paired so that, first, as few pairs as possible have
-met before and, then, paired accounts stand as near as possible (the least sum of squared distances
-in the order: neighbours meet); for more players each table takes the highest account left and the
-accounts after it that have met its table least (nearest first).
+ordered by points (equal to :data:`POINT_DIGITS` decimals, as the ranks have them), ties by a lot
+drawn from the tournament's seed (so round 1 is a seeded draw). If the tables do not divide them,
+the ``n % players_per_table`` accounts with the fewest byes so far, the lowest standing first, sit
+the round out: a *bye*, worth :func:`bye_points` (what an account scores in a round on average,
+neither a reward nor a penalty), so no account has a second bye while another has none. For two
+players the rest are paired so that, first, as few pairs as possible have met before and, then,
+paired accounts stand as near as possible (the least sum of squared distances in the order:
+neighbours meet); for more players each table takes the highest account left and the accounts after
+it that have met its table least (nearest first).
 
 Points: a game's winners share one point; an account that left a game (resigned, abandoned) scores
 nothing in it. Standings give each account's points, games, mean and a 95 % confidence interval of
@@ -51,6 +52,11 @@ def rotation(table: Sequence[str], turn: int) -> tuple[str, ...]:
     return tuple(table[(seat + turn) % len(table)] for seat in range(len(table)))
 
 
+def _level(points: float) -> float:
+    """Points as standings, ranks and the Swiss pairing compare them: to ``POINT_DIGITS`` decimals."""
+    return round(points, POINT_DIGITS)
+
+
 def points(places: Sequence[int]) -> list[float]:
     """Each seat's points in a game: the winners share one point; a seat left scores none."""
     winners = [seat for seat, place in enumerate(places) if place == WON]
@@ -84,7 +90,7 @@ def standings(accounts: Sequence[str], results: Sequence[tuple[Sequence[str], Se
         half = Z95 * spread / math.sqrt(count) if count else 0.0
         mine = [value for who, value in byes if who == account]
         rows.append(Standing(account, sum(marks) + sum(mine), count, mean, mean - half, mean + half, len(mine)))
-    return sorted(rows, key=lambda row: (-round(row.points, POINT_DIGITS), row.account))
+    return sorted(rows, key=lambda row: (-_level(row.points), row.account))
 
 
 def ranks(rows: Sequence[Standing]) -> list[int]:
@@ -92,7 +98,7 @@ def ranks(rows: Sequence[Standing]) -> list[int]:
     with more points, so that accounts of equal points share one (1, 1, 3), whatever their names."""
     found: list[int] = []
     for index, row in enumerate(rows):
-        tied = index and round(row.points, POINT_DIGITS) == round(rows[index - 1].points, POINT_DIGITS)
+        tied = index and _level(row.points) == _level(rows[index - 1].points)
         found.append(found[-1] if tied else index + 1)
     return found
 
@@ -129,7 +135,7 @@ def max_swiss_rounds(accounts: int) -> int:
 
 def swiss(points: Mapping[str, float], past: Sequence[Pairing], players_per_table: int, seed: str) -> Pairing:
     """The next Swiss round for accounts with ``points`` after the rounds ``past`` (see the module)."""
-    order = sorted(points, key=lambda account: (-points[account], _lot(seed, account)))
+    order = sorted(points, key=lambda account: (-_level(points[account]), _lot(seed, account)))
     met = Counter(frozenset(pair) for earlier in past for table in earlier.tables
                   for pair in itertools.combinations(table, 2))
     had = Counter(account for earlier in past for account in earlier.byes)
