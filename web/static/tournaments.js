@@ -64,9 +64,11 @@ async function list(root) {
 function facts(tournament) {
   $("tournament-title").textContent = `${capitalised(tournament.game)} ${FORMATS[tournament.format] || tournament.format}, `
     + `${tournament.accounts.length} accounts`;
-  const rules = element("a", tournament.game, { href: `/rules/${encodeURIComponent(tournament.game)}` });
-  $("tournament-game").replaceChildren(rules, `, ${tournament.players_per_table} to a table`
-    + `${tournament.duplicate ? ", each deal played once from every seat" : ""}`);
+  // (the rules' link alone in its fact: on a touch screen it is a finger wide, and words after it stood apart)
+  $("tournament-game").replaceChildren(element("a", tournament.game,
+    { href: `/rules/${encodeURIComponent(tournament.game)}` }));
+  $("tournament-table").textContent = `${tournament.players_per_table} accounts`
+    + `${tournament.duplicate ? ", each deal played once from every seat" : ""}`;
   $("tournament-format").textContent = FORMATS[tournament.format] || tournament.format;
   $("tournament-status").textContent = tournament.status;
   $("tournament-round").textContent = `${tournament.round} of ${tournament.rounds}`;

@@ -56,6 +56,8 @@ def test_a_tournaments_page_follows_it_to_its_standings_and_links_its_accounts_a
     assert page.locator("#tournament-status").inner_text() == "running"
     assert page.locator("#tournament-round").inner_text() == "1 of 1"
     assert page.locator("#tournament-clock").inner_text() == "10 s a move"
+    assert page.locator("#tournament-game").inner_text() == "scat"
+    assert page.locator("#tournament-table").inner_text() == "2 accounts"
     games = page.locator(".round[data-round='1'] tbody tr")
     assert games.count() == 3
     assert sorted(page.locator(".round a").evaluate_all("links => links.map((a) => a.getAttribute('href'))")) == sorted(
@@ -146,13 +148,32 @@ FACTS = """() => {
 }"""
 
 
+#: Each shown fact whose value's words stand apart on a line by more than their spaces: its name, and how far apart
+#: (in CSS px) the words of one of its value's text nodes end and the next one's start.
+GAPS = """() => [...document.querySelectorAll("dl.facts dd")].filter((dd) => dd.checkVisibility()).flatMap((dd) => {
+  const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT, { acceptNode: (n) => n.textContent.trim() ? 1 : 3 });
+  const boxes = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const rects = range.getClientRects();
+    boxes.push([rects[0], rects[rects.length - 1]]);
+  }
+  return boxes.slice(1).map(([first], index) => [boxes[index][1], first])
+    .filter(([end, start]) => Math.abs(end.top - start.top) < 2 && Math.round(start.left - end.right) > 1)
+    .map(([end, start]) => [dd.previousElementSibling.textContent, Math.round(start.left - end.right)]);
+})"""
+
+
 def test_on_a_phone_a_tournaments_facts_each_read_on_one_line_beside_its_name(phone, made: Made):
     """A fact whose value is a link (the game's rules, the account that made it), 44 px tall to tap, lay 14 px below
     its name's line and 7 px right of the other values, the rules' link apart from its ", 2 to a table": each value
-    now starts on its name's line, where the others start."""
+    now starts on its name's line, where the others start. The rules' link, a finger wide, left a blank before the
+    words after it ("scat   , 2 to a table"): it stands alone in its fact now, the table's size in its own."""
     phone.goto(f"/tournaments/{made.id}")
     settled(phone)
     facts = phone.evaluate(FACTS)
-    assert {name for name, _, _ in facts} >= {"Game", "Made by", "Format"}
+    assert {name for name, _, _ in facts} >= {"Game", "At a table", "Made by", "Format"}
     assert all(abs(below) <= 1 and abs(right) <= 1 for _, below, right in facts), facts
+    assert phone.evaluate(GAPS) == []
     assert audit(phone) == []
