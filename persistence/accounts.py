@@ -14,13 +14,11 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
-import threading
-import weakref
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from persistence.port import EventStore, StoreError, Transaction
+from persistence.port import EventStore, StoreError, Transaction, companion
 
 
 def key_of(name: str) -> str:
@@ -235,19 +233,13 @@ class AccountStore(abc.ABC):
         """The newest position, and the accounts with events after ``position``."""
 
 
-_ACCOUNTS: weakref.WeakKeyDictionary[EventStore, AccountStore] = weakref.WeakKeyDictionary()
-_MADE = threading.Lock()
-
-
 def accounts_of(store: EventStore) -> AccountStore:
     """The account store on the same database as ``store`` (one per event store)."""
-    with _MADE:
-        found = _ACCOUNTS.get(store)
-        if found is None:
-            from persistence.accounts_memory import MemoryAccounts
-            from persistence.accounts_sql import SqlAccounts
-            from persistence.sqlstore import SqlEventStore
+    def make() -> AccountStore:
+        from persistence.accounts_memory import MemoryAccounts
+        from persistence.accounts_sql import SqlAccounts
+        from persistence.sqlstore import SqlEventStore
 
-            found = SqlAccounts(store) if isinstance(store, SqlEventStore) else MemoryAccounts()
-            _ACCOUNTS[store] = found
-        return found
+        return SqlAccounts(store) if isinstance(store, SqlEventStore) else MemoryAccounts()
+
+    return companion(store, "accounts", make)

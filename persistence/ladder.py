@@ -15,14 +15,12 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
-import threading
-import weakref
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 from persistence.accounts import key_of
-from persistence.port import EventStore, Transaction
+from persistence.port import EventStore, Transaction, companion
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -232,20 +230,14 @@ class LadderStore(abc.ABC):
         is in if given."""
 
 
-_LADDERS: weakref.WeakKeyDictionary[EventStore, LadderStore] = weakref.WeakKeyDictionary()
-_MADE = threading.Lock()
-
-
 def ladder_of(store: EventStore) -> LadderStore:
     """The ladder store on the same database as ``store`` (one per event store)."""
-    with _MADE:
-        found = _LADDERS.get(store)
-        if found is None:
-            from persistence.ladder_memory import MemoryLadder
-            from persistence.ladder_sql import SqlLadder
-            from persistence.sqlstore import SqlEventStore
+    def make() -> LadderStore:
+        from persistence.ladder_memory import MemoryLadder
+        from persistence.ladder_sql import SqlLadder
+        from persistence.sqlstore import SqlEventStore
 
-            found = SqlLadder(store) if isinstance(store, SqlEventStore) else MemoryLadder()
-            _LADDERS[store] = found
-        return found
+        return SqlLadder(store) if isinstance(store, SqlEventStore) else MemoryLadder()
+
+    return companion(store, "ladder", make)
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
+import threading
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, TypeVar
 
 
 def as_utc(moment: dt.datetime) -> dt.datetime:
@@ -259,3 +260,18 @@ class EventStore(abc.ABC):
 
     def close(self) -> None:  # noqa: B027  (optional: a store with nothing to release keeps this)
         """Release connections."""
+
+
+C = TypeVar("C")
+_COMPANIONS_MADE = threading.Lock()
+
+
+def companion(store: EventStore, kind: str, make: Callable[[], C]) -> C:
+    """The one ``kind`` of store that shares ``store``'s database (its accounts, its ladder), made by ``make()`` the
+    first time. It is kept on the store, so it lives as long as the store and no longer: a map of stores to their
+    companions (weakly keyed) held each store for ever through its companion, which refers to it."""
+    with _COMPANIONS_MADE:
+        companions: dict[str, Any] = store.__dict__.setdefault("_companions", {})
+        if kind not in companions:
+            companions[kind] = make()
+        return companions[kind]

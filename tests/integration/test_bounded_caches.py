@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
+import weakref
 
 import pytest
 
 from persistence import open_store
+from persistence.accounts import accounts_of
 from persistence.announcements import Board
+from persistence.ladder import ladder_of
 from persistence.memory import MemoryEventStore
 from persistence.port import NewEvent
 from service.games import GameService
@@ -60,3 +64,16 @@ def test_what_a_process_has_heard_is_forgotten_past_its_limit(monkeypatch):
     for number in range(35):
         board.announce(f"game{number}", 1)
     assert len(board._heard) <= 10
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_store_with_its_accounts_and_ladder_is_freed_once_nobody_holds_it(kind, tmp_path):
+    # (a process that opens stores one after another, as the tests and `cardhall` commands do, must not keep them all)
+    store = MemoryEventStore() if kind == "memory" else open_store(f"sqlite:///{tmp_path / 'freed.db'}")
+    accounts, ladder = accounts_of(store), ladder_of(store)
+    assert accounts_of(store) is accounts and ladder_of(store) is ladder  # (one of each per store)
+    freed = weakref.ref(store)
+    store.close()
+    del store, accounts, ladder
+    gc.collect()
+    assert freed() is None
