@@ -77,7 +77,7 @@ class Write:
         tx.append(self.game_id, self.before.version, self.events, self.recorded_at)
         # An account whose seat was handed over (resigned, abandoned) plays the game no more: it counts no longer
         # among the games it plays (a pool's concurrency, its page's current games), though the game goes on.
-        handed_over = self._handed_over_account_seats()
+        handed_over = list(self._account_seats_left(HANDED_OVER))
         if self.accounts is not None and (handed_over or self.starts_or_ends_accounts_game):
             with self.accounts.within(tx) as writes:
                 if handed_over:
@@ -86,7 +86,7 @@ class Write:
         # A rated game's finish is recorded for the ratings; an account whose seat was handed to a house bot
         # (it stopped answering) leaves every pool: it is paired again once it joins again, not while away.
         rated_finish = self.after.rated and self.after.status == tables.FINISHED and self.before.status != tables.FINISHED
-        gone = sorted({key_of(account) for account in self._abandoning_accounts()})
+        gone = sorted({key_of(account) for account in self._account_seats_left((ABANDONED,)).values()})
         if self.ladder is not None and (rated_finish or gone):
             with self.ladder.within(tx) as ladder:  # (last: the lock it takes is held only to the commit)
                 for account in gone:
@@ -110,15 +110,10 @@ class Write:
         """Whether this write starts or ends a game with accounts seated (they are told; its end runs the jobs of api.wsgi)."""
         return self.before.status != self.after.status and any(seat and seat.account for seat in self.after.seats)
 
-    def _handed_over_account_seats(self) -> list[int]:
-        """The seats held by accounts that these events hand to house bots (resigned or abandoned)."""
-        return [event.seat for event in self.events if event.type in HANDED_OVER and event.seat is not None
-                and (sitter := self.before.seats[event.seat]) is not None and sitter.account]
-
-    def _abandoning_accounts(self) -> list[str]:
-        """The accounts whose seats these events hand to house bots."""
-        seats = [self.before.seats[event.seat] for event in self.events if event.type == ABANDONED and event.seat is not None]
-        return [seat.account for seat in seats if seat is not None and seat.account]
+    def _account_seats_left(self, types: tuple[str, ...]) -> dict[int, str]:
+        """The seats held by accounts that these events of ``types`` hand to house bots, and their accounts."""
+        return {event.seat: sitter.account for event in self.events if event.type in types and event.seat is not None
+                and (sitter := self.before.seats[event.seat]) is not None and sitter.account}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
