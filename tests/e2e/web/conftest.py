@@ -105,6 +105,13 @@ def small_phone(browser: Browser, live_server: str) -> Iterator[Page]:
     yield from touch_page(browser, live_server, 360, 740)
 
 
+@pytest.fixture(params=[(360, 640), (390, 844)], ids=["phone-360x640", "phone-390x844"])
+def upright_phone(request: pytest.FixtureRequest, browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh page on a phone held upright: a small one, 360 by 640 (what its browser leaves of its screen), then
+    the 390 by 844 one."""
+    yield from touch_page(browser, live_server, *request.param)
+
+
 class Api:
     """The live server's API, for setting games up and checking what pages show."""
 

@@ -55,6 +55,31 @@ def test_the_lobby_fits_every_screen(sized, api):
     assert page.watched.errors == []
 
 
+#: Where the lobby's header lays out the words "Rules:" and the links after them, Craits and Scat: the [top, bottom] of
+#: each, in CSS px.
+RULES_LINKS = """() => {
+  const nav = document.querySelector("header nav");
+  const words = document.createTreeWalker(nav, NodeFilter.SHOW_TEXT);
+  while (words.nextNode() && !words.currentNode.textContent.includes("Rules:"));
+  const range = document.createRange();
+  const at = words.currentNode.textContent.indexOf("Rules:");
+  range.setStart(words.currentNode, at);
+  range.setEnd(words.currentNode, at + "Rules:".length);
+  const links = [...nav.querySelectorAll("a")].filter((link) => ["Craits", "Scat"].includes(link.textContent));
+  return [range, ...links].map((part) => [part.getBoundingClientRect().top, part.getBoundingClientRect().bottom]);
+}"""
+
+
+def test_on_a_phone_the_lobbys_links_wrap_between_whole_items(upright_phone):
+    """On a phone held upright the header's links broke between "Craits ·" and "Scat": they wrap between whole
+    items (Tournaments, Rules: Craits · Scat, API docs), never within one."""
+    upright_phone.goto("/")
+    settled(upright_phone)
+    rules, craits, scat = upright_phone.evaluate(RULES_LINKS)
+    assert all(one[0] < other[1] and other[0] < one[1] for one, other in ((rules, craits), (craits, scat))), (rules, craits, scat)
+    assert audit(upright_phone) == []
+
+
 def seated(page: Page, game_id: str, token: str) -> None:
     page.goto("/")
     page.evaluate("([key, kept]) => localStorage.setItem(key, JSON.stringify(kept))",
