@@ -134,6 +134,26 @@ def test_paging_the_lobby_to_its_last_page_and_back_keeps_the_focus_on_the_pager
     assert page.is_disabled("#first-page") and focused(page) == "next-page"
 
 
+def test_on_a_phone_tab_goes_from_the_header_through_the_start_form_to_start_the_game_without_scrolling(upright_phone):
+    """The lobby's start form comes first, in the order it is shown: from the header's links, Tab goes to the game,
+    the players, your name, the seats and options (Enter opens them) and Start the game, all on the first screen
+    (it went through the filters and every listed game's row first, to a form below them)."""
+    page = upright_phone
+    page.goto("/")
+    settled(page)
+    reached = []
+    while focused(page) != "Start the game" and len(reached) < 12:
+        page.keyboard.press("Tab")
+        reached.append(focused(page).split(" Unless")[0])  # (the seats and options' summary, its first words)
+    assert reached == ["Cardhall", "Tournaments", "Craits", "Scat", "API docs", "new-game-type", "new-players",
+                       "new-name", "Seats and options", "Start the game"]
+    assert page.evaluate("scrollY") == 0
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.name") == "seat.0"
+
+
 def test_resigning_or_aborting_from_the_keyboard_keeps_the_focus_on_the_table(page, api):
     """Resign (or Abort the game) pressed and confirmed, the seating that held it is hidden, having nothing left to
     offer: the focus fell back to the page's start. It goes to the first part of the table still shown, the

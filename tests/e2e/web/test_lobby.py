@@ -54,6 +54,7 @@ def test_open_seats_before_a_bot_are_refused_by_the_form_and_nothing_is_created(
     page.goto("/")
     settled(page)
     page.fill("#new-name", "Eve")
+    page.click("#new-more > summary")  # (the seats and options, shown)
     page.select_option("select[name='seat.0']", "open")
     page.select_option("select[name='seat.1']", "greedy")
     page.click("text=Start the game")
@@ -137,6 +138,7 @@ def test_on_a_phone_the_start_forms_options_each_say_what_they_do_under_their_fi
     it in words under its field, and it is the field's description."""
     phone.goto("/")
     settled(phone)
+    phone.click("#new-more > summary")
     types = {kind["game"]: kind["options"] for kind in api.client.get("/game-types").json()["game_types"]}
     for game in ("craits", "scat"):
         phone.select_option("#new-game-type", game)

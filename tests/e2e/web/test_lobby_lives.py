@@ -73,6 +73,7 @@ def test_the_first_dealer_is_picked_from_the_seats_when_starting_a_game(page, ap
     page.goto("/")
     settled(page)
     page.select_option("#new-game-type", "craits")
+    page.click("#new-more > summary")
     picker = "select[name='option.first_dealer']"
     assert page.locator(f"{picker} option").all_inner_texts() == ["drawn by cards", "seat 0", "seat 1"]
     page.select_option(picker, "1")

@@ -18,6 +18,7 @@ def start_from_the_lobby(page: Page, game: str, players: int, **options: bool) -
     page.select_option("#new-game-type", game)
     page.fill("#new-players", str(players))
     page.dispatch_event("#new-players", "input")
+    page.click("#new-more > summary")
     for name, value in options.items():
         page.set_checked(f"input[name='option.{name}']", value)
     for seat in range(1, players):

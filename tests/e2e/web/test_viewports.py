@@ -80,6 +80,24 @@ def test_on_a_phone_the_lobbys_links_wrap_between_whole_items(upright_phone):
     assert audit(upright_phone) == []
 
 
+def test_on_a_phone_the_lobby_shows_start_the_game_on_the_first_screen(upright_phone, api):
+    """Start the game lay below the list of games and the form's every option and seat, a screen or more down: the
+    start form comes first, its seats and options folded away under their name and what they are unless changed
+    (you in seat 0, greedy bots in the others), so that the game, the players, your name, the seats and options and
+    the button to start all lie on the first screen."""
+    page = upright_phone
+    api.create("scat", 4)  # (a waiting game listed)
+    page.goto("/")
+    settled(page)
+    page.wait_for_selector("#game-rows tr")
+    shown = on_screen_to_tap(page, "#new-game > label > :is(select, input), #new-more > summary, #new-game > button")
+    assert len(shown) == 5 and shown[-1] == "Start the game"
+    page.click("#new-more > summary")  # (opened, the seats and options are there)
+    assert page.is_visible("select[name='seat.1']") and page.is_visible("#new-options input")
+    assert audit(page) == []
+    assert page.watched.errors == []
+
+
 def seated(page: Page, game_id: str, token: str) -> None:
     page.goto("/")
     page.evaluate("([key, kept]) => localStorage.setItem(key, JSON.stringify(kept))",
@@ -185,7 +203,7 @@ def test_long_names_wrap_in_the_lobby_and_at_a_table_on_every_screen(sized, api)
     page.wait_for_selector(f"#game-rows tr[data-game='{game_id}']")
     assert (problems := checked("lobby-long-names")) == [], "\n".join(problems)
     row = page.locator(f"#game-rows tr[data-game='{game_id}']")
-    panel = page.locator(".panel").first.bounding_box()
+    panel = page.locator(".panel:has(#game-rows)").bounding_box()
     watch = row.get_by_role("link").bounding_box()
     assert watch["x"] + watch["width"] <= panel["x"] + panel["width"]
     page.goto(f"/games/{game_id}")
