@@ -18,6 +18,7 @@ log: from there the match goes on as any other, its house bots acting by themsel
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -348,6 +349,25 @@ class Match:
     def play(self, move: Mapping[str, Any]) -> None:
         """The deciding seat makes ``move``, an API move object."""
         self.step(self.actions.action_of(move))
+
+    def time_out(self, seconds: int) -> None:
+        """The seat on turn let its clock of ``seconds`` run out (``cardhall simulate`` keeps one): what a server
+        does then (:func:`domain.table.time_out`), ``TurnTimedOut`` and the game's default move for the seat, and
+        at its third timeout in a row ``SeatAbandoned``, a house bot playing the seat from then on. From its first
+        timeout the match goes on as a game created with ``move_seconds``, its creation saying so: the table's own
+        clock counts the timeouts in a row (a match that keeps none is stepped faster, its fold alone)."""
+        if self.seat is None or self.may_pass:
+            raise ValueError("only the seat on turn has a clock to run out")
+        if self.logged:
+            self._leave_the_log()
+        table = self.table
+        if table.clock is None:
+            created = self.events[0]
+            assert isinstance(created, tables.GameCreated)
+            self.events[0] = dataclasses.replace(created, options={**created.options, "move_seconds": seconds})
+            table = tables.replay(self.events)
+        self._direct, self._table = False, table
+        self._record(tables.time_out(table, now=seconds, turn_began=0))  # (the turn began at 0: its deadline is now)
 
     # -- what a seat sees -----------------------------------------------------------
     def view(self, seat: int | None, **how: Any) -> dict[str, Any]:

@@ -90,3 +90,62 @@ def test_a_long_simulation_shows_its_progress_on_a_terminal_and_nothing_more_els
     err = capsys.readouterr().err
     assert "6/6 games, " in err and " games/s, about 0 s left" in err and err.endswith("\r")
     assert err.split("\r")[-2].strip() == ""  # (the last line written is blank: nothing left on the terminal)
+
+
+#: A bot file whose first move never comes (each later one is its first legal move).
+FIRST_MOVE_NEVER_COMES = """import time
+
+asked = []
+
+
+def choose(view):
+    asked.append(view["version"])
+    while len(asked) == 1:
+        time.sleep(60)
+    return view["legal_moves"][0]
+"""
+
+#: A bot file none of whose moves ever comes.
+NO_MOVE_EVER_COMES = """import threading
+
+
+def choose(view):
+    threading.Event().wait()
+"""
+
+
+def test_a_bot_whose_first_move_never_comes_loses_that_turn_as_on_a_server_and_the_games_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot file whose move never returned stalled the whole simulation, for ever. Its move has --move-seconds:
+    past them its turn is played for it as a server plays a seat whose clock ran out (the game's default move), the
+    games go on to their end, and the timeouts are counted and said."""
+    (tmp_path / "sleepy.py").write_text(FIRST_MOVE_NEVER_COMES)
+    out = tmp_path / "standings.json"
+    assert main(["simulate", "--game", "scat", "--bot", str(tmp_path / "sleepy.py"), "--bot", "random", "--games", "4",
+                 "--processes", "1", "--seed", "9", "--move-seconds", "1", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    standings = {row["name"]: row for row in json.loads(out.read_text())["standings"]}
+    sleepy = standings["sleepy"]
+    assert (sleepy["seats"], sleepy["timed_out_moves"], sleepy["abandoned_seats"], sleepy["illegal_moves"]) == (4, 1, 0, 0)
+    assert standings["random"]["timed_out_moves"] == 0
+    assert sum(row["wins"] for row in standings.values()) == pytest.approx(4)  # (every game ended with its winners)
+    assert printed[1].split()[-2:] == ["timed", "out"] and printed[2].split()[-1] == "1"  # (sleepy's row: 1 timed out)
+    assert "sleepy: 1 move timed out (past 1 s), each turn played for it as a server plays a timed-out seat's, by the " \
+           "game's default move" in printed
+
+
+def test_a_bot_whose_moves_never_come_loses_its_seat_to_a_house_bot_at_its_third_timeout_in_a_row(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As on a server, a seat that times out three turns in a row is handed to the house bot random, which plays it
+    to the end of the game: a bot that never answers costs three clocks a game, not one a turn."""
+    (tmp_path / "asleep.py").write_text(NO_MOVE_EVER_COMES)
+    out = tmp_path / "standings.json"
+    assert main(["simulate", "--game", "craits", "--option", "short=true", "--bot", str(tmp_path / "asleep.py"),
+                 "--bot", "greedy", "--games", "2", "--processes", "2", "--seed", "4", "--move-seconds", "1",
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    asleep = {row["name"]: row for row in json.loads(out.read_text())["standings"]}["asleep"]
+    assert (asleep["seats"], asleep["timed_out_moves"], asleep["abandoned_seats"]) == (2, 6, 2)
+    assert "asleep: 6 moves timed out (past 1 s), each turn played for it as a server plays a timed-out seat's, by " \
+           "the game's default move; 2 seats then handed to a house bot for the rest of the game, after 3 timeouts " \
+           "in a row" in printed

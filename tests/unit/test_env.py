@@ -605,3 +605,34 @@ def test_the_environments_shuffle_is_random_shuffles_order_from_the_same_draws()
         theirs.shuffle(order)
         assert shuffled(ours, DECK[: 1 + seed % 52]) == order
         assert ours.getrandbits(64) == theirs.getrandbits(64)
+
+
+@pytest.mark.parametrize("bots_at", [{}, {1: "random"}], ids=["people", "a house bot"])
+def test_a_seat_whose_clock_runs_out_in_a_match_loses_its_turn_as_on_a_server_and_its_seat_at_the_third(
+        bots_at: dict) -> None:
+    """cardhall simulate times a bot file's move out past --move-seconds: the match records what a server's clock
+    does (TurnTimedOut, then the game's default move: in Scat a draw from the stock and the discard of the card
+    drawn), the game created with move_seconds from then on, the log holding together as a server's; at the seat's
+    third timeout in a row SeatAbandoned, and the house bot random plays it to the end."""
+    from cardhall_env.match import Match
+    from domain import table as tables
+
+    match = Match("scat", 2, rng=random.Random(5), bots_at=bots_at)
+    seat = match.seat
+    for timeout in range(1, 4):
+        while match.seat != seat:  # (the other seat's moves, a person's: its first legal action)
+            match.step(match.legal_actions()[0])
+        top, before = match.state.stock[0], len(match.events)
+        match.time_out(7)
+        made = match.log()[before:]
+        assert [(event["type"], event["seat"]) for event in made[:3]] == [
+            ("TurnTimedOut", seat), ("CardDrawn", seat), ("CardDiscarded", seat)]
+        assert made[1]["data"]["card"] == made[2]["data"]["card"] == top
+        assert (made[3:4] != [] and made[3]["type"] == "SeatAbandoned") == (timeout == 3)  # (else what it set off)
+        assert match.log()[0]["data"]["options"]["move_seconds"] == 7
+        assert tables.replay(match.events) == match.table
+    assert match.table.seats[seat].bot == "random"
+    while not match.over:
+        assert match.seat != seat  # (the house bot plays the seat)
+        match.step(match.legal_actions()[0])
+    assert match.result()["winners"]
