@@ -239,10 +239,7 @@ def test_revision_0015_enters_the_tournaments_made_before_it_marked_as_they_stan
     engine = sa.create_engine(empty_url)
     try:
         with engine.begin() as connection:  # ana made two tournaments of Ana, Bo and Cy: g1's is over, g2's is not
-            for name in ("Ana", "Bo", "Cy"):
-                connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
-                                           "VALUES (:key, :name, 'bot', '', :at)"), {"key": name.lower(), "name": name,
-                                                                                      "at": at})
+            add_bots(connection, ("Ana", "Bo", "Cy"), at)
             for game_id, finished in (("g1", True), ("g2", False)):
                 connection.execute(sa.text("INSERT INTO games (id, game, players, status, created_at) "
                                            "VALUES (:id, 'craits', 2, 'active', :at)"), {"id": game_id, "at": at})
@@ -288,10 +285,7 @@ def test_revision_0017_merges_the_entries_into_the_tournaments_accounts_and_give
     entries = [("t1", "bo", False), ("t1", "cy", False), ("t2", "bo", True), ("t3", "cy", True)]
     try:
         with engine.begin() as connection:  # as revision 0016 kept them: entries and accounts in two tables
-            for name in ("Ana", "Bo", "Cy"):
-                connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
-                                           "VALUES (:key, :name, 'bot', '', :at)"), {"key": name.lower(), "name": name,
-                                                                                      "at": at})
+            add_bots(connection, ("Ana", "Bo", "Cy"), at)
             for tournament_id, (creator, names) in made.items():
                 connection.execute(sa.text(
                     "INSERT INTO tournaments (id, creator, game, spec, games, created_at) VALUES (:id, :creator, "
@@ -354,9 +348,7 @@ def test_revision_0018_marks_the_account_seats_the_log_shows_handed_over_and_dro
     engine = sa.create_engine(empty_url)
     try:
         with engine.begin() as connection:  # ana resigned g1, where bo plays on; cy was handed over in g2 (timeouts)
-            for name in ("ana", "bo", "cy"):
-                connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
-                                           "VALUES (:name, :name, 'bot', '', :at)"), {"name": name, "at": at})
+            add_bots(connection, ("ana", "bo", "cy"), at)
             for game_id, seated, left in (("g1", ("ana", "bo"), ("SeatResigned", 0)),
                                           ("g2", ("bo", "cy"), ("SeatAbandoned", 1))):
                 connection.execute(sa.text("INSERT INTO games (id, game, players, status, created_at) "
@@ -399,8 +391,7 @@ def test_revision_0019_forgets_the_account_seats_of_the_games_aborted_before_it(
     engine = sa.create_engine(empty_url)
     try:
         with engine.begin() as connection:  # ana finished g1 and aborted g2 while it waited for players
-            connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
-                                       "VALUES ('ana', 'ana', 'bot', '', :at)"), {"at": at})
+            add_bots(connection, ("ana",), at)
             for game_id, status in (("g1", "finished"), ("g2", "aborted")):
                 connection.execute(sa.text("INSERT INTO games (id, game, players, status, created_at) "
                                            "VALUES (:id, 'craits', 2, :status, :at)"),
@@ -441,3 +432,10 @@ def test_a_database_a_newer_release_migrated_is_refused_in_a_line_that_says_so(e
             "(there is no downgrade: serve it with that release or a later one, or restore a backup taken before "
             f"that upgrade; this release's newest revision is {head()})") in said[0]
     assert current_revision(empty_url) == "9999"  # (nothing changed)
+
+
+def add_bots(connection: sa.Connection, names: tuple[str, ...], at: object) -> None:
+    """Bot accounts of ``names`` made at ``at``, written as the tables of any revision since accounts hold them."""
+    connection.execute(sa.text("INSERT INTO accounts (name_key, name, kind, description, created_at) "
+                               "VALUES (:key, :name, 'bot', '', :at)"),
+                       [{"key": name.lower(), "name": name, "at": at} for name in names])
