@@ -65,20 +65,16 @@ class Pools:
 
     def leave(self, caller: Caller, game: str) -> None:
         """Leave ``game``'s pool: no game is made for the account after this returns."""
-        caller.require(PLAY)
-        if game not in all_games():
-            raise NotFound(f"no game {game!r}")
+        _asking(caller, game)
         if not self._write(lambda _tx, ladder, _writes: ladder.leave_pool(game, caller.key)):
-            raise NotFound(f"the account {caller.account.name!r} is not in the {game} pool")
+            raise _not_waiting(caller, game)
 
     def entry(self, caller: Caller, game: str) -> dict[str, Any]:
         """The caller's entry in ``game``'s pool."""
-        caller.require(PLAY)
-        if game not in all_games():
-            raise NotFound(f"no game {game!r}")
+        _asking(caller, game)
         found = self.ladder.entry(game, caller.key)
         if found is None:
-            raise NotFound(f"the account {caller.account.name!r} is not in the {game} pool")
+            raise _not_waiting(caller, game)
         return rendered(found, self.move_seconds(game))
 
     def pair_all(self) -> list[str]:
@@ -169,3 +165,15 @@ def rendered(entry: PoolEntry, move_seconds: int) -> dict[str, Any]:
 def _ordinal(rating: Rating | None) -> float:
     """What pairing compares: the rating's ordinal; a newcomer's, 0 (openskill's default μ − 3σ)."""
     return 0.0 if rating is None else ordinal(rating.mu, rating.sigma)
+
+
+def _asking(caller: Caller, game: str) -> None:
+    """That ``caller`` may ask of its entry in ``game``'s pool (the ``play`` scope), a game Cardhall offers."""
+    caller.require(PLAY)
+    if game not in all_games():
+        raise NotFound(f"no game {game!r}")
+
+
+def _not_waiting(caller: Caller, game: str) -> NotFound:
+    """The answer to an account that asks of an entry it does not have in ``game``'s pool."""
+    return NotFound(f"the account {caller.account.name!r} is not in the {game} pool")
